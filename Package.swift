@@ -1,0 +1,74 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "swift-channelgen",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .executable(name: "channelgen", targets: ["channelgen"]),
+        .plugin(name: "ChannelGenBuildPlugin", targets: ["ChannelGenBuildPlugin"]),
+        .plugin(name: "ChannelGenCommandPlugin", targets: ["ChannelGenCommandPlugin"]),
+        .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
+        .library(name: "VortexEvents", targets: ["VortexEvents"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // libyaml from the system: apt `libyaml-dev`, brew `libyaml`.
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        // Generator pipeline: load → resolve → validate (ChannelSpec), render (ChannelCodegen).
+        .target(name: "ChannelSpec", dependencies: ["CYaml"]),
+        .target(name: "ChannelCodegen", dependencies: ["ChannelSpec"]),
+        .executableTarget(
+            name: "channelgen",
+            dependencies: [
+                "ChannelSpec",
+                "ChannelCodegen",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .plugin(
+            name: "ChannelGenBuildPlugin",
+            capability: .buildTool(),
+            dependencies: ["channelgen"]
+        ),
+        .plugin(
+            name: "ChannelGenCommandPlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-channels",
+                    description: "Regenerate Generated/<Target>/ for every target with a channelgen.yaml"
+                ),
+                permissions: [
+                    .writeToPackageDirectory(reason: "Writes the reviewed copy of generated code into Generated/")
+                ]
+            ),
+            dependencies: ["channelgen"]
+        ),
+
+        // The handwritten runtime that generated code targets.
+        .target(name: "ChannelRuntime"),
+
+        // The Vortex client: a config file only; every type comes from the plugin.
+        .target(
+            name: "VortexEvents",
+            dependencies: ["ChannelRuntime"],
+            exclude: ["channelgen.yaml"],
+            plugins: ["ChannelGenBuildPlugin"]
+        ),
+
+        .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
+        .testTarget(
+            name: "ChannelCodegenTests",
+            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "ChannelRuntime"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

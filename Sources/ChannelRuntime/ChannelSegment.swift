@@ -1,0 +1,59 @@
+/// One validated channel segment, such as a user id placed into
+/// `vortex-app/user/{userId}/…`. AppSync Events allows 1–50 characters of `A–Z a–z 0–9 -`
+/// per segment, with no leading or trailing `-`. Validating before a value becomes part of a
+/// channel path stops one user from naming another's channels (`a/b`, `*`, …).
+public struct ChannelSegment: Hashable, Sendable, CustomStringConvertible {
+    public static let maximumLength = 50
+
+    public let value: String
+
+    /// - Parameter parameter: the spec's parameter name, used in the error.
+    public init(_ value: String, parameter: String = "segment") throws(ChannelParameterError) {
+        if value.isEmpty { throw .empty(parameter: parameter) }
+        if value.utf8.count > Self.maximumLength {
+            throw .tooLong(parameter: parameter, length: value.utf8.count)
+        }
+        if let bad = value.unicodeScalars.first(where: { !Self.isAllowed($0) }) {
+            throw .invalidCharacter(parameter: parameter, character: Character(bad))
+        }
+        if value.hasPrefix("-") || value.hasSuffix("-") {
+            throw .edgeHyphen(parameter: parameter)
+        }
+        self.value = value
+    }
+
+    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-": return true
+        default: return false
+        }
+    }
+
+    public var description: String { value }
+}
+
+/// Why a value cannot be used as a channel parameter. The value itself is not repeated: it may
+/// be something the app would rather not log.
+public enum ChannelParameterError: Error, Hashable, Sendable, CustomStringConvertible {
+    case empty(parameter: String)
+    case tooLong(parameter: String, length: Int)
+    case invalidCharacter(parameter: String, character: Character)
+    case edgeHyphen(parameter: String)
+    case missing(parameter: String, channel: String)
+
+    public var description: String {
+        switch self {
+        case .empty(let parameter):
+            return "channel parameter '\(parameter)' is empty"
+        case .tooLong(let parameter, let length):
+            return "channel parameter '\(parameter)' is \(length) characters long; at most \(ChannelSegment.maximumLength) are allowed"
+        case .invalidCharacter(let parameter, let character):
+            let shown = character.unicodeScalars.first.map { $0.isASCII && $0.value >= 0x21 && $0.value < 0x7F ? "'\(character)'" : "U+" + String($0.value, radix: 16, uppercase: true) } ?? "?"
+            return "channel parameter '\(parameter)' contains \(shown); only A-Z, a-z, 0-9 and '-' are allowed"
+        case .edgeHyphen(let parameter):
+            return "channel parameter '\(parameter)' starts or ends with '-'"
+        case .missing(let parameter, let channel):
+            return "no value for parameter '\(parameter)' of channel '\(channel)'"
+        }
+    }
+}

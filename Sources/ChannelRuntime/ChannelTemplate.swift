@@ -1,0 +1,40 @@
+import Foundation
+
+/// A channel address with `{parameter}` placeholders, e.g.
+/// `vortex-app/user/{userId}/device/presenceChanged`. The generator has checked the template
+/// against the channel rules; values are checked by `ChannelSegment`.
+public struct ChannelTemplate: Hashable, Sendable, CustomStringConvertible {
+    public let address: String
+    /// Parameter names in address order.
+    public let parameterNames: [String]
+
+    public init(_ address: String) {
+        self.address = address
+        var names: [String] = []
+        var rest = address[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        self.parameterNames = names
+    }
+
+    /// The concrete channel for `parameters`; throws when one is missing.
+    public func channel(_ parameters: [String: ChannelSegment]) throws(ChannelParameterError) -> String {
+        var result = address
+        for name in parameterNames {
+            guard let value = parameters[name] else { throw .missing(parameter: name, channel: address) }
+            result = result.replacingFirst("{\(name)}", with: value.value)
+        }
+        return result
+    }
+
+    public var description: String { address }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+}

@@ -1,0 +1,83 @@
+/// A position in a spec file, 1-based, as compilers and editors print it.
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// One message for the user, printed in the compiler format so Xcode and SwiftPM
+/// place it on the YAML line: `path:line:col: error: message`.
+public struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
+    public enum Severity: String, Sendable, Hashable {
+        case error, warning, note
+    }
+
+    public var severity: Severity
+    public var message: String
+    public var location: SourceLocation?
+
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation?) {
+        self.severity = severity
+        self.message = message
+        self.location = location
+    }
+
+    public static func error(_ message: String, at location: SourceLocation?) -> Diagnostic {
+        Diagnostic(.error, message, at: location)
+    }
+
+    public static func warning(_ message: String, at location: SourceLocation?) -> Diagnostic {
+        Diagnostic(.warning, message, at: location)
+    }
+
+    public static func note(_ message: String, at location: SourceLocation?) -> Diagnostic {
+        Diagnostic(.note, message, at: location)
+    }
+
+    public var description: String {
+        if let location {
+            return "\(location): \(severity.rawValue): \(message)"
+        }
+        return "\(severity.rawValue): \(message)"
+    }
+}
+
+/// Collects diagnostics across a pipeline stage; a stage fails when it holds any error.
+public struct Diagnostics: Sendable {
+    public private(set) var all: [Diagnostic] = []
+
+    public init() {}
+
+    public var hasErrors: Bool { all.contains { $0.severity == .error } }
+
+    public mutating func append(_ diagnostic: Diagnostic) { all.append(diagnostic) }
+
+    public mutating func append(contentsOf diagnostics: [Diagnostic]) { all.append(contentsOf: diagnostics) }
+
+    public mutating func error(_ message: String, at location: SourceLocation?) {
+        all.append(.error(message, at: location))
+    }
+
+    public mutating func warning(_ message: String, at location: SourceLocation?) {
+        all.append(.warning(message, at: location))
+    }
+}
+
+/// Thrown when a stage cannot go on; carries every diagnostic gathered so far.
+public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+    public init(_ diagnostic: Diagnostic) { self.diagnostics = [diagnostic] }
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// RFC 6901 JSON pointers as they appear in `$ref` fragments (`#/components/schemas/a~1b`).
+public enum JSONPointer {
+    /// Splits a pointer into unescaped reference tokens; `nil` when it does not start with `/`.
+    public static func tokens(_ pointer: String) -> [String]? {
+        if pointer.isEmpty { return [] }
+        guard pointer.hasPrefix("/") else { return nil }
+        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { token in
+            // `~1` first, then `~0`, so `~01` decodes to `~1` and not `/`.
+            token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+    }
+
+    /// Escapes one token for appending to a pointer.
+    public static func escape(_ token: String) -> String {
+        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    /// Decodes `%XX` escapes of a URI fragment; `nil` for a malformed escape.
+    public static func percentDecoded(_ fragment: String) -> String? {
+        guard fragment.contains("%") else { return fragment }
+        var bytes: [UInt8] = []
+        var iterator = Array(fragment.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next(),
+                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,100 @@
+/// Which keys an AsyncAPI object may carry in the channelgen subset. Keys that change what
+/// generated code means but are not supported are errors that name the construct; a few
+/// transport-only keys are accepted with a warning; documentation keys are accepted.
+/// `x-` extensions are always allowed (that is what they are for).
+struct KeyRules {
+    let object: String
+    /// Keys channelgen reads or that only document (descriptions, tags, servers…).
+    let accepted: Set<String>
+    /// Known constructs outside the subset: key → why.
+    var unsupported: [String: String] = [:]
+    /// Known constructs that do not affect generated code but are worth a warning: key → why.
+    var ignored: [String: String] = [:]
+
+    func check(_ cursor: Cursor, named name: String, into diagnostics: inout Diagnostics) {
+        guard let entries = cursor.node.entries else { return }
+        for entry in entries where !entry.key.hasPrefix("x-") && !accepted.contains(entry.key) {
+            if let reason = unsupported[entry.key] {
+                diagnostics.error("'\(entry.key)' in \(object) \(name) is not supported: \(reason)", at: entry.keyLocation)
+            } else if let reason = ignored[entry.key] {
+                diagnostics.warning("'\(entry.key)' in \(object) \(name) is ignored: \(reason)", at: entry.keyLocation)
+            } else {
+                diagnostics.error(
+                    "unknown key '\(entry.key)' in \(object) \(name) (expected one of: \(accepted.sorted().joined(separator: ", ")))",
+                    at: entry.keyLocation)
+            }
+        }
+    }
+}
+
+extension KeyRules {
+    static let document = KeyRules(
+        object: "document",
+        accepted: ["asyncapi", "id", "info", "servers", "defaultContentType", "channels", "operations", "components"])
+
+    static let info = KeyRules(
+        object: "info",
+        accepted: ["title", "version", "description", "termsOfService", "contact", "license", "tags", "externalDocs"])
+
+    static let channel = KeyRules(
+        object: "channel",
+        accepted: ["address", "messages", "parameters", "title", "summary", "description", "servers", "tags", "externalDocs"],
+        ignored: ["bindings": "AppSync Events has no per-channel protocol bindings"])
+
+    static let parameter = KeyRules(
+        object: "parameter",
+        accepted: ["description", "enum", "default", "examples"],
+        unsupported: ["location": "parameters are read from the channel address only, not from runtime expressions"])
+
+    static let operation = KeyRules(
+        object: "operation",
+        accepted: ["action", "channel", "messages", "title", "summary", "description", "security", "tags", "externalDocs"],
+        unsupported: [
+            "traits": "write the trait's keys into the operation",
+            "reply": "request/reply operations are not part of the channel subset",
+        ],
+        ignored: ["bindings": "AppSync Events has no per-operation protocol bindings"])
+
+    static let message = KeyRules(
+        object: "message",
+        accepted: ["name", "payload", "title", "summary", "description", "contentType", "tags", "externalDocs", "examples", "correlationId"],
+        unsupported: [
+            "traits": "write the trait's keys into the message",
+            "headers": "AppSync Events messages carry no headers; put the fields into the payload",
+        ],
+        ignored: ["bindings": "AppSync Events has no per-message protocol bindings"])
+
+    static let multiFormatSchema = KeyRules(object: "payload", accepted: ["schemaFormat", "schema"])
+
+    /// JSON Schema keywords. Validation keywords are documented in doc comments, not enforced.
+    static let schema = KeyRules(
+        object: "schema",
+        accepted: [
+            "type", "properties", "required", "enum", "const", "format", "items", "additionalProperties", "nullable",
+            "description", "title", "$ref",
+            "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "pattern", "minLength", "maxLength",
+            "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "default", "example", "examples",
+            "deprecated", "readOnly", "writeOnly", "externalDocs", "xml", "$schema", "$id", "$comment",
+            "contentEncoding", "contentMediaType",
+        ],
+        unsupported: [
+            "oneOf": "unions are outside the channelgen subset; give each variant its own channel or merge the fields into one object",
+            "anyOf": "unions are outside the channelgen subset; merge the fields into one object with optional properties",
+            "allOf": "composition is outside the channelgen subset; write the merged object out",
+            "not": "negated schemas cannot be expressed as a Swift type",
+            "discriminator": "it only applies to oneOf/anyOf, which are outside the subset",
+            "if": "conditional schemas cannot be expressed as a Swift type",
+            "then": "conditional schemas cannot be expressed as a Swift type",
+            "else": "conditional schemas cannot be expressed as a Swift type",
+            "patternProperties": "use additionalProperties with one value schema",
+            "propertyNames": "use additionalProperties with one value schema",
+            "dependentRequired": "conditional requirements cannot be expressed as a Swift type",
+            "dependentSchemas": "conditional schemas cannot be expressed as a Swift type",
+            "prefixItems": "tuples cannot be expressed as a Swift array",
+            "contains": "use items",
+            "unevaluatedProperties": "not part of the channelgen subset",
+            "unevaluatedItems": "not part of the channelgen subset",
+            "$defs": "put shared schemas under components/schemas",
+            "definitions": "put shared schemas under components/schemas",
+        ])
+}

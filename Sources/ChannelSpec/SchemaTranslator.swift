@@ -1,0 +1,250 @@
+/// Translates the JSON Schema subset of DESIGN §4 into `TypeReference`s and `NamedType`s.
+/// Objects and string enums become named types (a component's key, or a name derived from
+/// the property for inline schemas); everything else maps to a primitive or a container.
+struct SchemaTranslator {
+    let workspace: SpecWorkspace
+    var diagnostics = Diagnostics()
+    private(set) var types: [NamedType] = []
+    private var typeIndex: [String: Int] = [:]
+    /// Named schemas being translated, to report recursion instead of looping.
+    private var inProgress: [(id: String, name: String)] = []
+
+    init(workspace: SpecWorkspace) { self.workspace = workspace }
+
+    static let knownTypes = ["array", "boolean", "integer", "null", "number", "object", "string"]
+
+    /// The type for the schema at `cursor` (possibly a `$ref`); `nil` after reporting an error.
+    /// `name` is the name an inline object or enum gets; `parent` the type it nests in.
+    mutating func type(of cursor: Cursor, name: String, parent: String?) -> TypeReference? {
+        guard cursor.isReference else {
+            return translate(cursor, name: name, parent: parent, isComponent: false)
+        }
+        let target: Cursor
+        do {
+            target = try workspace.resolve(cursor)
+        } catch {
+            diagnostics.append(contentsOf: error.diagnostics)
+            return nil
+        }
+        let id = Self.id(of: target)
+        if let index = typeIndex[id] { return .named(types[index].id) }
+        if let start = inProgress.firstIndex(where: { $0.id == id }) {
+            let loop = (inProgress[start...].map(\.name) + [inProgress[start].name]).joined(separator: " → ")
+            diagnostics.error("recursive schema '\(inProgress[start].name)' is not supported (\(loop))", at: cursor.node["$ref"]?.location ?? cursor.location)
+            return nil
+        }
+        let componentName = JSONPointer.tokens(target.pointer)?.last ?? name
+        return translate(target, name: componentName, parent: nil, isComponent: true)
+    }
+
+    /// Whether the schema at `cursor` admits `null` (`nullable: true`, `type: [T, 'null']`, or `null` in its enum),
+    /// looking through a `$ref` as well as at the referring node.
+    func isNullable(_ cursor: Cursor) -> Bool {
+        if Self.admitsNull(cursor.node) { return true }
+        guard cursor.isReference, let target = try? workspace.resolve(cursor) else { return false }
+        return Self.admitsNull(target.node)
+    }
+
+    private static func admitsNull(_ node: YAMLNode) -> Bool {
+        if node["nullable"]?.scalar?.bool == true { return true }
+        if let types = node["type"]?.items, types.contains(where: { $0.string == "null" }) { return true }
+        if let values = node["enum"]?.items, values.contains(where: { $0.scalar?.isNull == true }) { return true }
+        return false
+    }
+
+    static func id(of cursor: Cursor) -> String { cursor.file + "#" + cursor.pointer }
+
+    private mutating func translate(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool) -> TypeReference? {
+        guard cursor.node.entries != nil else {
+            diagnostics.error("a schema must be a mapping, found \(cursor.node.kindDescription)", at: cursor.location)
+            return nil
+        }
+        KeyRules.schema.check(cursor, named: "'\(name)'", into: &diagnostics)
+        guard let typeName = schemaType(cursor, name: name) else { return nil }
+        let documentation = documentation(of: cursor)
+        switch typeName {
+        case "object":
+            return object(cursor, name: name, parent: parent, isComponent: isComponent, documentation: documentation)
+        case "string":
+            if let values = cursor.child("enum") {
+                return stringEnum(cursor, values: values, name: name, parent: parent, documentation: documentation)
+            }
+            if cursor.node["format"]?.string == "date-time" { return .dateTime }
+            return .string
+        case "integer":
+            switch cursor.node["format"]?.string {
+            case "int32": return .integer(bits: 32)
+            case "int64": return .integer(bits: 64)
+            default: return .integer(bits: nil)
+            }
+        case "number":
+            return .number(isFloat: cursor.node["format"]?.string == "float")
+        case "boolean":
+            return .boolean
+        case "array":
+            guard let items = cursor.child("items") else {
+                diagnostics.error("array schema '\(name)' has no 'items'", at: cursor.location)
+                return nil
+            }
+            return type(of: items, name: name + "Item", parent: parent).map { .array($0) }
+        default:
+            diagnostics.error("a schema of type 'null' alone has no Swift type; use 'nullable: true' on a typed schema", at: cursor.node["type"]?.location ?? cursor.location)
+            return nil
+        }
+    }
+
+    /// The schema's single non-null type, inferred from `properties`, `items`, `enum` or `const` when `type` is absent.
+    private mutating func schemaType(_ cursor: Cursor, name: String) -> String? {
+        if let typeNode = cursor.node["type"] {
+            let names: [YAMLNode]
+            if let items = typeNode.items { names = items } else { names = [typeNode] }
+            var nonNull: [String] = []
+            for node in names {
+                guard let text = node.string else {
+                    diagnostics.error("'type' must be a string or a list of strings, found \(node.kindDescription)", at: node.location)
+                    return nil
+                }
+                guard Self.knownTypes.contains(text) else {
+                    diagnostics.error("unknown schema type '\(text)' (expected one of \(Self.knownTypes.joined(separator: ", ")))", at: node.location)
+                    return nil
+                }
+                if text != "null" { nonNull.append(text) }
+            }
+            if nonNull.count > 1 {
+                diagnostics.error("a schema with several types (\(nonNull.joined(separator: ", "))) is not supported; only [T, 'null'] is", at: typeNode.location)
+                return nil
+            }
+            return nonNull.first ?? "null"
+        }
+        if cursor.node["properties"] != nil || cursor.node["additionalProperties"] != nil { return "object" }
+        if cursor.node["items"] != nil { return "array" }
+        if let values = cursor.node["enum"]?.items ?? cursor.node["const"].map({ [$0] }) {
+            let kinds = Set(values.filter { $0.scalar?.isNull != true }.map(\.kindDescription))
+            if kinds == ["a string"] { return "string" }
+            if kinds == ["a boolean"] { return "boolean" }
+            if kinds == ["a number"] { return values.allSatisfy { $0.scalar?.integer != nil || $0.scalar?.isNull == true } ? "integer" : "number" }
+        }
+        diagnostics.error("schema '\(name)' has no 'type' (add one of \(Self.knownTypes.filter { $0 != "null" }.joined(separator: ", ")))", at: cursor.location)
+        return nil
+    }
+
+    private mutating func object(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool, documentation: Documentation) -> TypeReference? {
+        let properties = cursor.child("properties")
+        if let additional = cursor.child("additionalProperties"), additional.node.entries != nil {
+            guard properties == nil else {
+                diagnostics.error("an object with both 'properties' and a schema for 'additionalProperties' is not supported", at: additional.location)
+                return nil
+            }
+            return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
+        }
+        if let properties, properties.node.entries == nil {
+            diagnostics.error("'properties' must be a mapping, found \(properties.node.kindDescription)", at: properties.location)
+            return nil
+        }
+        let id = Self.id(of: cursor)
+        inProgress.append((id, name))
+        defer { inProgress.removeLast() }
+
+        var required: Set<String> = []
+        var requiredLocations: [(String, SourceLocation)] = []
+        if let requiredNode = cursor.node["required"] {
+            guard let items = requiredNode.items else {
+                diagnostics.error("'required' must be a list of property names, found \(requiredNode.kindDescription)", at: requiredNode.location)
+                return nil
+            }
+            for item in items {
+                guard let key = item.string else {
+                    diagnostics.error("'required' entries must be strings, found \(item.kindDescription)", at: item.location)
+                    continue
+                }
+                required.insert(key)
+                requiredLocations.append((key, item.location))
+            }
+        }
+        let declared = Set(properties?.children.map(\.key) ?? [])
+        for (key, location) in requiredLocations where !declared.contains(key) {
+            diagnostics.error("required property '\(key)' is not declared in 'properties' of '\(name)'", at: location)
+        }
+        if properties == nil || declared.isEmpty {
+            diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.location)
+        }
+
+        // Reserve the slot first so nested types come after their parent, in file order.
+        let index = types.count
+        types.append(NamedType(
+            id: id, preferredName: name, swiftName: cursor.node["x-swift-name"]?.string,
+            kind: .object([]), documentation: documentation,
+            origin: Origin(location: cursor.location, reference: workspace.displayReference(cursor)), parent: parent))
+        typeIndex[id] = index
+
+        var members: [Property] = []
+        for (key, keyLocation, propertyCursor) in properties?.children ?? [] {
+            guard let type = type(of: propertyCursor, name: key, parent: id) else { continue }
+            var propertyDocs = self.documentation(of: propertyCursor)
+            if propertyCursor.isReference, propertyDocs.description == nil, case .named = type {
+                // A named type documents itself.
+            } else if propertyCursor.isReference, let target = try? workspace.resolve(propertyCursor) {
+                let targetDocs = self.documentation(of: target)
+                propertyDocs.summary = propertyDocs.summary ?? targetDocs.summary
+                propertyDocs.description = propertyDocs.description ?? targetDocs.description
+                propertyDocs.notes += targetDocs.notes
+            }
+            members.append(Property(
+                jsonName: key,
+                swiftName: propertyCursor.node["x-swift-name"]?.string,
+                type: type,
+                isOptional: !required.contains(key) || isNullable(propertyCursor),
+                documentation: propertyDocs,
+                origin: Origin(location: keyLocation, reference: workspace.displayReference(propertyCursor))))
+        }
+        types[index].kind = .object(members)
+        return .named(id)
+    }
+
+    private mutating func stringEnum(_ cursor: Cursor, values: Cursor, name: String, parent: String?, documentation: Documentation) -> TypeReference? {
+        guard let items = values.node.items, !items.isEmpty else {
+            diagnostics.error("'enum' must be a non-empty list", at: values.location)
+            return nil
+        }
+        var cases: [EnumValue] = []
+        for item in items {
+            guard let scalar = item.scalar else {
+                diagnostics.error("enum values must be scalars, found \(item.kindDescription)", at: item.location)
+                return nil
+            }
+            if scalar.isNull { continue }  // `null` in the enum makes the property optional
+            cases.append(EnumValue(value: scalar.text, location: item.location))
+        }
+        let id = Self.id(of: cursor)
+        typeIndex[id] = types.count
+        types.append(NamedType(
+            id: id, preferredName: name, swiftName: cursor.node["x-swift-name"]?.string,
+            kind: .stringEnum(cases), documentation: documentation,
+            origin: Origin(location: cursor.location, reference: workspace.displayReference(cursor)), parent: parent))
+        return .named(id)
+    }
+
+    /// Description plus the constraints that are documented but not enforced on decode.
+    func documentation(of cursor: Cursor) -> Documentation {
+        let node = cursor.node
+        var docs = Documentation(summary: node["title"]?.string, description: node["description"]?.string)
+        let scalarNotes: [(String, String)] = [
+            ("format", "Format"), ("minimum", "Minimum"), ("maximum", "Maximum"),
+            ("exclusiveMinimum", "Exclusive minimum"), ("exclusiveMaximum", "Exclusive maximum"),
+            ("multipleOf", "Multiple of"), ("pattern", "Pattern"), ("minLength", "Minimum length"),
+            ("maxLength", "Maximum length"), ("minItems", "Minimum items"), ("maxItems", "Maximum items"),
+            ("default", "Default"), ("const", "Always"), ("example", "Example"),
+        ]
+        for (key, label) in scalarNotes {
+            guard let value = node[key]?.scalar, !value.isNull else { continue }
+            if key == "format", value.text == "date-time" { continue }
+            docs.notes.append("\(label): `\(value.text)`")
+        }
+        if node["type"]?.string == "integer" || node["type"]?.string == "number",
+           let values = node["enum"]?.items?.compactMap({ $0.scalar?.text }) {
+            docs.notes.append("Allowed values: " + values.map { "`\($0)`" }.joined(separator: ", "))
+        }
+        docs.isDeprecated = node["deprecated"]?.scalar?.bool == true
+        return docs
+    }
+}

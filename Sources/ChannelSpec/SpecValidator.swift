@@ -1,0 +1,358 @@
+/// The outcome of reading a spec: the IR when there were no errors, and every diagnostic.
+public struct SpecResult: Sendable {
+    public var api: ChannelAPI?
+    public var diagnostics: [Diagnostic]
+    /// Every file that was read, for build-system inputs.
+    public var files: [String]
+}
+
+/// Load → resolve → validate: reads an AsyncAPI 3.0 document (the subset of DESIGN §4) into a `ChannelAPI`.
+public enum SpecValidator {
+    public static func validate(specAt path: String) -> SpecResult {
+        let workspace = SpecWorkspace(rootFile: path)
+        var validator = Validation(workspace: workspace)
+        let api = validator.run()
+        var diagnostics = validator.diagnostics
+        diagnostics.append(contentsOf: validator.schemas.diagnostics.all)
+        let hasErrors = diagnostics.hasErrors
+        return SpecResult(api: hasErrors ? nil : api, diagnostics: diagnostics.all, files: workspace.loadedFiles)
+    }
+}
+
+private struct Validation {
+    let workspace: SpecWorkspace
+    var diagnostics = Diagnostics()
+    var schemas: SchemaTranslator
+    /// Channel key → file#pointer of its message after following `$ref`s, to check operation messages.
+    var resolvedMessages: [String: String] = [:]
+
+    init(workspace: SpecWorkspace) {
+        self.workspace = workspace
+        self.schemas = SchemaTranslator(workspace: workspace)
+    }
+
+    mutating func run() -> ChannelAPI? {
+        let root: Cursor
+        do {
+            root = try workspace.root()
+        } catch {
+            diagnostics.append(contentsOf: error.diagnostics)
+            return nil
+        }
+        guard root.node.entries != nil else {
+            diagnostics.error("an AsyncAPI document must be a mapping, found \(root.node.kindDescription)", at: root.location)
+            return nil
+        }
+        guard checkVersion(root) else { return nil }
+        KeyRules.document.check(root, named: "root", into: &diagnostics)
+
+        let info = required("info", in: root, of: "the document")
+        var title = "", version = "", description: String?, notifierName: String?
+        if let info {
+            KeyRules.info.check(info, named: "", into: &diagnostics)
+            title = requiredString("title", in: info, of: "info") ?? ""
+            version = requiredString("version", in: info, of: "info") ?? ""
+            description = info.node["description"]?.string
+            notifierName = info.node["x-swift-notifier"]?.string
+        }
+
+        var channels: [Channel] = []
+        if let channelsCursor = required("channels", in: root, of: "the document"), let entries = mapping(channelsCursor, "channels") {
+            var addresses: [String: (String, SourceLocation)] = [:]
+            for (key, _, cursor) in entries {
+                guard let channel = channel(key: key, cursor) else { continue }
+                let shape = channel.address.segments.map { parts in
+                    parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
+                }.joined(separator: "/")
+                if let (other, location) = addresses[shape] {
+                    diagnostics.error(
+                        "duplicate channel: '\(key)' has the same address as '\(other)' (\(location.file):\(location.line):\(location.column))",
+                        at: channel.origin.location)
+                    continue
+                }
+                addresses[shape] = (key, channel.origin.location)
+                channels.append(channel)
+            }
+        }
+
+        var operations: [ReceiveOperation] = []
+        if let operationsCursor = root.child("operations"), let entries = mapping(operationsCursor, "operations") {
+            for (key, keyLocation, cursor) in entries {
+                if let operation = operation(id: key, keyLocation: keyLocation, cursor, channels: channels) {
+                    operations.append(operation)
+                }
+            }
+        }
+        if operations.isEmpty && !channels.isEmpty {
+            diagnostics.warning("no 'receive' operations: the notifier will have no methods", at: root.child("operations")?.location ?? root.location)
+        }
+
+        return ChannelAPI(
+            title: title, version: version, description: description, notifierName: notifierName,
+            channels: channels, operations: operations, types: schemas.types, files: workspace.loadedFiles)
+    }
+
+    // MARK: Document
+
+    private mutating func checkVersion(_ root: Cursor) -> Bool {
+        guard let versionNode = root.node["asyncapi"] else {
+            if root.node["openapi"] != nil || root.node["swagger"] != nil {
+                diagnostics.error("this is an OpenAPI document; point channelgen at the AsyncAPI 3.0 spec that references it", at: root.location)
+            } else {
+                diagnostics.error("missing required key 'asyncapi' (channelgen reads AsyncAPI 3.0 documents)", at: root.location)
+            }
+            return false
+        }
+        guard let version = versionNode.scalar?.text, version.hasPrefix("3.0") else {
+            let shown = versionNode.scalar?.text ?? versionNode.kindDescription
+            diagnostics.error("AsyncAPI \(shown) is not supported; channelgen reads AsyncAPI 3.0 documents", at: versionNode.location)
+            return false
+        }
+        return true
+    }
+
+    // MARK: Channels
+
+    private mutating func channel(key: String, _ reference: Cursor) -> Channel? {
+        guard let cursor = resolve(reference), mapping(cursor, "channel '\(key)'") != nil else { return nil }
+        KeyRules.channel.check(cursor, named: "'\(key)'", into: &diagnostics)
+        let origin = Origin(location: reference.location, reference: workspace.displayReference(reference))
+
+        guard let addressNode = cursor.node["address"] else {
+            diagnostics.error("missing required key 'address' in channel '\(key)'", at: cursor.location)
+            return nil
+        }
+        guard let addressText = addressNode.string else {
+            diagnostics.error("channel '\(key)' needs a string 'address'; null (dynamic) addresses are not supported", at: addressNode.location)
+            return nil
+        }
+        guard let address = parseAddress(addressText, at: addressNode.location) else { return nil }
+
+        var parameters: [ChannelParameter] = []
+        var declared: Set<String> = []
+        if let parametersCursor = cursor.child("parameters"), let entries = mapping(parametersCursor, "parameters of channel '\(key)'") {
+            for (name, keyLocation, parameterReference) in entries {
+                declared.insert(name)
+                guard let parameter = resolve(parameterReference) else { continue }
+                guard parameter.node.entries != nil else {
+                    diagnostics.error("parameter '\(name)' must be a mapping, found \(parameter.node.kindDescription)", at: parameter.location)
+                    continue
+                }
+                KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
+                guard address.parameterNames.contains(name) else {
+                    diagnostics.error("parameter '\(name)' of channel '\(key)' does not appear in its address '\(addressText)'", at: keyLocation)
+                    continue
+                }
+                parameters.append(ChannelParameter(
+                    name: name,
+                    documentation: Documentation(description: parameter.node["description"]?.string),
+                    allowedValues: parameter.node["enum"]?.items?.compactMap(\.string) ?? [],
+                    origin: Origin(location: keyLocation, reference: workspace.displayReference(parameterReference))))
+            }
+        }
+        for name in address.parameterNames where !declared.contains(name) {
+            diagnostics.error("address parameter '{\(name)}' of channel '\(key)' has no definition under 'parameters'", at: addressNode.location)
+        }
+        // Keep parameters in address order.
+        parameters.sort { a, b in
+            (address.parameterNames.firstIndex(of: a.name) ?? 0) < (address.parameterNames.firstIndex(of: b.name) ?? 0)
+        }
+
+        guard let messagesCursor = cursor.child("messages") else {
+            diagnostics.error("missing required key 'messages' in channel '\(key)' (channelgen types each channel by its one message)", at: cursor.location)
+            return nil
+        }
+        guard let messageEntries = mapping(messagesCursor, "messages of channel '\(key)'") else { return nil }
+        guard messageEntries.count == 1, let (messageKey, _, messageReference) = messageEntries.first else {
+            diagnostics.error(
+                "channel '\(key)' has \(messageEntries.count) messages; channelgen supports exactly one message per channel",
+                at: messagesCursor.location)
+            return nil
+        }
+        guard let message = message(key: messageKey, messageReference, channelKey: key) else { return nil }
+
+        return Channel(
+            key: key, swiftName: cursor.node["x-swift-name"]?.string, address: address, parameters: parameters,
+            message: message, documentation: documentation(cursor), origin: origin)
+    }
+
+    /// Channel rules of AppSync Events: 1–5 segments of `[A-Za-z0-9-]` (1–50 chars, no leading or trailing `-`);
+    /// `{name}` parameters stand for whole or partial segments and are validated again at runtime.
+    private mutating func parseAddress(_ text: String, at location: SourceLocation) -> ChannelAddressTemplate? {
+        func fail(_ reason: String) -> ChannelAddressTemplate? {
+            diagnostics.error("invalid channel address '\(text)': \(reason)", at: location)
+            return nil
+        }
+        var body = Substring(text)
+        if body.hasPrefix("/") { body = body.dropFirst() }
+        if body.isEmpty { return fail("it has no segments") }
+        let rawSegments = body.split(separator: "/", omittingEmptySubsequences: false)
+        if rawSegments.count > 5 { return fail("it has \(rawSegments.count) segments; AppSync Events allows at most 5") }
+        var segments: [[ChannelAddressTemplate.Part]] = []
+        for raw in rawSegments {
+            if raw.isEmpty { return fail("it has an empty segment") }
+            if raw == "*" || raw.contains("*") { return fail("wildcards ('*') are for subscribers, not channel definitions") }
+            var parts: [ChannelAddressTemplate.Part] = []
+            var rest = raw
+            while !rest.isEmpty {
+                if rest.first == "{" {
+                    guard let close = rest.firstIndex(of: "}") else { return fail("'{' without a closing '}'") }
+                    let name = rest[rest.index(after: rest.startIndex)..<close]
+                    if name.isEmpty { return fail("empty parameter '{}'") }
+                    parts.append(.parameter(String(name)))
+                    rest = rest[rest.index(after: close)...]
+                } else {
+                    let end = rest.firstIndex(of: "{") ?? rest.endIndex
+                    let literal = rest[..<end]
+                    if let bad = literal.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-")) }) {
+                        return fail("segment '\(raw)' contains '\(bad)'; channel segments allow only A-Z, a-z, 0-9 and '-'")
+                    }
+                    parts.append(.literal(String(literal)))
+                    rest = rest[end...]
+                }
+            }
+            if parts.count == 1, case .literal(let literal) = parts[0] {
+                if literal.count > 50 { return fail("segment '\(literal)' is longer than 50 characters") }
+                if literal.hasPrefix("-") || literal.hasSuffix("-") { return fail("segment '\(literal)' starts or ends with '-'") }
+            }
+            segments.append(parts)
+        }
+        if case .parameter = segments[0].first, segments[0].count == 1 {
+            return fail("the first segment is the namespace and must be literal")
+        }
+        return ChannelAddressTemplate(text: text, segments: segments)
+    }
+
+    // MARK: Messages
+
+    private mutating func message(key: String, _ reference: Cursor, channelKey: String) -> Message? {
+        guard let cursor = resolve(reference), mapping(cursor, "message '\(key)'") != nil else { return nil }
+        KeyRules.message.check(cursor, named: "'\(key)'", into: &diagnostics)
+        if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
+            diagnostics.error("message '\(key)' has contentType '\(contentType)'; AppSync Events carries JSON", at: cursor.node["contentType"]?.location)
+            return nil
+        }
+        guard var payload = cursor.child("payload") else {
+            diagnostics.error("missing required key 'payload' in message '\(key)'", at: cursor.location)
+            return nil
+        }
+        if payload.node["schemaFormat"] != nil || payload.node["schema"] != nil {
+            KeyRules.multiFormatSchema.check(payload, named: "of message '\(key)'", into: &diagnostics)
+            let format = payload.node["schemaFormat"]?.string ?? ""
+            let supported = format.hasPrefix("application/schema+json") || format.hasPrefix("application/schema+yaml")
+                || format.hasPrefix("application/vnd.oai.openapi") || format.hasPrefix("application/vnd.aai.asyncapi")
+            guard supported else {
+                diagnostics.error(
+                    "schemaFormat '\(format)' is not supported; channelgen reads JSON Schema, OpenAPI and AsyncAPI schemas",
+                    at: payload.node["schemaFormat"]?.location ?? payload.location)
+                return nil
+            }
+            guard let schema = payload.child("schema") else {
+                diagnostics.error("missing required key 'schema' in the payload of message '\(key)'", at: payload.location)
+                return nil
+            }
+            payload = schema
+        }
+        let name = cursor.node["name"]?.string
+        resolvedMessages[channelKey] = SchemaTranslator.id(of: cursor)
+        guard let type = schemas.type(of: payload, name: upperFirst(channelKey) + "Payload", parent: nil) else { return nil }
+        return Message(
+            key: key, name: name, payload: type, documentation: documentation(cursor),
+            origin: Origin(location: reference.location, reference: workspace.displayReference(reference)))
+    }
+
+    // MARK: Operations
+
+    private mutating func operation(id: String, keyLocation: SourceLocation, _ reference: Cursor, channels: [Channel]) -> ReceiveOperation? {
+        guard let cursor = resolve(reference), mapping(cursor, "operation '\(id)'") != nil else { return nil }
+        KeyRules.operation.check(cursor, named: "'\(id)'", into: &diagnostics)
+        guard let actionNode = cursor.node["action"] else {
+            diagnostics.error("missing required key 'action' in operation '\(id)'", at: cursor.location)
+            return nil
+        }
+        switch actionNode.string {
+        case "receive":
+            break
+        case "send":
+            diagnostics.warning(
+                "operation '\(id)' has action 'send' and is skipped: channelgen generates streams for 'receive' operations",
+                at: actionNode.location)
+            return nil
+        default:
+            diagnostics.error("operation '\(id)' has action '\(actionNode.scalar?.text ?? "")'; expected 'send' or 'receive'", at: actionNode.location)
+            return nil
+        }
+        guard let channelReference = cursor.child("channel") else {
+            diagnostics.error("missing required key 'channel' in operation '\(id)'", at: cursor.location)
+            return nil
+        }
+        guard channelReference.isReference else {
+            diagnostics.error("operation '\(id)' must name its channel with a $ref such as '#/channels/<key>'", at: channelReference.location)
+            return nil
+        }
+        guard let target = resolve(channelReference) else { return nil }
+        let tokens = JSONPointer.tokens(target.pointer) ?? []
+        guard target.file == workspace.rootFile, tokens.count == 2, tokens[0] == "channels",
+              let channel = channels.first(where: { $0.key == tokens[1] }) else {
+            if target.file == workspace.rootFile, tokens.count == 2, tokens[0] == "channels" {
+                return nil  // the channel itself was reported
+            }
+            diagnostics.error("operation '\(id)' must reference a channel under '#/channels'", at: channelReference.node["$ref"]?.location)
+            return nil
+        }
+        if let messages = cursor.child("messages") {
+            for element in messages.elements {
+                guard let message = resolve(element) else { continue }
+                if SchemaTranslator.id(of: message) != resolvedMessages[channel.key] {
+                    diagnostics.error("operation '\(id)' lists a message that is not the message of channel '\(channel.key)'", at: element.location)
+                }
+            }
+        }
+        return ReceiveOperation(
+            id: id, swiftName: cursor.node["x-swift-name"]?.string, channelKey: channel.key,
+            documentation: documentation(cursor),
+            origin: Origin(location: keyLocation, reference: workspace.displayReference(reference)))
+    }
+
+    // MARK: Helpers
+
+    private mutating func resolve(_ cursor: Cursor) -> Cursor? {
+        do {
+            return try workspace.resolve(cursor)
+        } catch {
+            diagnostics.append(contentsOf: error.diagnostics)
+            return nil
+        }
+    }
+
+    private mutating func mapping(_ cursor: Cursor, _ what: String) -> [(key: String, keyLocation: SourceLocation, cursor: Cursor)]? {
+        guard cursor.node.entries != nil else {
+            diagnostics.error("\(what) must be a mapping, found \(cursor.node.kindDescription)", at: cursor.location)
+            return nil
+        }
+        return cursor.children
+    }
+
+    private mutating func required(_ key: String, in cursor: Cursor, of what: String) -> Cursor? {
+        guard let child = cursor.child(key) else {
+            diagnostics.error("missing required key '\(key)' in \(what)", at: cursor.location)
+            return nil
+        }
+        return child
+    }
+
+    private mutating func requiredString(_ key: String, in cursor: Cursor, of what: String) -> String? {
+        guard let child = required(key, in: cursor, of: what) else { return nil }
+        guard let text = child.node.scalar?.text, !(child.node.scalar?.isNull ?? true) else {
+            diagnostics.error("'\(key)' in \(what) must be a string, found \(child.node.kindDescription)", at: child.location)
+            return nil
+        }
+        return text
+    }
+
+    private func documentation(_ cursor: Cursor) -> Documentation {
+        Documentation(summary: cursor.node["summary"]?.string ?? cursor.node["title"]?.string, description: cursor.node["description"]?.string)
+    }
+
+    private func upperFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+}

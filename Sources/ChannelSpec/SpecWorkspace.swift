@@ -1,0 +1,136 @@
+import Foundation
+
+/// A node together with where it lives: its file and its JSON pointer inside that file.
+/// The validator walks cursors so every diagnostic and every "Generated from" remark can
+/// name the exact place.
+public struct Cursor: Sendable {
+    public var node: YAMLNode
+    public var file: String
+    public var pointer: String
+
+    public var location: SourceLocation { node.location }
+
+    public func child(_ key: String) -> Cursor? {
+        node[key].map { Cursor(node: $0, file: file, pointer: pointer + "/" + JSONPointer.escape(key)) }
+    }
+
+    /// Children of a mapping in file order.
+    public var children: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] {
+        (node.entries ?? []).map { entry in
+            (entry.key, entry.keyLocation, Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(entry.key)))
+        }
+    }
+
+    public var elements: [Cursor] {
+        (node.items ?? []).enumerated().map { index, item in Cursor(node: item, file: file, pointer: pointer + "/\(index)") }
+    }
+
+    public var isReference: Bool { node["$ref"] != nil }
+}
+
+/// Loads each spec file once and follows `$ref`s: local (`#/components/...`) and relative-file
+/// (`./openapi-schemas.yaml#/components/schemas/X`), with JSON-pointer escapes and cycle detection.
+public final class SpecWorkspace {
+    /// The file generation started from (as given by the user).
+    public let rootFile: String
+    private var documents: [String: YAMLNode] = [:]
+    /// Every file read, in the order first read: the inputs a build system must watch.
+    public private(set) var loadedFiles: [String] = []
+
+    public init(rootFile: String) {
+        self.rootFile = FilePath.normalize(rootFile)
+    }
+
+    /// The root document.
+    public func root() throws(DiagnosticsError) -> Cursor {
+        Cursor(node: try document(at: rootFile, requestedAt: nil), file: rootFile, pointer: "")
+    }
+
+    /// A reference to `cursor` for doc comments, e.g. `openapi-schemas.yaml#/components/schemas/X`
+    /// (the file part is relative to the root spec's folder and omitted for the root spec).
+    public func displayReference(_ cursor: Cursor) -> String {
+        let file = cursor.file == rootFile ? "" : FilePath.relative(cursor.file, to: FilePath.directory(of: rootFile))
+        return file + "#" + cursor.pointer
+    }
+
+    func document(at path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
+        if let node = documents[path] { return node }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? "no such file or it cannot be read"
+            let message = location == nil ? "cannot read spec '\(path)': \(reason)" : "cannot read '\(path)' named by $ref: \(reason)"
+            throw DiagnosticsError(.error(message, at: location))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw DiagnosticsError(.error("'\(path)' is not UTF-8 text", at: location ?? SourceLocation(file: path, line: 1, column: 1)))
+        }
+        let node = try YAMLLoader.load(text, file: path)
+        documents[path] = node
+        loadedFiles.append(path)
+        return node
+    }
+
+    /// Follows `$ref`s from `cursor` until a node that is not a reference; reports dangling
+    /// references and cycles at the `$ref` that starts them.
+    public func resolve(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
+        var current = cursor
+        var chain: [String] = []
+        while let refNode = current.node["$ref"] {
+            guard let ref = refNode.string else {
+                throw DiagnosticsError(.error("$ref must be a string, found \(refNode.kindDescription)", at: refNode.location))
+            }
+            let key = current.file + "#" + current.pointer
+            if chain.contains(key) {
+                let names = (chain + [key]).map { displayName($0) }
+                throw DiagnosticsError(.error("$ref cycle: \(names.joined(separator: " → "))", at: refNode.location))
+            }
+            chain.append(key)
+            current = try target(of: ref, from: current.file, at: refNode.location)
+        }
+        return current
+    }
+
+    private func displayName(_ key: String) -> String {
+        guard let hash = key.firstIndex(of: "#") else { return key }
+        let file = String(key[..<hash])
+        let prefix = file == rootFile ? "" : FilePath.relative(file, to: FilePath.directory(of: rootFile))
+        return prefix + key[hash...]
+    }
+
+    private func target(of ref: String, from file: String, at location: SourceLocation) throws(DiagnosticsError) -> Cursor {
+        let filePart: Substring
+        let fragment: Substring
+        if let hash = ref.firstIndex(of: "#") {
+            filePart = ref[..<hash]
+            fragment = ref[ref.index(after: hash)...]
+        } else {
+            filePart = ref[...]
+            fragment = ""
+        }
+        if filePart.contains("://") {
+            throw DiagnosticsError(.error(
+                "remote $ref '\(ref)' is not supported: download the document and reference it by relative path",
+                at: location))
+        }
+        guard let decoded = JSONPointer.percentDecoded(String(fragment)), let tokens = JSONPointer.tokens(decoded) else {
+            throw DiagnosticsError(.error("$ref '\(ref)' has an invalid JSON pointer (it must start with '#/')", at: location))
+        }
+        let targetFile = filePart.isEmpty ? file : FilePath.join(FilePath.directory(of: file), String(filePart))
+        var cursor = Cursor(node: try document(at: targetFile, requestedAt: location), file: targetFile, pointer: "")
+        for token in tokens {
+            if let next = cursor.child(token) {
+                cursor = next
+            } else if let items = cursor.node.items, let index = Int(token), items.indices.contains(index) {
+                cursor = cursor.elements[index]
+            } else {
+                let parent = cursor.pointer.isEmpty ? "the document root" : "'#\(cursor.pointer)'"
+                throw DiagnosticsError(.error(
+                    "unresolved $ref '\(ref)': \(parent) in \(FilePath.lastComponent(of: targetFile)) has no '\(token)'",
+                    at: location))
+            }
+        }
+        return cursor
+    }
+}

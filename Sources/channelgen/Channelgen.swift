@@ -1,0 +1,116 @@
+import ArgumentParser
+import ChannelCodegen
+import ChannelSpec
+import Foundation
+
+@main
+struct Channelgen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "channelgen",
+        abstract: "Generate a typed Swift client for real-time channels from an AsyncAPI 3.0 spec.",
+        subcommands: [Generate.self, Check.self, Lint.self]
+    )
+}
+
+/// Prints diagnostics to stderr in the compiler format; true when any is an error.
+func report(_ diagnostics: [Diagnostic]) -> Bool {
+    for diagnostic in diagnostics {
+        FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+    }
+    return diagnostics.contains { $0.severity == .error }
+}
+
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate Swift from a channelgen.yaml; write only files whose bytes change.")
+
+    @Option(help: "The target's channelgen.yaml.")
+    var config: String
+
+    @Option(help: "The folder to write Models.swift, Channels.swift, Subscriptions.swift and Notifier.swift into.")
+    var output: String
+
+    @Flag(help: "Print nothing but diagnostics.")
+    var quiet = false
+
+    func run() throws {
+        let result = Generator.generate(configAt: config)
+        let failed = report(result.diagnostics)
+        guard !failed, let files = result.files else { throw ExitCode(1) }
+        let written: GeneratedFileWriter.Report
+        do {
+            written = try GeneratedFileWriter.write(files, to: output)
+        } catch {
+            _ = report([.error("cannot write to '\(output)': \(error.localizedDescription)", at: nil)])
+            throw ExitCode(1)
+        }
+        if !quiet {
+            print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
+        }
+    }
+}
+
+struct Lint: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Parse, resolve and validate a spec; exit 0 when it would generate, 1 when it has errors.")
+
+    @Argument(help: "The AsyncAPI document.")
+    var spec: String
+
+    func run() throws {
+        let result = Generator.generate(config: GeneratorConfig(specPath: spec))
+        if report(result.diagnostics) { throw ExitCode(1) }
+    }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Regenerate every target with a Sources/<Target>/channelgen.yaml and compare with Generated/<Target>/.",
+        discussion: "Exits 0 when Generated/ is current, 1 with a unified diff when it is not.")
+
+    @Option(help: "The package root.")
+    var packagePath = "."
+
+    func run() throws {
+        let sources = (packagePath as NSString).appendingPathComponent("Sources")
+        let generatedRoot = (packagePath as NSString).appendingPathComponent("Generated")
+        let targets = ((try? FileManager.default.contentsOfDirectory(atPath: sources)) ?? []).sorted().filter { target in
+            FileManager.default.fileExists(atPath: "\(sources)/\(target)/channelgen.yaml")
+        }
+        guard !targets.isEmpty else {
+            _ = report([.error("no Sources/<Target>/channelgen.yaml under '\(packagePath)'", at: nil)])
+            throw ExitCode(1)
+        }
+        var stale = false
+        for target in targets {
+            let result = Generator.generate(configAt: "\(sources)/\(target)/channelgen.yaml")
+            if report(result.diagnostics) { throw ExitCode(1) }
+            let folder = "\(generatedRoot)/\(target)"
+            var expected = Set<String>()
+            for file in result.files ?? [] {
+                expected.insert(file.name)
+                let path = "\(folder)/\(file.name)"
+                let current = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+                if current != file.contents {
+                    stale = true
+                    let relative = "Generated/\(target)/\(file.name)"
+                    print(UnifiedDiff.render(old: current ?? "", new: file.contents, oldName: current == nil ? "/dev/null" : "a/" + relative, newName: "b/" + relative))
+                }
+            }
+            let present = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".swift") }
+            for extra in present.sorted() where !expected.contains(extra) {
+                stale = true
+                print("Generated/\(target)/\(extra): not generated any more; delete it")
+            }
+        }
+        if stale {
+            FileHandle.standardError.write(Data("""
+                error: Generated/ is out of date with spec/. Regenerate it with
+                  swift package --allow-writing-to-package-directory generate-channels
+
+                """.utf8))
+            throw ExitCode(1)
+        }
+        print("channelgen: Generated/ is current (\(targets.joined(separator: ", ")))")
+    }
+}
