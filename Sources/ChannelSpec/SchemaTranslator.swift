@@ -59,7 +59,10 @@ struct SchemaTranslator {
             diagnostics.error("a schema must be a mapping, found \(cursor.node.kindDescription)", at: cursor.location)
             return nil
         }
+        let reported = diagnostics.all.count
         KeyRules.schema.check(cursor, named: "'\(name)'", into: &diagnostics)
+        // A schema using an unsupported keyword has no meaningful type; stop before follow-up noise.
+        if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
         guard let typeName = schemaType(cursor, name: name) else { return nil }
         let documentation = documentation(of: cursor)
         switch typeName {
