@@ -65,8 +65,10 @@ let package = Package(
         .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
         .testTarget(
             name: "ChannelCodegenTests",
-            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen"],
-            resources: [.copy("Fixtures")]
+            // `channelgen` so the CLI is built for the tests that run it; `ChannelRuntime` so generated
+            // code can be type-checked against the runtime module.
+            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "ChannelRuntime"]),
     ],

@@ -27,12 +27,13 @@ struct SchemaTranslator {
             return nil
         }
         let id = Self.id(of: target)
-        if let index = typeIndex[id] { return .named(types[index].id) }
         if let start = inProgress.firstIndex(where: { $0.id == id }) {
+            // A struct cannot contain itself; Swift would need indirection the subset does not describe.
             let loop = (inProgress[start...].map(\.name) + [inProgress[start].name]).joined(separator: " → ")
             diagnostics.error("recursive schema '\(inProgress[start].name)' is not supported (\(loop))", at: cursor.node["$ref"]?.location ?? cursor.location)
             return nil
         }
+        if let index = typeIndex[id] { return .named(types[index].id) }
         let componentName = JSONPointer.tokens(target.pointer)?.last ?? name
         return translate(target, name: componentName, parent: nil, isComponent: true)
     }
@@ -86,7 +87,7 @@ struct SchemaTranslator {
             return .boolean
         case "array":
             guard let items = cursor.child("items") else {
-                diagnostics.error("array schema '\(name)' has no 'items'", at: cursor.location)
+                diagnostics.error("array schema '\(name)' has no 'items'", at: cursor.declarationLocation)
                 return nil
             }
             return type(of: items, name: name + "Item", parent: parent).map { .array($0) }
@@ -127,7 +128,7 @@ struct SchemaTranslator {
             if kinds == ["a boolean"] { return "boolean" }
             if kinds == ["a number"] { return values.allSatisfy { $0.scalar?.integer != nil || $0.scalar?.isNull == true } ? "integer" : "number" }
         }
-        diagnostics.error("schema '\(name)' has no 'type' (add one of \(Self.knownTypes.filter { $0 != "null" }.joined(separator: ", ")))", at: cursor.location)
+        diagnostics.error("schema '\(name)' has no 'type' (add one of \(Self.knownTypes.filter { $0 != "null" }.joined(separator: ", ")))", at: cursor.declarationLocation)
         return nil
     }
 
@@ -169,7 +170,7 @@ struct SchemaTranslator {
             diagnostics.error("required property '\(key)' is not declared in 'properties' of '\(name)'", at: location)
         }
         if properties == nil || declared.isEmpty {
-            diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.location)
+            diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.declarationLocation)
         }
 
         // Reserve the slot first so nested types come after their parent, in file order.
@@ -177,7 +178,7 @@ struct SchemaTranslator {
         types.append(NamedType(
             id: id, preferredName: name, swiftName: cursor.node["x-swift-name"]?.string,
             kind: .object([]), documentation: documentation,
-            origin: Origin(location: cursor.location, reference: workspace.displayReference(cursor)), parent: parent))
+            origin: Origin(location: cursor.declarationLocation, reference: workspace.displayReference(cursor)), parent: parent))
         typeIndex[id] = index
 
         var members: [Property] = []
@@ -223,7 +224,7 @@ struct SchemaTranslator {
         types.append(NamedType(
             id: id, preferredName: name, swiftName: cursor.node["x-swift-name"]?.string,
             kind: .stringEnum(cases), documentation: documentation,
-            origin: Origin(location: cursor.location, reference: workspace.displayReference(cursor)), parent: parent))
+            origin: Origin(location: cursor.declarationLocation, reference: workspace.displayReference(cursor)), parent: parent))
         return .named(id)
     }
 

@@ -116,10 +116,10 @@ private struct Validation {
     private mutating func channel(key: String, _ reference: Cursor) -> Channel? {
         guard let cursor = resolve(reference), mapping(cursor, "channel '\(key)'") != nil else { return nil }
         KeyRules.channel.check(cursor, named: "'\(key)'", into: &diagnostics)
-        let origin = Origin(location: reference.location, reference: workspace.displayReference(reference))
+        let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
 
         guard let addressNode = cursor.node["address"] else {
-            diagnostics.error("missing required key 'address' in channel '\(key)'", at: cursor.location)
+            diagnostics.error("missing required key 'address' in channel '\(key)'", at: reference.declarationLocation)
             return nil
         }
         guard let addressText = addressNode.string else {
@@ -159,7 +159,7 @@ private struct Validation {
         }
 
         guard let messagesCursor = cursor.child("messages") else {
-            diagnostics.error("missing required key 'messages' in channel '\(key)' (channelgen types each channel by its one message)", at: cursor.location)
+            diagnostics.error("missing required key 'messages' in channel '\(key)' (channelgen types each channel by its one message)", at: cursor.declarationLocation)
             return nil
         }
         guard let messageEntries = mapping(messagesCursor, "messages of channel '\(key)'") else { return nil }
@@ -233,7 +233,7 @@ private struct Validation {
             return nil
         }
         guard var payload = cursor.child("payload") else {
-            diagnostics.error("missing required key 'payload' in message '\(key)'", at: cursor.location)
+            diagnostics.error("missing required key 'payload' in message '\(key)'", at: cursor.declarationLocation)
             return nil
         }
         if payload.node["schemaFormat"] != nil || payload.node["schema"] != nil {
@@ -258,7 +258,7 @@ private struct Validation {
         guard let type = schemas.type(of: payload, name: upperFirst(channelKey) + "Payload", parent: nil) else { return nil }
         return Message(
             key: key, name: name, payload: type, documentation: documentation(cursor),
-            origin: Origin(location: reference.location, reference: workspace.displayReference(reference)))
+            origin: Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference)))
     }
 
     // MARK: Operations
@@ -267,7 +267,7 @@ private struct Validation {
         guard let cursor = resolve(reference), mapping(cursor, "operation '\(id)'") != nil else { return nil }
         KeyRules.operation.check(cursor, named: "'\(id)'", into: &diagnostics)
         guard let actionNode = cursor.node["action"] else {
-            diagnostics.error("missing required key 'action' in operation '\(id)'", at: cursor.location)
+            diagnostics.error("missing required key 'action' in operation '\(id)'", at: cursor.declarationLocation)
             return nil
         }
         switch actionNode.string {
@@ -283,7 +283,7 @@ private struct Validation {
             return nil
         }
         guard let channelReference = cursor.child("channel") else {
-            diagnostics.error("missing required key 'channel' in operation '\(id)'", at: cursor.location)
+            diagnostics.error("missing required key 'channel' in operation '\(id)'", at: cursor.declarationLocation)
             return nil
         }
         guard channelReference.isReference else {
@@ -335,7 +335,7 @@ private struct Validation {
 
     private mutating func required(_ key: String, in cursor: Cursor, of what: String) -> Cursor? {
         guard let child = cursor.child(key) else {
-            diagnostics.error("missing required key '\(key)' in \(what)", at: cursor.location)
+            diagnostics.error("missing required key '\(key)' in \(what)", at: cursor.declarationLocation)
             return nil
         }
         return child

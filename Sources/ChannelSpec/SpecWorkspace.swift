@@ -7,17 +7,30 @@ public struct Cursor: Sendable {
     public var node: YAMLNode
     public var file: String
     public var pointer: String
+    /// Where the key naming this node was written, when it is a mapping value.
+    public var keyLocation: SourceLocation?
+
+    public init(node: YAMLNode, file: String, pointer: String, keyLocation: SourceLocation? = nil) {
+        self.node = node
+        self.file = file
+        self.pointer = pointer
+        self.keyLocation = keyLocation
+    }
 
     public var location: SourceLocation { node.location }
 
+    /// The place to report a declaration: its key (`Ping:`) when it has one, else the node.
+    public var declarationLocation: SourceLocation { keyLocation ?? node.location }
+
     public func child(_ key: String) -> Cursor? {
-        node[key].map { Cursor(node: $0, file: file, pointer: pointer + "/" + JSONPointer.escape(key)) }
+        guard let entry = node.entries?.first(where: { $0.key == key }) else { return nil }
+        return Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(key), keyLocation: entry.keyLocation)
     }
 
     /// Children of a mapping in file order.
     public var children: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] {
         (node.entries ?? []).map { entry in
-            (entry.key, entry.keyLocation, Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(entry.key)))
+            (entry.key, entry.keyLocation, Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(entry.key), keyLocation: entry.keyLocation))
         }
     }
 
@@ -55,6 +68,10 @@ public final class SpecWorkspace {
 
     func document(at path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
         if let node = documents[path] { return node }
+        guard FileManager.default.fileExists(atPath: path) else {
+            let message = location == nil ? "cannot read spec '\(path)': no such file" : "cannot read '\(path)' named by $ref: no such file"
+            throw DiagnosticsError(.error(message, at: location))
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
