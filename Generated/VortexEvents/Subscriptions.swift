@@ -35,9 +35,9 @@ public struct DevicePresenceSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/device/presenceChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/device/presenceChanged" }
 }
 
 /// A device started or stopped recording.
@@ -72,9 +72,9 @@ public struct DeviceRecordingSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/device/recordingStateChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/device/recordingStateChanged" }
 }
 
 /// A device's firmware update progressed.
@@ -109,9 +109,9 @@ public struct DeviceFirmwareSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/device/firmwareUpdated" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/device/firmwareUpdated" }
 }
 
 /// A cloud archive changed state.
@@ -146,9 +146,9 @@ public struct ArchiveStateEventsSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/archive/stateChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/archive/stateChanged" }
 }
 
 /// The organization's license phase changed.
@@ -183,9 +183,9 @@ public struct LicensePhaseSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/organization/licensePhaseChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/organization/licensePhaseChanged" }
 }
 
 /// The organization's plan changed.
@@ -220,9 +220,9 @@ public struct PlanTypeSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/organization/planChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/organization/planChanged" }
 }
 
 /// The organization's AI settings changed.
@@ -257,9 +257,9 @@ public struct AISettingsSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/organization/aiSettingsChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/organization/aiSettingsChanged" }
 }
 
 /// The user's role changed.
@@ -294,9 +294,9 @@ public struct RoleChangeEventsSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/roleChanged" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/roleChanged" }
 }
 
 /// The user's tokens were revoked.
@@ -331,7 +331,7 @@ public struct UserTokenRevokeEventsSubscription: ChannelSubscription {
         self.init(userId: userId)
     }
 
-    public var parameters: [String: ChannelSegment] { ["userId": userId] }
+    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
-    public var channel: String { "vortex-app/user/\(userId.value)/tokenRevoked" }
+    public var channel: String { "vortex-app/user/\(self.userId.value)/tokenRevoked" }
 }

@@ -69,11 +69,14 @@ struct ModelsRenderer {
         for (index, (property, name)) in members.enumerated() {
             let defaultValue = property.isOptional ? " = nil" : ""
             let comma = index == members.count - 1 ? "" : ","
-            writer.line("    \(SwiftIdentifiers.escaped(name)): \(swiftType(property, in: type))\(defaultValue)\(comma)")
+            let parameter = name == "self" ? "`self` self_" : SwiftIdentifiers.escaped(name)
+            writer.line("    \(parameter): \(swiftType(property, in: type))\(defaultValue)\(comma)")
         }
         writer.block(")") { writer in
             for (_, name) in members {
-                writer.line("self.\(SwiftIdentifiers.escaped(name)) = \(SwiftIdentifiers.escaped(name))")
+                // A parameter named `self` would shadow `self`, so it gets another internal name.
+                let value = name == "self" ? "self_" : SwiftIdentifiers.escaped(name)
+                writer.line("self.\(SwiftIdentifiers.escaped(name)) = \(value)")
             }
         }
         writer.line()

@@ -37,19 +37,19 @@ struct SubscriptionsRenderer {
             }
             if !parameters.isEmpty { writer.line() }
 
-            let signature = parameters.map { "\(SwiftIdentifiers.escaped($0.1)): ChannelSegment" }.joined(separator: ", ")
+            let signature = parameters.map { "\(label($0.1)): ChannelSegment" }.joined(separator: ", ")
             writer.block("\(access)init(\(signature))") { writer in
                 for (_, name) in parameters {
-                    writer.line("self.\(SwiftIdentifiers.escaped(name)) = \(SwiftIdentifiers.escaped(name))")
+                    writer.line("self.\(SwiftIdentifiers.escaped(name)) = \(local(name))")
                 }
             }
             if !parameters.isEmpty {
                 writer.line()
                 writer.line("/// Validates each value against the channel segment rules before it can form a channel path.")
-                let stringSignature = parameters.map { "\(SwiftIdentifiers.escaped($0.1)): String" }.joined(separator: ", ")
+                let stringSignature = parameters.map { "\(label($0.1)): String" }.joined(separator: ", ")
                 writer.block("\(access)init(\(stringSignature)) throws(ChannelParameterError)") { writer in
                     let arguments = parameters.map { parameter, name in
-                        "\(SwiftIdentifiers.escaped(name)): try ChannelSegment(\(SwiftIdentifiers.escaped(name)), parameter: \(parameter.name.swiftLiteral))"
+                        "\(SwiftIdentifiers.escaped(name)): try ChannelSegment(\(local(name)), parameter: \(parameter.name.swiftLiteral))"
                     }
                     writer.line("self.init(\(arguments.joined(separator: ", ")))")
                 }
@@ -58,18 +58,28 @@ struct SubscriptionsRenderer {
             writer.block("\(access)init(parameters: [String: ChannelSegment]) throws(ChannelParameterError)") { writer in
                 if parameters.isEmpty { writer.line("self.init()") ; return }
                 for (parameter, name) in parameters {
-                    writer.block("guard let \(SwiftIdentifiers.escaped(name)) = parameters[\(parameter.name.swiftLiteral)] else") { writer in
+                    writer.block("guard let \(local(name)) = parameters[\(parameter.name.swiftLiteral)] else") { writer in
                         writer.line("throw .missing(parameter: \(parameter.name.swiftLiteral), channel: Self.template.address)")
                     }
                 }
-                writer.line("self.init(\(parameters.map { "\(SwiftIdentifiers.escaped($0.1)): \(SwiftIdentifiers.escaped($0.1))" }.joined(separator: ", ")))")
+                writer.line("self.init(\(parameters.map { "\(SwiftIdentifiers.escaped($0.1)): \(local($0.1))" }.joined(separator: ", ")))")
             }
             writer.line()
-            let dictionary = parameters.isEmpty ? "[:]" : "[" + parameters.map { "\($0.0.name.swiftLiteral): \(SwiftIdentifiers.escaped($0.1))" }.joined(separator: ", ") + "]"
+            let dictionary = parameters.isEmpty ? "[:]" : "[" + parameters.map { "\($0.0.name.swiftLiteral): self.\(SwiftIdentifiers.escaped($0.1))" }.joined(separator: ", ") + "]"
             writer.line("\(access)var parameters: [String: ChannelSegment] { \(dictionary) }")
             writer.line()
             writer.line("\(access)var channel: String { \(channelPath(channel, parameterNames: parameterNames)) }")
         }
+    }
+
+    /// An initializer parameter: the label, plus another internal name where the label is `self`
+    /// (a parameter named `self` would shadow `self`).
+    private func label(_ name: String) -> String {
+        name == "self" ? "`self` self_" : SwiftIdentifiers.escaped(name)
+    }
+
+    private func local(_ name: String) -> String {
+        name == "self" ? "self_" : SwiftIdentifiers.escaped(name)
     }
 
     /// The concrete path as string interpolation of the validated segments.
@@ -81,7 +91,7 @@ struct SubscriptionsRenderer {
             parts.map { part -> String in
                 switch part {
                 case .literal(let text): return text
-                case .parameter(let name): return "\\(\(SwiftIdentifiers.escaped(byName[name] ?? name)).value)"
+                case .parameter(let name): return "\\(self.\(SwiftIdentifiers.escaped(byName[name] ?? name)).value)"
                 }
             }.joined()
         }.joined(separator: "/")

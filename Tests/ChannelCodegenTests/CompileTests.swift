@@ -1,0 +1,194 @@
+import ChannelCodegen
+import Foundation
+import Testing
+
+/// Generated code must compile: a tenth channel added by editing the spec only, Swift keywords
+/// as property names, and every document of the public AsyncAPI corpus (or a clean diagnostic).
+@Suite("Generated code compiles")
+struct CompileTests {
+    /// Copies `spec/` to a temporary folder and returns the folder.
+    private func specCopy() throws -> URL {
+        let work = try TestSupport.temporaryDirectory()
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("spec"), to: work.appendingPathComponent("spec"))
+        return work
+    }
+
+    private func generate(config: URL, into output: URL) throws -> [URL] {
+        let result = try TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return OutputFile.allCases.map { output.appendingPathComponent($0.rawValue) }
+    }
+
+    @Test func aTenthChannelNeedsOnlySpecEdits() throws {
+        let work = try specCopy()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let asyncapi = work.appendingPathComponent("spec/vortex-events.asyncapi.yaml")
+        var spec = try TestSupport.contents(asyncapi)
+        spec = spec.replacingOccurrences(of: "\noperations:\n", with: """
+
+              deviceTamper:
+                address: vortex-app/user/{userId}/device/tamperDetected
+                summary: A device detected tampering.
+                parameters:
+                  userId:
+                    $ref: '#/components/parameters/userId'
+                messages:
+                  tamperDetected:
+                    $ref: '#/components/messages/tamperDetected'
+
+            operations:
+              deviceTamperValues:
+                action: receive
+                channel:
+                  $ref: '#/channels/deviceTamper'
+
+            """)
+        spec += """
+                tamperDetected:
+                  name: device/tamperDetected
+                  payload:
+                    $ref: './openapi-schemas.yaml#/components/schemas/DeviceTamperOutput'
+
+            """
+        try spec.write(to: asyncapi, atomically: true, encoding: .utf8)
+        let schemas = work.appendingPathComponent("spec/openapi-schemas.yaml")
+        try (try TestSupport.contents(schemas) + """
+
+                DeviceTamperOutput:
+                  type: object
+                  required: [eventType, timestamp]
+                  properties:
+                    eventType:
+                      type: string
+                    timestamp:
+                      type: string
+                      format: date-time
+                    thingName:
+                      type: string
+                      nullable: true
+
+            """).write(to: schemas, atomically: true, encoding: .utf8)
+
+        let config = try TestSupport.writeConfig(in: work, spec: asyncapi, extra: "notifier: BackendNotifier\n")
+        let files = try generate(config: config, into: work.appendingPathComponent("out"))
+        let models = try TestSupport.contents(files[0]), channels = try TestSupport.contents(files[1])
+        let subscriptions = try TestSupport.contents(files[2]), notifier = try TestSupport.contents(files[3])
+
+        #expect(models.contains("public struct DeviceTamperOutput: Codable, Hashable, Sendable"))
+        #expect(models.components(separatedBy: "Output: Codable, Hashable, Sendable {").count - 1 == 10)
+        #expect(channels.contains("public static let deviceTamper = ChannelTemplate(\"vortex-app/user/{userId}/device/tamperDetected\")"))
+        #expect(subscriptions.contains("public struct DeviceTamperSubscription: ChannelSubscription"))
+        #expect(subscriptions.components(separatedBy: ": ChannelSubscription {").count - 1 == 10)
+        #expect(notifier.contains("func deviceTamperValues() async -> AsyncStream<DeviceTamperOutput>"))
+        #expect(notifier.components(separatedBy: "public func ").count - 1 == 10)
+
+        let typecheck = try TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    @Test func swiftKeywordsAsNamesCompileAndDecode() throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("keywords.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Keywords, version: 1.0.0}
+            channels:
+              protocol:
+                address: ns/{self}/protocol
+                parameters:
+                  self: {}
+                messages:
+                  default:
+                    name: default
+                    payload:
+                      $ref: '#/components/schemas/Keywords'
+            operations:
+              default:
+                action: receive
+                channel: {$ref: '#/channels/protocol'}
+            components:
+              schemas:
+                Keywords:
+                  type: object
+                  required: [default, protocol, self]
+                  properties:
+                    default: {type: string}
+                    protocol: {type: integer}
+                    self: {type: boolean}
+                    class: {type: string, nullable: true}
+                    Type:
+                      type: object
+                      properties:
+                        in: {type: string}
+                    case:
+                      type: string
+                      enum: [default, case, self, unknown, 2fa]
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try generate(config: config, into: work.appendingPathComponent("out"))
+        let models = try TestSupport.contents(files[0])
+        #expect(models.contains("public var `default`: String"))
+        #expect(models.contains("public var `protocol`: Int"))
+        #expect(models.contains("public var `self`: Bool"))
+        #expect(models.contains("case unknownValue"))
+        #expect(models.contains("case _2fa"))
+        let typecheck = try TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        // Compile the models with a tiny program that decodes a payload using those keys.
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            let json = #"{"default":"d","protocol":7,"self":true,"Type":{"in":"x"},"case":"self"}"#
+            let value = try JSONDecoder().decode(Keywords.self, from: Data(json.utf8))
+            print(value.default, value.protocol, value.`self`, value.type?.in ?? "-", value.case == .`self`)
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let binary = work.appendingPathComponent("keywords")
+        let build = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path])
+        #expect(build.status == 0, "\(build.stderr)")
+        let run = try TestSupport.run(binary, [])
+        #expect(run.stdout == "d 7 true x true\n")
+    }
+
+    static let corpus: [String] = {
+        let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
+        let walker = FileManager.default.enumerator(atPath: root.path)
+        var documents: [String] = []
+        while let path = walker?.nextObject() as? String {
+            guard path.hasSuffix(".yml") || path.hasSuffix(".yaml") else { continue }
+            // Fragments (no `asyncapi:` key) are only reached through $ref.
+            if path.hasPrefix("social-media/common/") { continue }
+            documents.append(path)
+        }
+        return documents.sorted()
+    }()
+
+    @Test func corpusIsPresent() {
+        #expect(Self.corpus.count == 14)
+    }
+
+    /// Each real-world document either generates models that type-check, or stops with
+    /// `file:line:col` diagnostics and exit 1; nothing crashes.
+    @Test(arguments: corpus)
+    func corpusDocumentGeneratesOrFailsCleanly(_ path: String) throws {
+        let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let config = try TestSupport.writeConfig(in: work, spec: root.appendingPathComponent(path))
+        let output = work.appendingPathComponent("out")
+        let result = try TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(result.status == 0 || result.status == 1, "crashed: \(result.stderr)")
+        let diagnostic = /^.+:\d+:\d+: (error|warning|note): .+$/
+        for line in result.stderr.split(separator: "\n") {
+            #expect(line.wholeMatch(of: diagnostic) != nil, "not a located diagnostic: \(line)")
+        }
+        if result.status == 0 {
+            let typecheck = try TestSupport.typecheck([output.appendingPathComponent("Models.swift")])
+            #expect(typecheck.status == 0, "\(typecheck.stderr)")
+        } else {
+            #expect(result.stderr.contains(": error: "))
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+        }
+    }
+}
