@@ -70,6 +70,7 @@ let package = Package(
             dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "ChannelRuntimeTests", dependencies: ["ChannelRuntime"]),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "ChannelRuntime"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,51 @@
+import ChannelRuntime
+import Testing
+
+/// A user id becomes one channel segment; anything that could reach another user's channels
+/// (or is not a valid segment) must be rejected before a frame is sent.
+@Suite("Channel parameter validation")
+struct ChannelSegmentTests {
+    @Test(arguments: [
+        "a1b2c3d4-0000-4000-8000-123456789abc",  // a Cognito sub
+        "user-1", "U", String(repeating: "x", count: 50),
+    ])
+    func validSegments(_ value: String) throws {
+        #expect(try ChannelSegment(value, parameter: "userId").value == value)
+    }
+
+    @Test(arguments: [
+        ("", ChannelParameterError.empty(parameter: "userId")),
+        ("other/user", .invalidCharacter(parameter: "userId", character: "/")),
+        ("*", .invalidCharacter(parameter: "userId", character: "*")),
+        ("a*", .invalidCharacter(parameter: "userId", character: "*")),
+        ("user 1", .invalidCharacter(parameter: "userId", character: " ")),
+        ("../admin", .invalidCharacter(parameter: "userId", character: ".")),
+        ("user_1", .invalidCharacter(parameter: "userId", character: "_")),
+        ("user%2F1", .invalidCharacter(parameter: "userId", character: "%")),
+        ("user\n1", .invalidCharacter(parameter: "userId", character: "\n")),
+        ("usér", .invalidCharacter(parameter: "userId", character: "é")),
+        ("user{1}", .invalidCharacter(parameter: "userId", character: "{")),
+        ("-user", .edgeHyphen(parameter: "userId")),
+        ("user-", .edgeHyphen(parameter: "userId")),
+        (String(repeating: "x", count: 51), .tooLong(parameter: "userId", length: 51)),
+    ])
+    func rejectedSegments(_ value: String, _ expected: ChannelParameterError) {
+        #expect(throws: expected) { try ChannelSegment(value, parameter: "userId") }
+    }
+
+    @Test func errorsDoNotEchoTheValue() {
+        let error = ChannelParameterError.invalidCharacter(parameter: "userId", character: "/")
+        #expect(error.description == "channel parameter 'userId' contains '/'; only A-Z, a-z, 0-9 and '-' are allowed")
+        #expect(ChannelParameterError.invalidCharacter(parameter: "p", character: "\n").description.contains("U+A"))
+    }
+
+    @Test func templatesFillEveryParameter() throws {
+        let template = ChannelTemplate("vortex-app/user/{userId}/device/{deviceId}")
+        #expect(template.parameterNames == ["userId", "deviceId"])
+        let channel = try template.channel(["userId": ChannelSegment("u1"), "deviceId": ChannelSegment("d-2")])
+        #expect(channel == "vortex-app/user/u1/device/d-2")
+        #expect(throws: ChannelParameterError.missing(parameter: "deviceId", channel: template.address)) {
+            try template.channel(["userId": ChannelSegment("u1")])
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ChannelSpec
+import Foundation
+import Testing
+
+@Suite("$ref resolution")
+struct ResolverTests {
+    /// Writes files into a fresh folder and returns its path.
+    func folder(_ files: [String: String]) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("resolver-\(UUID().uuidString)")
+        for (name, text) in files {
+            let file = url.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        return url.path
+    }
+
+    @Test func localAndCrossFileReferencesWithEscapes() throws {
+        let dir = try folder([
+            "root.yaml": """
+                local: {$ref: '#/defs/a~1b'}
+                tilde: {$ref: '#/defs/c~0d'}
+                remote: {$ref: './lib/types.yaml#/schemas/Thing'}
+                percent: {$ref: './lib/types.yaml#/schemas/With%20Space'}
+                defs:
+                  a/b: {type: string}
+                  c~d: {type: integer}
+                """,
+            "lib/types.yaml": """
+                schemas:
+                  Thing: {$ref: '#/schemas/Real'}
+                  Real: {type: boolean}
+                  With Space: {type: number}
+                """,
+        ])
+        let workspace = SpecWorkspace(rootFile: dir + "/root.yaml")
+        let root = try workspace.root()
+        let local = try workspace.resolve(try #require(root.child("local")))
+        #expect(local.node["type"]?.string == "string")
+        #expect(local.pointer == "/defs/a~1b")
+        #expect(try workspace.resolve(try #require(root.child("tilde"))).node["type"]?.string == "integer")
+        let remote = try workspace.resolve(try #require(root.child("remote")))
+        #expect(remote.node["type"]?.string == "boolean")
+        #expect(remote.file == dir + "/lib/types.yaml")
+        #expect(workspace.displayReference(remote) == "lib/types.yaml#/schemas/Real")
+        #expect(try workspace.resolve(try #require(root.child("percent"))).node["type"]?.string == "number")
+    }
+
+    @Test func eachFileIsLoadedOnce() throws {
+        let dir = try folder([
+            "root.yaml": "a: {$ref: './lib.yaml#/x'}\nb: {$ref: './lib.yaml#/y'}\nc: {$ref: 'lib.yaml#/x'}\n",
+            "lib.yaml": "x: {type: string}\ny: {type: string}\n",
+        ])
+        let workspace = SpecWorkspace(rootFile: dir + "/root.yaml")
+        let root = try workspace.root()
+        for key in ["a", "b", "c"] { _ = try workspace.resolve(try #require(root.child(key))) }
+        #expect(workspace.loadedFiles == [dir + "/root.yaml", dir + "/lib.yaml"])
+    }
+
+    @Test func cyclesAreReportedWithTheirPath() throws {
+        let dir = try folder([
+            "root.yaml": "start: {$ref: './other.yaml#/a'}\n",
+            "other.yaml": "a: {$ref: '#/b'}\nb: {$ref: '#/a'}\n",
+        ])
+        let workspace = SpecWorkspace(rootFile: dir + "/root.yaml")
+        let start = try #require(try workspace.root().child("start"))
+        #expect {
+            _ = try workspace.resolve(start)
+        } throws: { error in
+            let message = (error as? DiagnosticsError)?.diagnostics.first?.description ?? ""
+            return message == "\(dir)/other.yaml:1:11: error: $ref cycle: #/start → other.yaml#/a → other.yaml#/b → other.yaml#/a"
+        }
+    }
+
+    @Test func danglingPointersNameTheMissingToken() throws {
+        let dir = try folder(["root.yaml": "a: {$ref: '#/defs/missing'}\ndefs: {}\n"])
+        let workspace = SpecWorkspace(rootFile: dir + "/root.yaml")
+        let a = try #require(try workspace.root().child("a"))
+        #expect {
+            _ = try workspace.resolve(a)
+        } throws: { error in
+            (error as? DiagnosticsError)?.diagnostics.first?.message
+                == "unresolved $ref '#/defs/missing': '#/defs' in root.yaml has no 'missing'"
+        }
+    }
+
+    @Test func pointerTokensUnescapeInTheRightOrder() {
+        #expect(JSONPointer.tokens("/a~1b/c~0d/~01") == ["a/b", "c~d", "~1"])
+        #expect(JSONPointer.tokens("") == [])
+        #expect(JSONPointer.tokens("no-slash") == nil)
+        #expect(JSONPointer.escape("a/b~c") == "a~1b~0c")
+    }
+}

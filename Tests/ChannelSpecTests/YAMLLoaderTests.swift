@@ -1,0 +1,114 @@
+import ChannelSpec
+import Testing
+
+@Suite("YAML loader")
+struct YAMLLoaderTests {
+    func load(_ text: String) throws(DiagnosticsError) -> YAMLNode {
+        try YAMLLoader.load(text, file: "t.yaml")
+    }
+
+    func firstError(_ text: String) -> String? {
+        do {
+            _ = try load(text)
+            return nil
+        } catch {
+            return error.diagnostics.first?.description
+        }
+    }
+
+    @Test func everyNodeKeepsItsLineAndColumn() throws {
+        let root = try load("""
+            a:
+              b: [1, two]
+              c:
+                - x: 1
+            """)
+        #expect(root.location == SourceLocation(file: "t.yaml", line: 1, column: 1))
+        let b = try #require(root["a"]?["b"])
+        #expect(b.location.line == 2 && b.location.column == 6)
+        #expect(b.items?[1].location.column == 10)
+        #expect(b.items?[1].string == "two")
+        let x = try #require(root["a"]?["c"]?.items?.first?["x"])
+        #expect(x.location.line == 4 && x.location.column == 10)
+        let keys = try #require(root["a"]?.entries)
+        #expect(keys.map(\.key) == ["b", "c"])
+        #expect(keys[1].keyLocation == SourceLocation(file: "t.yaml", line: 3, column: 3))
+    }
+
+    @Test func scalarsAreTypedOnDemand() throws {
+        let root = try load("""
+            plain: 12
+            quoted: "12"
+            yes: true
+            none: null
+            tilde: ~
+            text: hello
+            """)
+        #expect(root["plain"]?.scalar?.integer == 12)
+        #expect(root["quoted"]?.scalar?.integer == nil)
+        #expect(root["quoted"]?.string == "12")
+        #expect(root["yes"]?.scalar?.bool == true)
+        #expect(root["none"]?.scalar?.isNull == true)
+        #expect(root["none"]?.string == nil)
+        #expect(root["tilde"]?.scalar?.isNull == true)
+        #expect(root["text"]?.kindDescription == "a string")
+    }
+
+    @Test func anchorsAndAliasesExpand() throws {
+        let root = try load("""
+            base: &shared
+              type: string
+              description: shared
+            copy: *shared
+            """)
+        #expect(root["copy"]?["type"]?.string == "string")
+        #expect(root["copy"]?["description"]?.string == "shared")
+    }
+
+    @Test func duplicateKeysAreErrorsAtTheSecondKey() {
+        #expect(firstError("a: 1\nb: 2\na: 3\n") == "t.yaml:3:1: error: duplicate key 'a' (first defined at line 1, column 1)")
+    }
+
+    @Test func syntaxErrorsCarryTheirPosition() {
+        let error = firstError("a: [1, 2\nb: 3\n")
+        #expect(error?.hasPrefix("t.yaml:2:2: error: YAML syntax error: did not find expected ',' or ']'") == true)
+    }
+
+    @Test func unknownAliasIsAnError() {
+        #expect(firstError("a: *nope\n") == "t.yaml:1:4: error: unknown alias '*nope'")
+    }
+
+    @Test func mergeKeysAreRejectedWithAnExplanation() {
+        #expect(firstError("a: &x {k: 1}\nb:\n  <<: *x\n") == "t.yaml:3:3: error: YAML merge keys ('<<') are not supported; write the keys out")
+    }
+
+    @Test func aliasBombsStopInsteadOfExhaustingMemory() {
+        var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+        for level in 1...7 {
+            let refs = Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+            lines.append("a\(level): &a\(level) [\(refs)]")
+        }
+        let error = firstError(lines.joined(separator: "\n") + "\n")
+        #expect(error?.contains("aliases expand to more than 1000000 nodes") == true)
+    }
+
+    @Test func deepNestingDoesNotOverflowTheStack() throws {
+        let depth = 5_000
+        let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        var node = try load(text)
+        var levels = 0
+        while let inner = node.items?.first {
+            node = inner
+            levels += 1
+        }
+        #expect(levels == depth - 1)
+    }
+
+    @Test func onlyOneDocumentPerFile() {
+        #expect(firstError("a: 1\n---\nb: 2\n") == "t.yaml:2:1: error: a spec file must hold exactly one YAML document")
+    }
+
+    @Test func emptyFilesAreReported() {
+        #expect(firstError("# only a comment\n") == "t.yaml:1:1: error: file is empty")
+    }
+}

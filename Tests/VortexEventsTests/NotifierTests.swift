@@ -1,0 +1,59 @@
+import Testing
+import VortexEvents
+
+/// A source that records which subscriptions the notifier asks for and replays one event each.
+private actor RecordingSource: ChannelEventSource {
+    private(set) var requested: [String] = []
+    let userId: ChannelSegment
+    let events: [String: any Sendable]
+
+    init(userId: ChannelSegment, events: [String: any Sendable]) {
+        self.userId = userId
+        self.events = events
+    }
+
+    func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event> {
+        let channel = (try? Subscription(parameters: ["userId": userId]).channel) ?? "invalid"
+        requested.append(channel)
+        let event = events[Subscription.template.address] as? Subscription.Event
+        return AsyncStream { continuation in
+            if let event { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+}
+
+@Suite("Generated notifier")
+struct NotifierTests {
+    @Test func eachMethodAsksForItsOwnChannel() async throws {
+        let presence = DevicePresenceOutput(eventType: "device/presenceChanged", timestamp: .now, online: true)
+        let revoke = UserTokenRevokeOutput(eventType: "user/tokenRevoked", timestamp: .now, userId: "u1", revokedAt: .now)
+        let source = RecordingSource(userId: try ChannelSegment("u1"), events: [
+            Channels.devicePresence.address: presence,
+            Channels.userTokenRevokeEvents.address: revoke,
+        ])
+        let notifier: any BackendNotifierProtocol = BackendNotifier(source: source)
+
+        var received: [DevicePresenceOutput] = []
+        for await event in await notifier.devicePresenceValues() { received.append(event) }
+        #expect(received == [presence])
+        var revoked: [UserTokenRevokeOutput] = []
+        for await event in await notifier.revokeValues() { revoked.append(event) }
+        #expect(revoked == [revoke])
+
+        _ = await notifier.deviceRecordingValues()
+        _ = await notifier.deviceFirmwareValues()
+        _ = await notifier.archiveValues()
+        _ = await notifier.licenseValues()
+        _ = await notifier.planValues()
+        _ = await notifier.aiSettingsValues()
+        _ = await notifier.roleValues()
+        #expect(await source.requested == [
+            "vortex-app/user/u1/device/presenceChanged", "vortex-app/user/u1/tokenRevoked",
+            "vortex-app/user/u1/device/recordingStateChanged", "vortex-app/user/u1/device/firmwareUpdated",
+            "vortex-app/user/u1/archive/stateChanged", "vortex-app/user/u1/organization/licensePhaseChanged",
+            "vortex-app/user/u1/organization/planChanged", "vortex-app/user/u1/organization/aiSettingsChanged",
+            "vortex-app/user/u1/roleChanged",
+        ])
+    }
+}
