@@ -13,6 +13,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
         // libyaml from the system: apt `libyaml-dev`, brew `libyaml`.
@@ -52,7 +56,15 @@ let package = Package(
         ),
 
         // The handwritten runtime that generated code targets.
-        .target(name: "ChannelRuntime"),
+        .target(
+            name: "ChannelRuntime",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "WSClient", package: "swift-websocket"),
+            ]
+        ),
 
         // The Vortex client: a config file only; every type comes from the plugin.
         .target(

@@ -17,8 +17,18 @@ public protocol ChannelSubscription: Hashable, Sendable {
     var channel: String { get }
 }
 
-/// Where a generated notifier gets its streams: the runtime's connection, or a test double.
-/// A stream stays open across reconnects; the source fills the subscription's parameters.
+/// Where a generated notifier gets its streams: `ChannelEventHub` over an `AppSyncConnection`, or a
+/// test double. The source holds the channel parameters (such as the signed-in user id) and fills
+/// them into each subscription; a stream stays open across reconnects and parameter changes.
 public protocol ChannelEventSource: Sendable {
     func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event>
+
+    /// Sets a channel parameter; every open stream moves to the channels the new value names.
+    func setParameter(_ name: String, to value: ChannelSegment) async
+}
+
+/// A payload that names its own event type. The runtime compares it with the subscription's
+/// `eventType` and drops (and counts) mismatches; routing never depends on it.
+public protocol EventTypeReporting {
+    var eventType: String { get }
 }

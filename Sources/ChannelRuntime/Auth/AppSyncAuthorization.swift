@@ -1,0 +1,80 @@
+import Foundation
+
+/// What an authorizer is asked to sign: the operation, and the request AppSync expects signed
+/// (a `POST` of `body` to the API's HTTP endpoint).
+public struct AuthorizationRequest: Sendable {
+    public enum Operation: Sendable, Equatable {
+        case connect
+        case subscribe(channel: String)
+        case publish(channel: String, events: [String])
+    }
+
+    public var operation: Operation
+    public var endpoint: AppSyncEndpoint
+
+    /// The JSON body a SigV4 signer signs: `{}` for connect, `{"channel":…}` for subscribe,
+    /// `{"channel":…,"events":[…]}` for publish (keys in this order, `/` unescaped).
+    public var body: String {
+        switch operation {
+        case .connect:
+            return "{}"
+        case .subscribe(let channel):
+            return "{\"channel\":\(jsonString(channel))}"
+        case .publish(let channel, let events):
+            return "{\"channel\":\(jsonString(channel)),\"events\":[\(events.map(jsonString).joined(separator: ","))]}"
+        }
+    }
+}
+
+/// How the client authorizes connect, subscribe and publish. Providers are called for every
+/// operation, so rotated tokens are picked up without reconnecting. Header values are secrets:
+/// the runtime never logs them.
+public struct AppSyncAuthorization: Sendable {
+    private let makeHeaders: @Sendable (AuthorizationRequest) async throws -> [String: String]
+
+    /// Headers for `request`; `host` is always the HTTP endpoint's host.
+    public func headers(for request: AuthorizationRequest) async throws -> [String: String] {
+        var headers = try await makeHeaders(request)
+        headers["host"] = request.endpoint.host
+        return headers
+    }
+
+    /// An API key (`x-api-key`).
+    public static func apiKey(_ key: String) -> AppSyncAuthorization {
+        AppSyncAuthorization { _ in ["x-api-key": key] }
+    }
+
+    /// A token in `Authorization`: a Cognito user pool or OIDC JWT, or a Lambda authorizer token.
+    /// `token` is called on every connect and every subscribe.
+    public static func token(_ token: @escaping @Sendable () async throws -> String) -> AppSyncAuthorization {
+        AppSyncAuthorization { _ in ["Authorization": try await token()] }
+    }
+
+    /// Any other scheme, e.g. IAM: return every header of the request signed with SigV4
+    /// (service `appsync`, a `POST` of `request.body` to `request.endpoint.http`).
+    public static func custom(_ sign: @escaping @Sendable (AuthorizationRequest) async throws -> [String: String]) -> AppSyncAuthorization {
+        AppSyncAuthorization(makeHeaders: sign)
+    }
+
+    /// The `header-<base64url(JSON)>` WebSocket subprotocol that carries connect authorization.
+    public static func headerSubprotocol(_ headers: [String: String]) -> String {
+        let json = try! JSONSerialization.data(withJSONObject: headers, options: [.sortedKeys, .withoutEscapingSlashes])
+        return "header-" + base64URL(json)
+    }
+
+    /// Base64url (RFC 4648 §5) without padding: `=` and `/` are not legal in `Sec-WebSocket-Protocol`.
+    public static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The subprotocol AppSync Events requires next to the auth subprotocol.
+    public static let eventSubprotocol = "aws-appsync-event-ws"
+}
+
+private func jsonString(_ text: String) -> String {
+    let data = try! JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
+    return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The two URLs of an AppSync Event API, derived from its HTTP endpoint:
+/// `https://<id>.appsync-api.<region>.amazonaws.com/event` →
+/// `wss://<id>.appsync-realtime-api.<region>.amazonaws.com/event/realtime`. Custom domains (and a
+/// local emulator) keep their host: `https://api.example.com/event` → `wss://api.example.com/event/realtime`.
+public struct AppSyncEndpoint: Sendable, Hashable {
+    /// `POST` target for HTTP publish.
+    public let http: URL
+    /// The WebSocket URL.
+    public let realtime: URL
+    /// The HTTP host (with its port, when the URL has one): the `host` of every auth object.
+    public let host: String
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case invalidURL(String)
+        /// Plain `http`/`ws` is allowed for loopback hosts only.
+        case insecureScheme(String)
+
+        public var description: String {
+            switch self {
+            case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
+            case .insecureScheme(let url): return "'\(url)' is not https; plain http is allowed for loopback hosts only"
+            }
+        }
+    }
+
+    public init(http url: URL) throws(Failure) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = components.scheme?.lowercased(), let hostName = components.host, !hostName.isEmpty
+        else { throw .invalidURL(url.absoluteString) }
+        let secure: Bool
+        switch scheme {
+        case "https": secure = true
+        case "http":
+            guard Self.isLoopback(hostName) else { throw .insecureScheme(url.absoluteString) }
+            secure = false
+        default:
+            throw .invalidURL(url.absoluteString)
+        }
+        let port = components.port.map { ":\($0)" } ?? ""
+        let realtimeHost = Self.isStandardAWSHost(hostName)
+            ? hostName.replacingOccurrences(of: ".appsync-api.", with: ".appsync-realtime-api.")
+            : hostName
+        let urlHost = hostName.contains(":") ? "[\(hostName)]" : hostName
+        let realtimeURLHost = realtimeHost.contains(":") ? "[\(realtimeHost)]" : realtimeHost
+        self.host = urlHost + port
+        self.http = URL(string: "\(secure ? "https" : "http")://\(urlHost)\(port)/event")!
+        self.realtime = URL(string: "\(secure ? "wss" : "ws")://\(realtimeURLHost)\(port)/event/realtime")!
+    }
+
+    public init(http string: String) throws(Failure) {
+        guard let url = URL(string: string) else { throw .invalidURL(string) }
+        try self.init(http: url)
+    }
+
+    static func isStandardAWSHost(_ host: String) -> Bool {
+        host.contains(".appsync-api.") && (host.hasSuffix(".amazonaws.com") || host.hasSuffix(".amazonaws.com.cn"))
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A message the client sends over the AppSync Events WebSocket.
+public enum ClientMessage: Sendable, Equatable {
+    case connectionInit
+    case subscribe(id: String, channel: String, authorization: [String: String])
+    case unsubscribe(id: String)
+    /// `events` are 1–5 JSON texts, each one serialized event.
+    case publish(id: String, channel: String, events: [String], authorization: [String: String])
+
+    /// The JSON text frame. Keys are sorted and `/` is not escaped, so frames are stable and
+    /// match what a signer would sign.
+    public func encoded() -> String {
+        var object: [String: any Sendable] = [:]
+        switch self {
+        case .connectionInit:
+            object["type"] = "connection_init"
+        case .subscribe(let id, let channel, let authorization):
+            object = ["type": "subscribe", "id": id, "channel": channel, "authorization": authorization]
+        case .unsubscribe(let id):
+            object = ["type": "unsubscribe", "id": id]
+        case .publish(let id, let channel, let events, let authorization):
+            object = ["type": "publish", "id": id, "channel": channel, "events": events, "authorization": authorization]
+        }
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

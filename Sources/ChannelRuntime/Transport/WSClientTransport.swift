@@ -1,0 +1,118 @@
+import Foundation
+import HTTPTypes
+import Logging
+import NIOConcurrencyHelpers
+import WSClient
+
+/// The default transport on every platform: `WebSocketClient` from hummingbird-project/swift-websocket
+/// (SwiftNIO; TLS for `wss`). `URLSessionWebSocketTask` is not used because it does not work on Linux.
+public struct WSClientTransport: WebSocketTransport {
+    public var logger: Logger
+    /// Largest message accepted or sent in one frame; AppSync events are at most 240 KB, escaped inside a frame.
+    public var maximumMessageSize: Int
+
+    public init(logger: Logger = Logger(label: "ChannelRuntime.WebSocket"), maximumMessageSize: Int = 1 << 21) {
+        self.logger = logger
+        self.maximumMessageSize = maximumMessageSize
+    }
+
+    public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+        let (inbound, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let session = WSClientSession(inbound: inbound)
+        var headers = HTTPFields()
+        headers[.secWebSocketProtocol] = subprotocols.joined(separator: ", ")
+        let configuration = WebSocketClientConfiguration(maxFrameSize: maximumMessageSize, additionalHeaders: headers)
+        let maximumMessageSize = self.maximumMessageSize
+        let logger = self.logger
+        let opened = OneShot()
+        let task = Task {
+            do {
+                try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                    session.attach(outbound)
+                    opened.resolve(nil)
+                    var messages = inbound.messages(maxSize: maximumMessageSize).makeAsyncIterator()
+                    while let message = try await messages.next() {
+                        if case .text(let text) = message { continuation.yield(text) }
+                    }
+                }
+                opened.resolve(WebSocketSessionClosed())
+            } catch {
+                opened.resolve(error)
+            }
+            continuation.finish()
+            session.detach()
+        }
+        session.setTask(task)
+        try await withTaskCancellationHandler {
+            try await opened.wait()
+        } onCancel: {
+            opened.resolve(CancellationError())
+            task.cancel()
+        }
+        return session
+    }
+}
+
+/// The connection ended before the WebSocket upgrade completed.
+public struct WebSocketSessionClosed: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "the WebSocket closed before the upgrade completed" }
+}
+
+private final class WSClientSession: WebSocketSession, Sendable {
+    let inbound: AsyncStream<String>
+    private let state = NIOLockedValueBox<(outbound: WebSocketOutboundWriter?, task: Task<Void, Never>?)>((nil, nil))
+
+    init(inbound: AsyncStream<String>) { self.inbound = inbound }
+
+    func attach(_ outbound: WebSocketOutboundWriter) { state.withLockedValue { $0.outbound = outbound } }
+    func detach() { state.withLockedValue { $0.outbound = nil } }
+    func setTask(_ task: Task<Void, Never>) { state.withLockedValue { $0.task = task } }
+
+    func send(_ text: String) async throws {
+        guard let outbound = state.withLockedValue({ $0.outbound }) else { throw WebSocketSessionClosed() }
+        try await outbound.writeTextMessage(text)
+    }
+
+    func close() async {
+        let (outbound, task) = state.withLockedValue { ($0.outbound, $0.task) }
+        if let outbound {
+            try? await outbound.close(.normalClosure, reason: nil)
+        } else {
+            task?.cancel()
+        }
+    }
+}
+
+/// Resolves once (with `nil` for success or an error); `wait()` returns that outcome whenever it is called.
+final class OneShot: Sendable {
+    private let state = NIOLockedValueBox<(done: Bool, error: (any Error)?, waiter: CheckedContinuation<Void, any Error>?)>((false, nil, nil))
+
+    func resolve(_ error: (any Error)?) {
+        let waiter: CheckedContinuation<Void, any Error>? = state.withLockedValue { state in
+            guard !state.done else { return nil }
+            state.done = true
+            state.error = error
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        if let waiter {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+        }
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome: (any Error)?? = state.withLockedValue { state in
+                if state.done { return .some(state.error) }
+                state.waiter = continuation
+                return .none
+            }
+            switch outcome {
+            case .none: break
+            case .some(nil): continuation.resume()
+            case .some(let error?): continuation.resume(throwing: error)
+            }
+        }
+    }
+}

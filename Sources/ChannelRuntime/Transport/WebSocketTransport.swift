@@ -1,0 +1,18 @@
+import Foundation
+
+/// Opens WebSocket connections. The runtime talks to the network only through this protocol, so
+/// tests drive it with an in-memory transport and apps may bring their own.
+public protocol WebSocketTransport: Sendable {
+    /// Connects to `url` offering `subprotocols`; returns once the upgrade succeeded.
+    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession
+}
+
+/// One open WebSocket.
+public protocol WebSocketSession: Sendable {
+    /// Text frames from the server. Finishes when the connection ends, for whatever reason:
+    /// AppSync's close codes carry no meaning, so the runtime does not look at them.
+    var inbound: AsyncStream<String> { get }
+    func send(_ text: String) async throws
+    /// Closes the connection; `inbound` finishes.
+    func close() async
+}
