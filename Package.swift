@@ -82,7 +82,14 @@ let package = Package(
             dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ChannelRuntimeTests", dependencies: ["ChannelRuntime"]),
+        .testTarget(
+            name: "ChannelRuntimeTests",
+            dependencies: [
+                "ChannelRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "ChannelRuntime"]),
     ],
     swiftLanguageModes: [.v6]

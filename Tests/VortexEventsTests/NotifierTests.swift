@@ -4,7 +4,7 @@ import VortexEvents
 /// A source that records which subscriptions the notifier asks for and replays one event each.
 private actor RecordingSource: ChannelEventSource {
     private(set) var requested: [String] = []
-    let userId: ChannelSegment
+    private(set) var userId: ChannelSegment
     let events: [String: any Sendable]
 
     init(userId: ChannelSegment, events: [String: any Sendable]) {
@@ -20,6 +20,10 @@ private actor RecordingSource: ChannelEventSource {
             if let event { continuation.yield(event) }
             continuation.finish()
         }
+    }
+
+    func setParameter(_ name: String, to value: ChannelSegment) {
+        if name == "userId" { userId = value }
     }
 }
 

@@ -12,6 +12,11 @@ public struct AuthorizationRequest: Sendable {
     public var operation: Operation
     public var endpoint: AppSyncEndpoint
 
+    public init(operation: Operation, endpoint: AppSyncEndpoint) {
+        self.operation = operation
+        self.endpoint = endpoint
+    }
+
     /// The JSON body a SigV4 signer signs: `{}` for connect, `{"channel":…}` for subscribe,
     /// `{"channel":…,"events":[…]}` for publish (keys in this order, `/` unescaped).
     public var body: String {

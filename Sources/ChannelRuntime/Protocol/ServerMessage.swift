@@ -118,6 +118,11 @@ public struct PublishResult: Sendable, Equatable {
     public struct Success: Sendable, Equatable {
         public var identifier: String
         public var index: Int
+
+        public init(identifier: String, index: Int) {
+            self.identifier = identifier
+            self.index = index
+        }
     }
 
     public struct Failure: Sendable, Equatable {
@@ -126,6 +131,13 @@ public struct PublishResult: Sendable, Equatable {
         /// A number or a string on the wire (`401`, `"EventTooLargeException"`).
         public var code: String?
         public var message: String?
+
+        public init(identifier: String?, index: Int, code: String?, message: String?) {
+            self.identifier = identifier
+            self.index = index
+            self.code = code
+            self.message = message
+        }
     }
 
     public var successful: [Success]

@@ -1,0 +1,130 @@
+import ChannelRuntime
+import Foundation
+import Testing
+
+@Suite("AppSync Events codec")
+struct CodecTests {
+    @Test func clientMessagesMatchTheProtocol() throws {
+        #expect(ClientMessage.connectionInit.encoded() == #"{"type":"connection_init"}"#)
+        let subscribe = ClientMessage.subscribe(id: "s1", channel: "/ns/a", authorization: ["x-api-key": "k", "host": "h"]).encoded()
+        #expect(subscribe == #"{"authorization":{"host":"h","x-api-key":"k"},"channel":"/ns/a","id":"s1","type":"subscribe"}"#)
+        #expect(ClientMessage.unsubscribe(id: "s1").encoded() == #"{"id":"s1","type":"unsubscribe"}"#)
+        let publish = ClientMessage.publish(id: "p1", channel: "ns/a", events: [#"{"a":1}"#, "\"text\""], authorization: [:]).encoded()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(publish.utf8)) as? [String: Any])
+        #expect(object["events"] as? [String] == [#"{"a":1}"#, "\"text\""])
+    }
+
+    @Test func dataEventAsOneStringOrAnArray() throws {
+        #expect(try ServerMessage.decode(#"{"id":"1","type":"data","event":"{\"team\": \"McLaren\"}"}"#)
+            == .data(id: "1", events: [#"{"team": "McLaren"}"#]))
+        // The array form from the AWS documentation, verbatim.
+        #expect(try ServerMessage.decode(#"{"type":"data","id":"ee849ef0-cf23-4cb8-9fcb-152ae4fd1e69","event":["\"my event content\""]}"#)
+            == .data(id: "ee849ef0-cf23-4cb8-9fcb-152ae4fd1e69", events: ["\"my event content\""]))
+    }
+
+    @Test func connectionAckTimeoutAtTopLevelOrUnderPayload() throws {
+        #expect(try ServerMessage.decode(#"{"type": "connection_ack", "connectionTimeoutMs": 300000}"#) == .connectionAck(connectionTimeoutMs: 300_000))
+        #expect(try ServerMessage.decode(#"{"type":"connection_ack","payload":{"connectionTimeoutMs":1000}}"#) == .connectionAck(connectionTimeoutMs: 1000))
+        #expect(try ServerMessage.decode(#"{"type":"connection_ack"}"#) == .connectionAck(connectionTimeoutMs: nil))
+    }
+
+    @Test func errorsAndCodesAsStringsOrNumbers() throws {
+        let connectionError = try ServerMessage.decode("""
+            {"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call.","errorCode":401}]}
+            """)
+        guard case .connectionError(let errors) = connectionError else {
+            Issue.record("not a connection_error")
+            return
+        }
+        #expect(errors == [ServiceError(errorType: "UnauthorizedException", message: "You are not authorized to make this call.", code: "401")])
+        #expect(errors[0].isNonRetryable)
+
+        let publish = try ServerMessage.decode("""
+            {"id":"p","type":"publish_success","successful":[{"identifier":"221b6b3f","index":0}],
+             "failed":[{"identifier":"x","index":1,"code":401,"message":"error"},{"index":2,"code":"EventTooLargeException","message":"Transformed event is larger than 240KB"}],
+             "extra":"ignored"}
+            """)
+        #expect(publish == .publishSuccess(id: "p", PublishResult(
+            successful: [.init(identifier: "221b6b3f", index: 0)],
+            failed: [
+                .init(identifier: "x", index: 1, code: "401", message: "error"),
+                .init(identifier: nil, index: 2, code: "EventTooLargeException", message: "Transformed event is larger than 240KB"),
+            ])))
+    }
+
+    @Test func everyServerMessageOfTheDocs() throws {
+        #expect(try ServerMessage.decode(#"{ "type": "ka" }"#) == .keepAlive)
+        #expect(try ServerMessage.decode(#"{"type":"subscribe_success","id":"a"}"#) == .subscribeSuccess(id: "a"))
+        #expect(try ServerMessage.decode("""
+            {"type":"subscribe_error","id":"a","errors":[{"errorType":"SubscriptionProcessingError","message":"There was an error processing the operation"}]}
+            """) == .subscribeError(id: "a", [ServiceError(errorType: "SubscriptionProcessingError", message: "There was an error processing the operation")]))
+        #expect(try ServerMessage.decode(#"{"type":"unsubscribe_success","id":"a"}"#) == .unsubscribeSuccess(id: "a"))
+        #expect(try ServerMessage.decode(#"{"type":"unsubscribe_error","id":"a","errors":[{"errorType":"UnknownOperationError","message":"Unknown operation id a"}]}"#)
+            == .unsubscribeError(id: "a", [ServiceError(errorType: "UnknownOperationError", message: "Unknown operation id a")]))
+        #expect(try ServerMessage.decode(#"{"type":"broadcast_error","id":"a","errors":[{"errorType":"MessageProcessingError","message":"m"}]}"#)
+            == .broadcastError(id: "a", [ServiceError(errorType: "MessageProcessingError", message: "m")]))
+        #expect(try ServerMessage.decode(#"{"id":"p","type":"publish_error","errors":[{"errorType":"An error type","message":"A message"}]}"#)
+            == .publishError(id: "p", [ServiceError(errorType: "An error type", message: "A message")]))
+        #expect(try ServerMessage.decode(#"{"type":"error","errors":[{"errorType":"X","message":"y"}]}"#) == .error(id: nil, [ServiceError(errorType: "X", message: "y")]))
+        #expect(try ServerMessage.decode(#"{"type":"start_ack","id":"a"}"#) == .unknown(type: "start_ack"))
+    }
+
+    @Test func malformedFramesAreTypedFailures() {
+        #expect(throws: ServerMessage.DecodingFailure.notJSON) { try ServerMessage.decode("not json") }
+        #expect(throws: ServerMessage.DecodingFailure.notJSON) { try ServerMessage.decode("[1,2]") }
+        #expect(throws: ServerMessage.DecodingFailure.missingField("type")) { try ServerMessage.decode(#"{"id":"a"}"#) }
+        #expect(throws: ServerMessage.DecodingFailure.missingField("event")) { try ServerMessage.decode(#"{"type":"data","id":"a"}"#) }
+        #expect(throws: ServerMessage.DecodingFailure.missingField("id")) { try ServerMessage.decode(#"{"type":"data","event":"{}"}"#) }
+    }
+}
+
+@Suite("Endpoints and authorization")
+struct EndpointAuthTests {
+    @Test func standardAWSEndpoint() throws {
+        let endpoint = try AppSyncEndpoint(http: "https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/event")
+        #expect(endpoint.realtime.absoluteString == "wss://abcdefghijklmnopqrstuvwxyz.appsync-realtime-api.us-east-1.amazonaws.com/event/realtime")
+        #expect(endpoint.host == "abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com")
+        #expect(endpoint.http.absoluteString == "https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/event")
+        let china = try AppSyncEndpoint(http: "https://x.appsync-api.cn-north-1.amazonaws.com.cn/event")
+        #expect(china.realtime.host == "x.appsync-realtime-api.cn-north-1.amazonaws.com.cn")
+    }
+
+    @Test func customDomainKeepsItsHost() throws {
+        let endpoint = try AppSyncEndpoint(http: "https://api.example.com/event")
+        #expect(endpoint.realtime.absoluteString == "wss://api.example.com/event/realtime")
+        #expect(endpoint.host == "api.example.com")
+        // A custom domain that merely contains "appsync-api" is not rewritten.
+        #expect(try AppSyncEndpoint(http: "https://appsync-api.example.com/event").realtime.host == "appsync-api.example.com")
+    }
+
+    @Test func loopbackMayUsePlainHTTPWithAPort() throws {
+        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:8123/event")
+        #expect(endpoint.realtime.absoluteString == "ws://127.0.0.1:8123/event/realtime")
+        #expect(endpoint.host == "127.0.0.1:8123")
+        #expect(try AppSyncEndpoint(http: "https://api.example.com:8443/event").host == "api.example.com:8443")
+    }
+
+    @Test func plainHTTPElsewhereIsRefused() {
+        #expect(throws: AppSyncEndpoint.Failure.insecureScheme("http://api.example.com/event")) {
+            try AppSyncEndpoint(http: "http://api.example.com/event")
+        }
+        #expect(throws: AppSyncEndpoint.Failure.self) { try AppSyncEndpoint(http: "ftp://x/event") }
+    }
+
+    @Test func headerSubprotocolIsBase64URLWithoutPadding() throws {
+        // 1 byte of padding would appear for this length; '+' and '/' would appear for these bytes.
+        let subprotocol = AppSyncAuthorization.headerSubprotocol(["host": "example1234567890000.appsync-api.us-east-1.amazonaws.com", "x-api-key": "da2-12345678901234567890123456"])
+        #expect(subprotocol.hasPrefix("header-"))
+        #expect(!subprotocol.contains("=") && !subprotocol.contains("+") && !subprotocol.contains("/"))
+        #expect(AppSyncAuthorization.base64URL(Data([0xfb, 0xff])) == "-_8")
+        #expect(AppSyncAuthorization.base64URL(Data("a".utf8)) == "YQ")
+    }
+
+    @Test func signedBodiesForIAM() throws {
+        let endpoint = try AppSyncEndpoint(http: "https://api.example.com/event")
+        #expect(AuthorizationRequest(operation: .connect, endpoint: endpoint).body == "{}")
+        #expect(AuthorizationRequest(operation: .subscribe(channel: "/ns/a/*"), endpoint: endpoint).body == #"{"channel":"/ns/a/*"}"#)
+        #expect(AuthorizationRequest(operation: .publish(channel: "ns/a", events: [#"{"x":1}"#]), endpoint: endpoint).body
+            == #"{"channel":"ns/a","events":["{\"x\":1}"]}"#)
+    }
+}

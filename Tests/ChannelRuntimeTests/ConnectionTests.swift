@@ -1,0 +1,313 @@
+import ChannelRuntime
+import Foundation
+import Testing
+
+/// The connection lifecycle on a manual clock and an in-memory transport: no real waiting.
+@Suite("AppSync connection")
+struct ConnectionTests {
+    // MARK: Handshake
+
+    @Test func apiKeyHandshake() async throws {
+        let harness = Harness(authorization: .apiKey("da2-12345678901234567890123456"))
+        await harness.connection.start()
+        let server = try await harness.transport.nextConnection()
+        #expect(server.url.absoluteString == "wss://abc123.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")
+        #expect(server.subprotocols.count == 2)
+        #expect(server.subprotocols[0] == "aws-appsync-event-ws")
+        #expect(server.subprotocols[1].hasPrefix("header-"))
+        #expect(!server.subprotocols[1].contains("="))
+        #expect(server.authHeaders == ["host": "abc123.appsync-api.eu-west-1.amazonaws.com", "x-api-key": "da2-12345678901234567890123456"])
+        try await server.acceptConnection()
+        try await harness.waitForState(.connected)
+        await harness.connection.disconnect()
+    }
+
+    @Test func jwtHandshake() async throws {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJl"
+        let harness = Harness(authorization: .token { jwt })
+        await harness.connection.start()
+        let server = try await harness.transport.nextConnection()
+        #expect(server.authHeaders == ["host": "abc123.appsync-api.eu-west-1.amazonaws.com", "Authorization": jwt])
+        #expect(!server.subprotocols[1].contains("="))
+        await harness.connection.disconnect()
+    }
+
+    // MARK: Reconnect
+
+    @Test func reconnectWaitsExactlyThePolicyDelayThenResubscribesEverything() async throws {
+        let harness = Harness()
+        var streams: [Collector] = []
+        for channel in vortexChannels {
+            streams.append(Collector(try await harness.connection.subscribe(to: channel).events))
+        }
+        let server = try await harness.connect()
+        let firstIDs = try await server.acceptSubscribes(9)
+        #expect(Set(firstIDs.keys) == Set(vortexChannels))
+
+        server.drop()
+        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        try await harness.clock.waitForSleeper(until: .seconds(10))
+        harness.clock.advance(by: .milliseconds(9_999))
+        await harness.settle()
+        #expect(harness.transport.connectCount == 1)
+        harness.clock.advance(by: .milliseconds(1))
+        let second = try await harness.transport.nextConnection()
+        try await second.acceptConnection()
+        let secondIDs = try await second.acceptSubscribes(9)
+        #expect(secondIDs == firstIDs)  // same subscriptions, same ids, on the new socket
+        #expect(harness.connection.metrics.snapshot().reconnects == 1)
+
+        // The streams opened before the drop still deliver.
+        for (index, channel) in vortexChannels.enumerated() {
+            second.push(["type": "data", "id": secondIDs[channel]!, "event": "{\"n\":\(index)}"])
+        }
+        for (index, stream) in streams.enumerated() {
+            try await stream.waitFor(count: 1)
+            #expect(stream.elements == ["{\"n\":\(index)}"])
+        }
+        await harness.connection.disconnect()
+    }
+
+    @Test func noReconnectAfterTheAppDisconnects() async throws {
+        let harness = Harness()
+        let server = try await harness.connect()
+        await harness.connection.disconnect()
+        #expect(server.isClosedByClient)
+        #expect(await harness.connection.state == .disconnected)
+        harness.clock.advance(by: .seconds(3600))
+        await harness.settle()
+        #expect(harness.transport.connectCount == 1)
+    }
+
+    @Test func noConnectionWhileSignedOutThenResumes() async throws {
+        let signedIn = Flag(false)
+        let harness = Harness { $0.isSignedIn = { signedIn.value } }
+        await harness.connection.start()
+        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        for _ in 0..<3 {
+            try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(10))
+            harness.clock.advance(by: .seconds(10))
+            await harness.settle()
+        }
+        #expect(harness.transport.connectCount == 0)
+        signedIn.value = true
+        try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(10))
+        harness.clock.advance(by: .seconds(10))
+        let server = try await harness.transport.nextConnection()
+        try await server.acceptConnection()
+        try await harness.waitForState(.connected)
+        await harness.connection.disconnect()
+    }
+
+    @Test func signedOutCheckRunsBeforeEveryReconnect() async throws {
+        let signedIn = Flag(true)
+        let harness = Harness { $0.isSignedIn = { signedIn.value } }
+        let server = try await harness.connect()
+        signedIn.value = false
+        server.drop()
+        try await harness.clock.waitForSleeper(until: .seconds(10))
+        harness.clock.advance(by: .seconds(10))
+        // The delay passed, but the user signed out meanwhile: no attempt.
+        try await harness.clock.waitForSleeper(until: .seconds(20))
+        #expect(harness.transport.connectCount == 1)
+        await harness.connection.disconnect()
+    }
+
+    @Test func keepAliveTimeoutTriggersAReconnect() async throws {
+        let harness = Harness()
+        let server = try await harness.connect(timeoutMs: 300_000)
+        try await harness.clock.waitForSleeper(until: .seconds(300))
+        harness.clock.advance(by: .seconds(200))
+        server.push(["type": "ka"])  // resets the watchdog to t = 500 s
+        try await eventually("ka processed") { harness.connection.metrics.snapshot().framesReceived == 2 }
+        harness.clock.advance(by: .seconds(299))
+        await harness.settle()
+        #expect(!server.isClosedByClient)
+        try await harness.clock.waitForSleeper(until: .seconds(500))
+        harness.clock.advance(by: .seconds(1))
+        try await eventually("the watchdog closes the socket") { server.isClosedByClient }
+        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
+        harness.clock.advance(by: .seconds(10))
+        _ = try await harness.transport.nextConnection()
+        await harness.connection.disconnect()
+    }
+
+    @Test func plannedReconnectBeforeTheDailyLimit() async throws {
+        let harness = Harness()
+        let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
+        _ = subscription
+        let server = try await harness.connect(timeoutMs: 100_000_000)  // keep-alive out of the way
+        try await server.acceptSubscribes(1)
+        let planned = Duration.seconds(24 * 3600 - 5 * 60)
+        try await harness.clock.waitForSleeper(until: planned)
+        harness.clock.advance(by: planned)
+        try await eventually("the planned close") { server.isClosedByClient }
+        // No delay after a planned reconnect.
+        let second = try await harness.transport.nextConnection()
+        try await second.acceptConnection()
+        try await second.acceptSubscribes(1)
+        #expect(harness.connection.metrics.snapshot().reconnects == 1)
+        await harness.connection.disconnect()
+    }
+
+    @Test func authorizationFailureEndsInTheFailedState() async throws {
+        let harness = Harness()
+        await harness.connection.start()
+        let server = try await harness.transport.nextConnection()
+        _ = await server.nextMessage()
+        server.push(#"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call.","errorCode":401}]}"#)
+        let errors = [ServiceError(errorType: "UnauthorizedException", message: "You are not authorized to make this call.", code: "401")]
+        try await harness.waitForState(.failed(.unauthorized(errors)))
+        harness.clock.advance(by: .seconds(3600))
+        await harness.settle()
+        #expect(harness.transport.connectCount == 1)
+    }
+
+    @Test func retryableConnectionErrorsReconnect() async throws {
+        let harness = Harness()
+        await harness.connection.start()
+        let server = try await harness.transport.nextConnection()
+        _ = await server.nextMessage()
+        server.push(#"{"type":"connection_error","errors":[{"errorType":"InternalFailure","message":"try again"}]}"#)
+        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        harness.clock.advance(by: .seconds(10))
+        _ = try await harness.transport.nextConnection()
+        await harness.connection.disconnect()
+    }
+
+    @Test func missingConnectionAckTimesOut() async throws {
+        let harness = Harness()
+        await harness.connection.start()
+        let server = try await harness.transport.nextConnection()
+        _ = await server.nextMessage()
+        try await harness.clock.waitForSleeper(until: .seconds(15))
+        harness.clock.advance(by: .seconds(15))
+        try await eventually("the ack timeout closes the socket") { server.isClosedByClient }
+        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        await harness.connection.disconnect()
+    }
+
+    @Test func rotatedTokensReachTheNextHandshakeAndSubscribes() async throws {
+        let counter = Counter()
+        let harness = Harness(authorization: .token { "token-\(counter.next())" })
+        let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
+        _ = subscription
+        await harness.connection.start()
+        let first = try await harness.transport.nextConnection()
+        #expect(first.authHeaders?["Authorization"] == "token-1")
+        try await first.acceptConnection()
+        let subscribe = try #require(await first.nextMessage())
+        #expect((subscribe["authorization"] as? [String: String])?["Authorization"] == "token-2")
+        #expect((subscribe["authorization"] as? [String: String])?["host"] == "abc123.appsync-api.eu-west-1.amazonaws.com")
+
+        first.drop()
+        try await harness.clock.waitForSleeper(until: .seconds(10))
+        harness.clock.advance(by: .seconds(10))
+        let second = try await harness.transport.nextConnection()
+        #expect(second.authHeaders?["Authorization"] == "token-3")
+        try await second.acceptConnection()
+        let resubscribe = try #require(await second.nextMessage())
+        #expect((resubscribe["authorization"] as? [String: String])?["Authorization"] == "token-4")
+        await harness.connection.disconnect()
+    }
+
+    @Test func failedConnectsFollowThePolicy() async throws {
+        let harness = Harness { $0.reconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(4)) }
+        harness.transport.rejectNextConnects(3)
+        await harness.connection.start()
+        for delay in [1, 2, 4] {
+            try await harness.waitForState(.reconnecting(after: .seconds(delay)))
+            try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(delay))
+            harness.clock.advance(by: .seconds(delay))
+        }
+        let server = try await harness.transport.nextConnection()  // the 4th attempt succeeds
+        try await server.acceptConnection()
+        try await harness.waitForState(.connected)
+        #expect(harness.transport.connectCount == 4)
+        await harness.connection.disconnect()
+    }
+
+    // MARK: Routing
+
+    @Test func eachEventReachesOnlyItsStreamAndBadFramesAreCounted() async throws {
+        let harness = Harness()
+        var collectors: [String: Collector] = [:]
+        for channel in vortexChannels {
+            collectors[channel] = Collector(try await harness.connection.subscribe(to: channel).events)
+        }
+        let server = try await harness.connect()
+        let ids = try await server.acceptSubscribes(9)
+
+        server.push("this is not JSON")
+        server.push(#"{"type":"mystery"}"#)
+        server.push(#"{"type":"data","id":"no-such-subscription","event":"{}"}"#)
+        server.push(#"{"type":"data","id":"x"}"#)
+        for (index, channel) in vortexChannels.enumerated() {
+            server.push(["type": "data", "id": ids[channel]!, "event": "{\"index\":\(index)}"])
+        }
+        for (index, channel) in vortexChannels.enumerated() {
+            try await collectors[channel]!.waitFor(count: 1)
+            #expect(collectors[channel]!.elements == ["{\"index\":\(index)}"])
+        }
+        let metrics = harness.connection.metrics.snapshot()
+        #expect(metrics.malformedFrames == 2)
+        #expect(metrics.unknownMessageTypes == 1)
+        #expect(metrics.unknownSubscriptionFrames == 1)
+        #expect(metrics.channels[vortexChannels[0]]?.received == 1)
+        await harness.connection.disconnect()
+    }
+
+    @Test func unsubscribeIsSentWhenTheConsumerStops() async throws {
+        let harness = Harness()
+        let server = try await harness.connect()
+        let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
+        let ids = try await server.acceptSubscribes(1)
+        try await eventually("acknowledged") { await harness.connection.acknowledgedChannels == [vortexChannels[0]] }
+        await harness.connection.unsubscribe(subscription.id)
+        let message = try #require(await server.nextMessage())
+        #expect(message["type"] as? String == "unsubscribe")
+        #expect(message["id"] as? String == ids[vortexChannels[0]])
+        await harness.connection.disconnect()
+    }
+
+    @Test func subscriptionLimitIsEnforced() async throws {
+        let harness = Harness()
+        var subscriptions: [AppSyncConnection.RawSubscription] = []  // held: a dropped stream unsubscribes
+        for index in 0..<200 { subscriptions.append(try await harness.connection.subscribe(to: "ns/c\(index)")) }
+        await #expect(throws: AppSyncError.subscriptionLimitReached(200)) {
+            try await harness.connection.subscribe(to: "ns/one-more")
+        }
+        await harness.connection.unsubscribe(subscriptions[0].id)
+        subscriptions.append(try await harness.connection.subscribe(to: "ns/one-more"))
+        #expect(subscriptions.count == 201)
+    }
+
+    // MARK: Publish
+
+    @Test func publishOverTheWebSocket() async throws {
+        let harness = Harness()
+        let server = try await harness.connect()
+        async let result = harness.connection.publish([#"{"a":1}"#, #"{"b":2}"#], to: "vortex-app/user/u1/roleChanged")
+        let message = try #require(await server.nextMessage())
+        #expect(message["type"] as? String == "publish")
+        #expect(message["channel"] as? String == "vortex-app/user/u1/roleChanged")
+        #expect(message["events"] as? [String] == [#"{"a":1}"#, #"{"b":2}"#])
+        #expect((message["authorization"] as? [String: String])?["x-api-key"] == "da2-test-key")
+        server.push([
+            "type": "publish_success", "id": message["id"]!,
+            "successful": [["identifier": "e1", "index": 0]],
+            "failed": [["identifier": "e2", "index": 1, "code": 401, "message": "error"]],
+        ])
+        #expect(try await result == PublishResult(
+            successful: [.init(identifier: "e1", index: 0)],
+            failed: [.init(identifier: "e2", index: 1, code: "401", message: "error")]))
+        await #expect(throws: AppSyncError.invalidPublish("a publish carries 1 to 5 events, not 6")) {
+            try await harness.connection.publish(Array(repeating: "{}", count: 6), to: "ns/a")
+        }
+        await harness.connection.disconnect()
+        await #expect(throws: AppSyncError.notConnected) {
+            try await harness.connection.publish(["{}"], to: "ns/a")
+        }
+    }
+}

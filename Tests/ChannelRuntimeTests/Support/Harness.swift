@@ -1,0 +1,76 @@
+import ChannelRuntime
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// A connection wired to a manual clock and an in-memory transport.
+struct Harness {
+    static let endpoint = try! AppSyncEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
+
+    let clock = ManualClock()
+    let transport = InMemoryTransport()
+    let connection: AppSyncConnection
+
+    init(authorization: AppSyncAuthorization = .apiKey("da2-test-key"), configure: (inout AppSyncConfiguration) -> Void = { _ in }) {
+        var configuration = AppSyncConfiguration(endpoint: Self.endpoint, authorization: authorization)
+        configure(&configuration)
+        connection = AppSyncConnection(configuration: configuration, transport: transport, clock: clock, logger: Logger(label: "test"))
+    }
+
+    func waitForState(_ expected: ConnectionState) async throws {
+        try await eventually("state \(expected)") { await connection.state == expected }
+    }
+
+    /// Starts the connection and completes the handshake; returns the server side.
+    func connect(timeoutMs: Int = 300_000) async throws -> FakeServer {
+        await connection.start()
+        let server = try await transport.nextConnection()
+        try await server.acceptConnection(timeoutMs: timeoutMs)
+        try await waitForState(.connected)
+        return server
+    }
+
+    /// Lets every task that can run, run.
+    func settle() async {
+        for _ in 0..<1_000 { await Task.yield() }
+    }
+}
+
+/// A counter the tests can flip from outside (signed in, token numbers).
+final class Flag: Sendable {
+    private let box: NIOLockedValueBox<Bool>
+    init(_ value: Bool) { box = NIOLockedValueBox(value) }
+    var value: Bool {
+        get { box.withLockedValue { $0 } }
+        set { box.withLockedValue { $0 = newValue } }
+    }
+}
+
+final class Counter: Sendable {
+    private let box = NIOLockedValueBox(0)
+    func next() -> Int { box.withLockedValue { $0 += 1; return $0 } }
+}
+
+let vortexChannels = [
+    "device/presenceChanged", "device/recordingStateChanged", "device/firmwareUpdated", "archive/stateChanged",
+    "organization/licensePhaseChanged", "organization/planChanged", "organization/aiSettingsChanged", "roleChanged", "tokenRevoked",
+].map { "vortex-app/user/u1/" + $0 }
+
+/// Collects a raw stream's elements in the background.
+final class Collector: Sendable {
+    private let box = NIOLockedValueBox<[String]>([])
+    private let task: NIOLockedValueBox<Task<Void, Never>?> = NIOLockedValueBox(nil)
+
+    init(_ stream: AsyncStream<String>) {
+        let box = self.box
+        task.withLockedValue { $0 = Task { for await element in stream { box.withLockedValue { $0.append(element) } } } }
+    }
+
+    var elements: [String] { box.withLockedValue { $0 } }
+
+    func cancel() { task.withLockedValue { $0?.cancel() } }
+
+    func waitFor(count: Int) async throws {
+        try await eventually("\(count) elements") { self.elements.count >= count }
+    }
+}

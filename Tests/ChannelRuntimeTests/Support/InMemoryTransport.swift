@@ -1,0 +1,149 @@
+import ChannelRuntime
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A transport whose other end is the test: each connect hands the test a `FakeServer`.
+final class InMemoryTransport: WebSocketTransport, Sendable {
+    private struct State {
+        var servers: [FakeServer] = []
+        var taken = 0
+        var rejectNext = 0
+        var attempts = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    struct Refused: Error {}
+
+    /// Connection attempts, refused ones included.
+    var connectCount: Int { state.withLockedValue { $0.attempts } }
+
+    func rejectNextConnects(_ count: Int) { state.withLockedValue { $0.rejectNext = count } }
+
+    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+        let server = FakeServer(url: url, subprotocols: subprotocols)
+        let refuse = state.withLockedValue { state -> Bool in
+            state.attempts += 1
+            if state.rejectNext > 0 {
+                state.rejectNext -= 1
+                return true
+            }
+            state.servers.append(server)
+            return false
+        }
+        if refuse { throw Refused() }
+        return server.session
+    }
+
+    /// The server side of the next accepted connection.
+    func nextConnection() async throws -> FakeServer {
+        try await eventually("a connection attempt") {
+            self.state.withLockedValue { $0.servers.count > $0.taken }
+        }
+        return state.withLockedValue { state in
+            defer { state.taken += 1 }
+            return state.servers[state.taken]
+        }
+    }
+}
+
+/// One WebSocket as the server sees it.
+final class FakeServer: Sendable {
+    let url: URL
+    let subprotocols: [String]
+    let session: Session
+    private let consumed = NIOLockedValueBox(0)
+
+    init(url: URL, subprotocols: [String]) {
+        self.url = url
+        self.subprotocols = subprotocols
+        let (toClient, serverContinuation) = AsyncStream.makeStream(of: String.self)
+        self.session = Session(inbound: toClient, toClient: serverContinuation)
+    }
+
+    final class Session: WebSocketSession, Sendable {
+        let inbound: AsyncStream<String>
+        let toClient: AsyncStream<String>.Continuation
+        /// Frames the client sent, in order, and whether it closed.
+        let sent = NIOLockedValueBox<(frames: [String], closed: Bool)>(([], false))
+
+        init(inbound: AsyncStream<String>, toClient: AsyncStream<String>.Continuation) {
+            self.inbound = inbound
+            self.toClient = toClient
+        }
+
+        var isClosed: Bool { sent.withLockedValue { $0.closed } }
+
+        func send(_ text: String) async throws {
+            try sent.withLockedValue { sent in
+                guard !sent.closed else { throw WebSocketSessionClosed() }
+                sent.frames.append(text)
+            }
+        }
+
+        func close() async {
+            sent.withLockedValue { $0.closed = true }
+            toClient.finish()
+        }
+    }
+
+    /// The `header-` subprotocol decoded back into the auth headers.
+    var authHeaders: [String: String]? {
+        guard let header = subprotocols.first(where: { $0.hasPrefix("header-") }) else { return nil }
+        var base64 = String(header.dropFirst("header-".count)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONSerialization.jsonObject(with: data) as? [String: String]
+    }
+
+    var isClosedByClient: Bool { session.isClosed }
+
+    func push(_ text: String) { session.toClient.yield(text) }
+
+    func push(_ object: [String: Any]) {
+        push(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+    }
+
+    /// Ends the connection without a close handshake.
+    func drop() { session.toClient.finish() }
+
+    /// The next frame the client sent, parsed; `nil` when the client closed without sending more.
+    func nextMessage() async -> [String: Any]? {
+        try? await eventually("a frame from the client") {
+            let index = self.consumed.withLockedValue { $0 }
+            return self.session.sent.withLockedValue { $0.frames.count > index || $0.closed }
+        }
+        let index = consumed.withLockedValue { $0 }
+        guard let text = session.sent.withLockedValue({ $0.frames.count > index ? $0.frames[index] : nil }) else { return nil }
+        consumed.withLockedValue { $0 += 1 }
+        return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    }
+
+    /// Frames the client sent that the test has not read yet.
+    var unreadFrameCount: Int {
+        let index = consumed.withLockedValue { $0 }
+        return session.sent.withLockedValue { $0.frames.count - index }
+    }
+
+    /// Expects `connection_init`, answers `connection_ack`.
+    func acceptConnection(timeoutMs: Int = 300_000) async throws {
+        let first = await nextMessage()
+        guard first?["type"] as? String == "connection_init" else { throw TimedOut(description: "expected connection_init, got \(String(describing: first))") }
+        push(["type": "connection_ack", "connectionTimeoutMs": timeoutMs])
+    }
+
+    /// Reads `count` subscribe messages and answers each with `subscribe_success`; returns channel → id.
+    @discardableResult
+    func acceptSubscribes(_ count: Int) async throws -> [String: String] {
+        var ids: [String: String] = [:]
+        for _ in 0..<count {
+            guard let message = await nextMessage(), message["type"] as? String == "subscribe",
+                  let id = message["id"] as? String, let channel = message["channel"] as? String else {
+                throw TimedOut(description: "expected a subscribe")
+            }
+            ids[channel] = id
+            push(["type": "subscribe_success", "id": id])
+        }
+        return ids
+    }
+}
