@@ -9,6 +9,7 @@ let package = Package(
         .plugin(name: "ChannelGenBuildPlugin", targets: ["ChannelGenBuildPlugin"]),
         .plugin(name: "ChannelGenCommandPlugin", targets: ["ChannelGenCommandPlugin"]),
         .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
+        .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
     ],
     dependencies: [
@@ -55,10 +56,15 @@ let package = Package(
             dependencies: ["channelgen"]
         ),
 
-        // The handwritten runtime that generated code targets.
+        // What generated code targets: channel templates, validated parameters, the subscription
+        // and event-source protocols. Foundation only, so generated code stays cheap to compile.
+        .target(name: "ChannelRuntime"),
+        // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
+        // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
         .target(
-            name: "ChannelRuntime",
+            name: "AppSyncRuntime",
             dependencies: [
+                "ChannelRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -86,6 +92,7 @@ let package = Package(
             name: "ChannelRuntimeTests",
             dependencies: [
                 "ChannelRuntime",
+                "AppSyncRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

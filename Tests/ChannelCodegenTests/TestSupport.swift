@@ -52,7 +52,9 @@ enum TestSupport {
     /// `swiftc -typecheck` over `files`, with the built modules (ChannelRuntime) importable.
     static func typecheck(_ files: [URL]) throws -> Output {
         let modules = productsDirectory.appendingPathComponent("Modules")
-        return try run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path] + files.map(\.path))
+        return try run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path] + files.map(\.path))
     }
 
     /// A fresh temporary folder, removed by the caller with `removeItem`.

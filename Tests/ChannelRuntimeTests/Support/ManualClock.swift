@@ -1,3 +1,4 @@
+import AppSyncRuntime
 import ChannelRuntime
 import NIOConcurrencyHelpers
 

@@ -1,3 +1,4 @@
+import ChannelRuntime
 import NIOConcurrencyHelpers
 
 /// Counters a running client keeps, readable at any time as a `Snapshot`. Malformed frames and

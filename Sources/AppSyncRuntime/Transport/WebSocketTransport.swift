@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 
 /// Opens WebSocket connections. The runtime talks to the network only through this protocol, so

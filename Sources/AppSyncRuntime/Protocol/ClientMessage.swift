@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 
 /// A message the client sends over the AppSync Events WebSocket.

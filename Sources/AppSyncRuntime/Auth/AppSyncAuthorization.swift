@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 
 /// What an authorizer is asked to sign: the operation, and the request AppSync expects signed

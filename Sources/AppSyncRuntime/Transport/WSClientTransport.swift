@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 import HTTPTypes
 import Logging

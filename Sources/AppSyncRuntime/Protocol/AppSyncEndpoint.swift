@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 
 /// The two URLs of an AppSync Event API, derived from its HTTP endpoint:
