@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
         .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
+        .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +80,13 @@ let package = Package(
             exclude: ["channelgen.yaml"],
             plugins: ["ChannelGenBuildPlugin"]
         ),
+        // The generated mock notifier, for app tests.
+        .target(
+            name: "VortexEventsTesting",
+            dependencies: ["VortexEvents", "ChannelRuntime"],
+            exclude: ["channelgen.yaml"],
+            plugins: ["ChannelGenBuildPlugin"]
+        ),
 
         .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
         .testTarget(
@@ -97,7 +105,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "ChannelRuntime"]),
+        .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -54,6 +54,12 @@ public protocol BackendNotifierProtocol: Sendable {
     ///
     /// - Remark: Generated from `#/operations/revokeValues`.
     func revokeValues() async -> AsyncStream<UserTokenRevokeOutput>
+
+    /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
+    ///
+    /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
+    ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
+    func setUserId(_ userId: String) async throws(ChannelParameterError)
 }
 
 /// Serves every stream of `BackendNotifierProtocol` from one `ChannelEventSource`.
@@ -128,5 +134,13 @@ public final class BackendNotifier: BackendNotifierProtocol {
     /// - Remark: Generated from `#/operations/revokeValues`.
     public func revokeValues() async -> AsyncStream<UserTokenRevokeOutput> {
         await source.events(UserTokenRevokeEventsSubscription.self)
+    }
+
+    /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
+    ///
+    /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
+    ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
+    public func setUserId(_ userId: String) async throws(ChannelParameterError) {
+        await source.setParameter("userId", to: try ChannelSegment(userId, parameter: "userId"))
     }
 }

@@ -335,3 +335,21 @@ public struct UserTokenRevokeEventsSubscription: ChannelSubscription {
 
     public var channel: String { "vortex-app/user/\(self.userId.value)/tokenRevoked" }
 }
+
+extension DevicePresenceOutput: EventTypeReporting {}
+
+extension DeviceRecordingOutput: EventTypeReporting {}
+
+extension DeviceFirmwareOutput: EventTypeReporting {}
+
+extension ArchiveStateOutput: EventTypeReporting {}
+
+extension LicenseStateOutput: EventTypeReporting {}
+
+extension PlanStateOutput: EventTypeReporting {}
+
+extension AISettingsOutput: EventTypeReporting {}
+
+extension RoleChangeOutput: EventTypeReporting {}
+
+extension UserTokenRevokeOutput: EventTypeReporting {}

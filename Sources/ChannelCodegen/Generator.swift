@@ -7,6 +7,7 @@ public enum OutputFile: String, CaseIterable, Sendable {
     case channels = "Channels.swift"
     case subscriptions = "Subscriptions.swift"
     case notifier = "Notifier.swift"
+    case mocks = "Mocks.swift"
 }
 
 public struct GeneratedFile: Sendable, Equatable {
@@ -52,11 +53,18 @@ public enum Generator {
         let models = ModelsRenderer(api: api, names: names, access: access)
         let files = OutputFile.allCases.map { file -> GeneratedFile in
             let contents: String
-            switch file {
-            case .models: contents = models.render(header: header)
-            case .channels: contents = ChannelsRenderer(api: api, names: names, access: access).render(header: header)
-            case .subscriptions: contents = SubscriptionsRenderer(api: api, names: names, models: models, access: access).render(header: header)
-            case .notifier: contents = NotifierRenderer(api: api, names: names, models: models, access: access).render(header: header)
+            switch (file, config.mode) {
+            case (.models, .client): contents = models.render(header: header)
+            case (.channels, .client): contents = ChannelsRenderer(api: api, names: names, access: access).render(header: header)
+            case (.subscriptions, .client): contents = SubscriptionsRenderer(api: api, names: names, models: models, access: access).render(header: header)
+            case (.notifier, .client): contents = NotifierRenderer(api: api, names: names, models: models, access: access).render(header: header)
+            case (.mocks, .mocks):
+                contents = MocksRenderer(api: api, names: names, models: models, access: access, clientModule: config.clientModule ?? "")
+                    .render(header: header)
+            case (_, .client):
+                contents = header + "// Mocks are generated into a separate target with `generate: mocks` in its channelgen.yaml.\n"
+            case (_, .mocks):
+                contents = header + "// This target holds mocks only (`generate: mocks`); the client is in \(config.clientModule ?? "").\n"
             }
             return GeneratedFile(name: file.rawValue, contents: contents)
         }

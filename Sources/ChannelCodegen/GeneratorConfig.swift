@@ -7,24 +7,40 @@ import Foundation
 /// spec: ../../spec/vortex-events.asyncapi.yaml   # required; relative to this file
 /// notifier: BackendNotifier                     # optional; else info.x-swift-notifier, else from info.title
 /// accessModifier: public                        # public (default), package or internal
+/// generate: client                              # client (default) or mocks
+/// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
 /// ```
 public struct GeneratorConfig: Sendable, Equatable {
     public enum AccessModifier: String, Sendable, CaseIterable {
         case `public`, package, `internal`
     }
 
+    /// What a target gets: the client (models, channels, subscriptions, notifier) or a mock
+    /// notifier for tests, kept in its own target so apps do not ship it.
+    public enum Mode: String, Sendable, CaseIterable {
+        case client, mocks
+    }
+
     /// Path of the AsyncAPI document, resolved against the config file's folder.
     public var specPath: String
     public var notifierName: String?
     public var accessModifier: AccessModifier
+    public var mode: Mode
+    /// The module the mocks import (`generate: mocks`).
+    public var clientModule: String?
 
-    public init(specPath: String, notifierName: String? = nil, accessModifier: AccessModifier = .public) {
+    public init(
+        specPath: String, notifierName: String? = nil, accessModifier: AccessModifier = .public,
+        mode: Mode = .client, clientModule: String? = nil
+    ) {
         self.specPath = specPath
         self.notifierName = notifierName
         self.accessModifier = accessModifier
+        self.mode = mode
+        self.clientModule = clientModule
     }
 
-    static let keys = ["spec", "notifier", "accessModifier"]
+    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule"]
 
     /// Reads and checks a config file; every problem is reported at its line.
     public static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
@@ -64,6 +80,23 @@ public struct GeneratorConfig: Sendable, Equatable {
                     "'accessModifier' must be one of \(AccessModifier.allCases.map(\.rawValue).joined(separator: ", "))",
                     at: access.location))
             }
+        }
+        if let generate = root["generate"] {
+            if let value = generate.string.flatMap(Mode.init(rawValue:)) {
+                config.mode = value
+            } else {
+                diagnostics.append(.error("'generate' must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))", at: generate.location))
+            }
+        }
+        if let module = root["clientModule"] {
+            if let name = module.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                config.clientModule = name
+            } else {
+                diagnostics.append(.error("'clientModule' must be a Swift module name", at: module.location))
+            }
+        }
+        if config.mode == .mocks && config.clientModule == nil {
+            diagnostics.append(.error("'generate: mocks' needs 'clientModule' (the module the mocks import)", at: root["generate"]?.location))
         }
         if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
         return config

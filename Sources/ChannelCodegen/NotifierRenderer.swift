@@ -27,6 +27,11 @@ struct NotifierRenderer {
                 writer.documentation(operation.documentation, fallback: "Events on `\(channel.address.text)`.", remark: operation.origin.reference)
                 writer.line("func \(SwiftIdentifiers.escaped(name))() async -> AsyncStream<\(eventType(channel))>")
             }
+            for (parameter, swiftName) in names.notifierParameters {
+                writer.line()
+                setterDocumentation(parameter, swiftName, into: &writer)
+                writer.line("func \(setter(swiftName))(_ \(local(swiftName)): String) async throws(ChannelParameterError)")
+            }
         }
         writer.line()
         writer.line("/// Serves every stream of `\(names.notifierProtocol)` from one `ChannelEventSource`.")
@@ -46,8 +51,26 @@ struct NotifierRenderer {
                     writer.line("await source.events(\(names.subscriptions[channel.key]!).self)")
                 }
             }
+            for (parameter, swiftName) in names.notifierParameters {
+                writer.line()
+                setterDocumentation(parameter, swiftName, into: &writer)
+                writer.block("\(access)func \(setter(swiftName))(_ \(local(swiftName)): String) async throws(ChannelParameterError)") { writer in
+                    writer.line("await source.setParameter(\(parameter.swiftLiteral), to: try ChannelSegment(\(local(swiftName)), parameter: \(parameter.swiftLiteral)))")
+                }
+            }
         }
         return writer.text
+    }
+
+    private func setter(_ swiftName: String) -> String { "set" + SwiftIdentifiers.upperCamel(swiftName) }
+
+    private func local(_ swiftName: String) -> String { swiftName == "self" ? "value" : SwiftIdentifiers.escaped(swiftName) }
+
+    private func setterDocumentation(_ parameter: String, _ swiftName: String, into writer: inout SwiftWriter) {
+        writer.line("/// Sets the `{\(parameter)}` channel parameter; every open stream moves to the channels it names.")
+        writer.line("///")
+        writer.line("/// - Throws: `ChannelParameterError` when the value is not a valid channel segment")
+        writer.line("///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.")
     }
 
     private func eventType(_ channel: Channel) -> String {

@@ -15,7 +15,22 @@ struct SubscriptionsRenderer {
             writer.line()
             render(channel, into: &writer)
         }
+        // Payloads with a required `eventType` string report it, so the runtime can drop mismatches.
+        var reported: Set<String> = []
+        for channel in api.channels {
+            guard case .named(let id) = channel.message.payload, reportsEventType(id), reported.insert(id).inserted,
+                  let name = names.types[id]?.qualified else { continue }
+            writer.line()
+            writer.line("extension \(name): EventTypeReporting {}")
+        }
         return writer.text
+    }
+
+    private func reportsEventType(_ id: String) -> Bool {
+        guard let type = api.types.first(where: { $0.id == id }), case .object(let properties) = type.kind,
+              let index = properties.firstIndex(where: { $0.jsonName == "eventType" }) else { return false }
+        let property = properties[index]
+        return property.type == .string && !property.isOptional && names.properties[id]?[index] == "eventType"
     }
 
     private func render(_ channel: Channel, into writer: inout SwiftWriter) {

@@ -25,6 +25,12 @@ struct SwiftNaming {
     var parameters: [String: [String]] = [:]
     /// Operation id → notifier method name.
     var methods: [String: String] = [:]
+    /// Every channel parameter in first-use order: the spec name and its Swift name. The notifier
+    /// holds their values (`setUserId(_:)`).
+    var notifierParameters: [(name: String, swiftName: String)] = []
+    var mockType: String
+    /// Operation id → the mock's broadcaster property (`devicePresenceValues` → `devicePresence`).
+    var mockProperties: [String: String] = [:]
 
     private(set) var diagnostics = Diagnostics()
 
@@ -32,12 +38,14 @@ struct SwiftNaming {
         let notifierName = config.notifierName ?? api.notifierName ?? SwiftIdentifiers.upperCamel(api.title) + "Notifier"
         notifier = notifierName
         notifierProtocol = notifierName + "Protocol"
+        mockType = "Mock" + notifierName
 
         // One scope for every top-level declaration of the generated module.
         var topLevel = Scope(what: "type")
         topLevel.reserve(notifier, "the notifier")
         topLevel.reserve(notifierProtocol, "the notifier protocol")
         topLevel.reserve(channelsNamespace, "the channel constants")
+        topLevel.reserve(mockType, "the mock notifier")
 
         var nested: [String: Scope] = [:]
         for type in api.types {
@@ -93,10 +101,25 @@ struct SwiftNaming {
 
         var methodScope = Scope(what: "notifier method")
         methodScope.reserve("source", "the notifier's event source")
+        var seenParameters: Set<String> = []
+        for channel in api.channels {
+            for (parameter, swiftName) in zip(channel.parameters, parameters[channel.key] ?? []) where seenParameters.insert(parameter.name).inserted {
+                notifierParameters.append((parameter.name, swiftName))
+                let setter = "set" + SwiftIdentifiers.upperCamel(swiftName)
+                if let clash = methodScope.claim(setter, parameter.origin.location) { report(clash) }
+            }
+        }
+        var mockScope = Scope(what: "mock property")
+        for (_, swiftName) in notifierParameters {
+            mockScope.reserve(swiftName + "Changes", "a parameter's recorded changes")
+        }
         for operation in api.operations {
             let name = operation.swiftName ?? SwiftIdentifiers.lowerCamel(operation.id)
             if let clash = methodScope.claim(name, operation.origin.location) { report(clash) }
             methods[operation.id] = name
+            let property = name.hasSuffix("Values") && name.count > 6 ? String(name.dropLast(6)) : name + "Events"
+            if let clash = mockScope.claim(property, operation.origin.location) { report(clash) }
+            mockProperties[operation.id] = property
         }
     }
 

@@ -8,14 +8,16 @@ import Testing
 struct GeneratorOutputTests {
     static let vortexConfig = TestSupport.packageRoot.appendingPathComponent("Sources/VortexEvents/channelgen.yaml")
 
-    @Test func generatedFolderMatchesTheSpecByteForByte() throws {
-        let result = Generator.generate(configAt: Self.vortexConfig.path)
+    @Test(arguments: ["VortexEvents", "VortexEventsTesting"])
+    func generatedFolderMatchesTheSpecByteForByte(_ target: String) throws {
+        let config = TestSupport.packageRoot.appendingPathComponent("Sources/\(target)/channelgen.yaml")
+        let result = Generator.generate(configAt: config.path)
         #expect(result.diagnostics.isEmpty)
         let files = try #require(result.files)
-        #expect(files.map(\.name) == ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift"])
+        #expect(files.map(\.name) == ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
         for file in files {
-            let committed = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("Generated/VortexEvents/\(file.name)"))
-            #expect(committed == file.contents, "Generated/VortexEvents/\(file.name) is stale; run generate-channels")
+            let committed = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("Generated/\(target)/\(file.name)"))
+            #expect(committed == file.contents, "Generated/\(target)/\(file.name) is stale; run generate-channels")
         }
     }
 
@@ -34,6 +36,7 @@ struct GeneratorOutputTests {
         }
         #expect(notifier.contains("public final class BackendNotifier: BackendNotifierProtocol"))
         #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 18)  // protocol + class
+        #expect(notifier.contains("public func setUserId(_ userId: String) async throws(ChannelParameterError)"))
     }
 
     @Test func twoRunsGiveIdenticalBytesAndKeepModificationTimes() throws {
@@ -42,7 +45,7 @@ struct GeneratorOutputTests {
         let output = work.appendingPathComponent("out")
         let first = try TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(first.status == 0)
-        #expect(first.stdout.contains("(4 written, 0 unchanged)"))
+        #expect(first.stdout.contains("(5 written, 0 unchanged)"))
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
         let past = Date(timeIntervalSince1970: 1_700_000_000)
         var bytes: [String: Data] = [:]
@@ -54,7 +57,7 @@ struct GeneratorOutputTests {
 
         let second = try TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(second.status == 0)
-        #expect(second.stdout.contains("(0 written, 4 unchanged)"))
+        #expect(second.stdout.contains("(0 written, 5 unchanged)"))
         for name in names {
             let url = output.appendingPathComponent(name)
             #expect(try Data(contentsOf: url) == bytes[name])
@@ -72,7 +75,7 @@ struct GeneratorOutputTests {
         changed[0].contents += "// changed\n"
         let report = try GeneratedFileWriter.write(changed, to: output)
         #expect(report.written == ["Models.swift"])
-        #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift"])
+        #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
     }
 
     @Test func headerNamesTheSpecRelativeToThePackage() throws {
@@ -91,8 +94,12 @@ struct GeneratorOutputTests {
         try "// swift-tools-version: 6.1\n".write(to: work.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try manager.copyItem(at: TestSupport.packageRoot.appendingPathComponent("spec"), to: work.appendingPathComponent("spec"))
         try manager.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Generated"), to: work.appendingPathComponent("Generated"))
-        try manager.createDirectory(at: work.appendingPathComponent("Sources/VortexEvents"), withIntermediateDirectories: true)
-        try manager.copyItem(at: Self.vortexConfig, to: work.appendingPathComponent("Sources/VortexEvents/channelgen.yaml"))
+        for target in ["VortexEvents", "VortexEventsTesting"] {
+            try manager.createDirectory(at: work.appendingPathComponent("Sources/\(target)"), withIntermediateDirectories: true)
+            try manager.copyItem(
+                at: TestSupport.packageRoot.appendingPathComponent("Sources/\(target)/channelgen.yaml"),
+                to: work.appendingPathComponent("Sources/\(target)/channelgen.yaml"))
+        }
         return work
     }
 
@@ -101,7 +108,7 @@ struct GeneratorOutputTests {
         defer { try? FileManager.default.removeItem(at: package) }
         let result = try TestSupport.channelgen(["check"], in: package)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("Generated/ is current (VortexEvents)"))
+        #expect(result.stdout.contains("Generated/ is current (VortexEvents, VortexEventsTesting)"))
     }
 
     @Test func checkFailsWithADiffAfterAHandEdit() throws {

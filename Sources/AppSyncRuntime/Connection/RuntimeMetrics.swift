@@ -11,6 +11,12 @@ public final class RuntimeMetrics: Sendable {
         public var decoded = 0
         /// Events dropped: the payload did not decode or carried another `eventType`.
         public var dropped = 0
+
+        public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0) {
+            self.received = received
+            self.decoded = decoded
+            self.dropped = dropped
+        }
     }
 
     public struct Snapshot: Sendable, Equatable {

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Delivers each value sent to every current consumer's `AsyncStream`, and remembers what was
+/// sent. Generated mocks use it so app tests can push typed events into notifier streams.
+public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
+    // @unchecked: all mutable state is guarded by `lock`.
+    private let lock = NSLock()
+    private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
+    private var nextID = 0
+    private var sent: [Event] = []
+
+    public init() {}
+
+    /// A new consumer's stream; values sent from now on arrive in it.
+    public func stream() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+        let id = lock.withLock {
+            nextID += 1
+            continuations[nextID] = continuation
+            return nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Sends `event` to every current consumer.
+    public func send(_ event: Event) {
+        let consumers = lock.withLock {
+            sent.append(event)
+            return Array(continuations.values)
+        }
+        for consumer in consumers { consumer.yield(event) }
+    }
+
+    /// Ends every consumer's stream.
+    public func finish() {
+        let consumers = lock.withLock {
+            defer { continuations.removeAll() }
+            return Array(continuations.values)
+        }
+        for consumer in consumers { consumer.finish() }
+    }
+
+    /// Consumers with an open stream; wait for it before sending, or the event reaches no one.
+    public var consumerCount: Int { lock.withLock { continuations.count } }
+
+    /// Everything sent so far, in order.
+    public var history: [Event] { lock.withLock { sent } }
+}
