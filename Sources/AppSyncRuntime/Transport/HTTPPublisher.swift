@@ -1,0 +1,66 @@
+import ChannelRuntime
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends an HTTP `POST`; behind a protocol so tests and apps can bring their own client.
+public protocol HTTPPostClient: Sendable {
+    func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data)
+}
+
+/// `URLSession` (plain HTTP works on Linux too; only its WebSocket support does not).
+public struct URLSessionPostClient: HTTPPostClient {
+    public init() {}
+
+    public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+/// Publishes over HTTP: `POST <http endpoint>/event` with `{"channel": …, "events": [1–5 JSON texts]}`.
+/// Per-event failures come back inside a successful response (`PublishResult.failed`).
+public struct AppSyncHTTPPublisher: Sendable {
+    public let endpoint: AppSyncEndpoint
+    public let authorization: AppSyncAuthorization
+    private let client: any HTTPPostClient
+
+    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, client: any HTTPPostClient = URLSessionPostClient()) {
+        self.endpoint = endpoint
+        self.authorization = authorization
+        self.client = client
+    }
+
+    public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
+        guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
+        let request = AuthorizationRequest(operation: .publish(channel: channel, events: events), endpoint: endpoint)
+        var headers: [String: String]
+        do {
+            headers = try await authorization.headers(for: request)
+        } catch {
+            throw .invalidPublish("authorization failed: \(error)")
+        }
+        headers["host"] = nil  // the URL carries it
+        headers["content-type"] = "application/json"
+        let response: (status: Int, body: Data)
+        do {
+            // The body is exactly the one a SigV4 signer signed.
+            response = try await client.post(endpoint.http, headers: headers, body: Data(request.body.utf8))
+        } catch {
+            throw .connectionLost
+        }
+        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        guard (200..<300).contains(response.status) else {
+            let errors = (object["errors"] as? [[String: Any]] ?? []).map {
+                ServiceError(errorType: $0["errorType"] as? String, message: $0["message"] as? String, code: String(response.status))
+            }
+            throw .service(errors.isEmpty ? [ServiceError(errorType: nil, message: "HTTP \(response.status)", code: String(response.status))] : errors)
+        }
+        return PublishResult(json: object)
+    }
+}

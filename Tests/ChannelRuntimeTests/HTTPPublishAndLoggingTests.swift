@@ -1,0 +1,101 @@
+import AppSyncRuntime
+import ChannelRuntime
+import Foundation
+import Logging
+import Testing
+
+private final class RecordingHTTPClient: HTTPPostClient, Sendable {
+    let requests = LockedBox<[(URL, [String: String], String)]>([])
+    let status: Int
+    let response: String
+
+    init(status: Int, response: String) {
+        self.status = status
+        self.response = response
+    }
+
+    func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
+        requests.mutate { $0.append((url, headers, String(decoding: body, as: UTF8.self))) }
+        return (status, Data(response.utf8))
+    }
+}
+
+@Suite("HTTP publish")
+struct HTTPPublishTests {
+    @Test func postsTheDocumentedRequestAndReadsPerEventResults() async throws {
+        let client = RecordingHTTPClient(status: 200, response: """
+            {"failed":[{"identifier":"b","index":1,"code":"EventTooLargeException","message":"Transformed event is larger than 240KB"}],
+             "successful":[{"identifier":"a","index":0}]}
+            """)
+        let publisher = AppSyncHTTPPublisher(endpoint: Harness.endpoint, authorization: .apiKey("da2-key"), client: client)
+        let result = try await publisher.publish([#"{"event_1":"data_1"}"#, #"{"event_2":"data_2"}"#], to: "default/channel")
+        #expect(result.successful == [.init(identifier: "a", index: 0)])
+        #expect(result.failed == [.init(identifier: "b", index: 1, code: "EventTooLargeException", message: "Transformed event is larger than 240KB")])
+        let (url, headers, body) = try #require(client.requests.value.first)
+        #expect(url.absoluteString == "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
+        #expect(headers == ["x-api-key": "da2-key", "content-type": "application/json"])
+        #expect(body == #"{"channel":"default/channel","events":["{\"event_1\":\"data_1\"}","{\"event_2\":\"data_2\"}"]}"#)
+    }
+
+    @Test func errorResponsesBecomeServiceErrors() async throws {
+        let client = RecordingHTTPClient(status: 401, response: #"{"errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call."}]}"#)
+        let publisher = AppSyncHTTPPublisher(endpoint: Harness.endpoint, authorization: .apiKey("bad"), client: client)
+        await #expect(throws: AppSyncError.service([ServiceError(errorType: "UnauthorizedException", message: "You are not authorized to make this call.", code: "401")])) {
+            try await publisher.publish(["{}"], to: "default/channel")
+        }
+        await #expect(throws: AppSyncError.invalidPublish("a publish carries 1 to 5 events, not 0")) {
+            try await publisher.publish([], to: "default/channel")
+        }
+    }
+}
+
+/// Captures every log line with its metadata.
+private struct CapturingLogHandler: LogHandler {
+    let lines: LockedBox<[String]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        lines.mutate { $0.append("\(event.level) \(event.message) \(all) \(event.error.map { "\($0)" } ?? "")") }
+    }
+}
+
+@Suite("Secrets stay out of logs")
+struct LoggingTests {
+    @Test func tokensNeverReachTheLogs() async throws {
+        let secret = "eyJSECRET-TOKEN-VALUE"
+        let lines = LockedBox<[String]>([])
+        let clock = ManualClock()
+        let transport = InMemoryTransport()
+        var configuration = AppSyncConfiguration(endpoint: Harness.endpoint, authorization: .token { secret })
+        configuration.reconnectPolicy = .fixed(.seconds(1))
+        let logger = Logger(label: "capture") { _ in CapturingLogHandler(lines: lines) }
+        let connection = AppSyncConnection(configuration: configuration, transport: transport, clock: clock, logger: logger)
+        let hub = ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("u1")], logger: logger)
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+
+        await connection.start()
+        let server = try await transport.nextConnection()
+        try await server.acceptConnection()
+        let subscribe = try #require(await server.nextMessage())
+        let id = try #require(subscribe["id"] as? String)
+        server.push(["type": "subscribe_error", "id": id, "errors": [["errorType": "UnauthorizedException", "message": "Token expired"]]])
+        server.push(["type": "data", "id": id, "event": "not json"])
+        server.push("garbage")
+        server.push(#"{"type":"connection_error","errors":[{"errorType":"InternalFailure","message":"x"}]}"#)
+        try await eventually("a reconnect") { await connection.state == .reconnecting(after: .seconds(1)) }
+        consumer.cancel()
+        await connection.disconnect()
+
+        let captured = lines.value
+        #expect(captured.count > 5)
+        #expect(!captured.contains { $0.contains(secret) })
+        #expect(!captured.contains { $0.contains("header-") })
+    }
+}
