@@ -3,9 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "swift-channelgen",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // hummingbird-websocket (the emulator) needs macOS 14 / iOS 17 / tvOS 17.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .executable(name: "channelgen", targets: ["channelgen"]),
+        .executable(name: "appsync-emulator", targets: ["appsync-emulator"]),
+        .executable(name: "vortex-demo", targets: ["vortex-demo"]),
+        .library(name: "AppSyncEmulator", targets: ["AppSyncEmulator"]),
         .plugin(name: "ChannelGenBuildPlugin", targets: ["ChannelGenBuildPlugin"]),
         .plugin(name: "ChannelGenCommandPlugin", targets: ["ChannelGenCommandPlugin"]),
         .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
@@ -19,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // libyaml from the system: apt `libyaml-dev`, brew `libyaml`.
@@ -88,6 +95,31 @@ let package = Package(
             plugins: ["ChannelGenBuildPlugin"]
         ),
 
+        // A local AppSync Events service (WebSocket + HTTP publish) for offline development and tests.
+        .target(
+            name: "AppSyncEmulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "appsync-emulator",
+            dependencies: ["AppSyncEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The README's first command: the generated client against the embedded emulator (or a real API).
+        .executableTarget(
+            name: "vortex-demo",
+            dependencies: [
+                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
         .testTarget(
             name: "ChannelCodegenTests",
@@ -106,6 +138,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator", "ChannelRuntime",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A local AWS AppSync Events service on 127.0.0.1: the WebSocket protocol at `/event/realtime`
+/// (subprotocol `aws-appsync-event-ws` with `header-` auth) and HTTP publish at `POST /event`,
+/// with API-key and JWT authorizers, wildcard subscriptions, the service limits, and fault
+/// injection for tests. Apps develop against it offline; tests use it instead of AWS.
+public final class AppSyncEmulator: Sendable {
+    public let configuration: EmulatorConfiguration
+    private let broker = EmulatorBroker()
+    private let logger: Logger
+    private let state = NIOLockedValueBox<(task: Task<Void, Never>?, endpoint: URL?, authorizer: EmulatorAuthorizer?)>((nil, nil, nil))
+
+    public init(configuration: EmulatorConfiguration = EmulatorConfiguration(), logger: Logger = Logger(label: "AppSyncEmulator")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The HTTP endpoint while running, e.g. `http://127.0.0.1:54321/event`.
+    public var endpoint: URL? { state.withLockedValue { $0.endpoint } }
+
+    /// Starts listening on 127.0.0.1:`port` (0: a free port chosen by the OS) and returns the HTTP endpoint.
+    @discardableResult
+    public func start(port: Int = 0) async throws -> URL {
+        let authorizer = try await EmulatorAuthorizer(configuration: configuration)
+        let host = NIOLockedValueBox("")
+        let publishing = PublishHandling(configuration: configuration, broker: broker)
+        let session = { @Sendable (hostValue: String) in
+            EmulatorSession(configuration: self.configuration, broker: self.broker, authorizer: authorizer, publishing: publishing, host: hostValue, logger: self.logger)
+        }
+
+        let router = Router()
+        router.post("event") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 8 << 20)
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+            let identity = await authorizer.identity(headers)
+            let (status, json): (Int, String)
+            switch await publishing.publish(channelText: object["channel"] as? String, events: object["events"], identity: identity) {
+            case .success(let result): (status, json) = (200, ProtocolMessages.json(result))
+            case .failure(let rejection): (status, json) = (rejection.status, ProtocolMessages.json(["errors": rejection.errors]))
+            }
+            return Response(
+                status: HTTPResponse.Status(code: status),
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        }
+
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let broker = self.broker
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled))) { request, channel, _ in
+                let path = request.path?.split(separator: "?").first.map(String.init)
+                guard path == "/event/realtime", !(await broker.takeRejection()) else { return .dontUpgrade }
+                let offered = (request.headerFields[.secWebSocketProtocol] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard offered.contains("aws-appsync-event-ws") else { return .dontUpgrade }
+                let hostValue = host.withLockedValue { $0 }
+                // Like AppSync, bad credentials still upgrade; a connection_error follows.
+                let headers = offered.first(where: { $0.hasPrefix("header-") }).flatMap(Self.decodeAuthSubprotocol)
+                let identity: Identity? = if let headers, headers["host"] == hostValue { await authorizer.identity(headers) } else { nil }
+                let handler = session(hostValue)
+                return .upgrade([.secWebSocketProtocol: "aws-appsync-event-ws"]) { inbound, outbound, _ in
+                    await handler.run(identity: identity, inbound: inbound, outbound: outbound, channel: channel)
+                }
+            },
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger
+        )
+        let logger = self.logger
+        let task = Task {
+            do {
+                try await app.runService(gracefulShutdownSignals: [])
+            } catch {
+                logger.error("emulator stopped", metadata: ["error": "\(error)"])
+            }
+            portContinuation.finish()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let boundPort = await iterator.next() else { throw EmulatorError.notRunning }
+        host.withLockedValue { $0 = "127.0.0.1:\(boundPort)" }
+        let endpoint = URL(string: "http://127.0.0.1:\(boundPort)/event")!
+        state.withLockedValue { $0 = (task, endpoint, authorizer) }
+        logger.info("AppSync Events emulator listening", metadata: ["endpoint": "\(endpoint)"])
+        return endpoint
+    }
+
+    /// Stops the server; open connections end.
+    public func stop() async {
+        let task = state.withLockedValue { state -> Task<Void, Never>? in
+            defer { state = (nil, nil, nil) }
+            return state.task
+        }
+        await broker.dropConnections()
+        task?.cancel()
+        await task?.value
+    }
+
+    /// The `header-<base64url(JSON)>` subprotocol decoded into headers.
+    static func decodeAuthSubprotocol(_ subprotocol: String) -> [String: String]? {
+        var base64 = String(subprotocol.dropFirst("header-".count))
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: String]
+    }
+
+    // MARK: Tokens
+
+    /// An HS256 JWT whose `sub` is `userId`, signed with the configured secret.
+    public func token(forUser userId: String, lifetime: TimeInterval = 3600) async throws -> String {
+        guard let authorizer = state.withLockedValue({ $0.authorizer }) else { throw EmulatorError.notRunning }
+        return try await authorizer.token(sub: userId, lifetime: lifetime)
+    }
+
+    // MARK: Observation
+
+    public var connectionCount: Int { get async { await broker.connectionCount } }
+    public var connectionsAccepted: Int { get async { await broker.connectionsAccepted } }
+    public var subscriptionCount: Int { get async { await broker.subscriptionCount } }
+    public var subscribedChannels: [String] { get async { await broker.subscribedChannels } }
+
+    // MARK: Fault injection
+
+    /// Closes every connection abnormally: the TCP socket goes away with no close frame.
+    public func dropConnections() async { await broker.dropConnections() }
+
+    /// Stops (or resumes) sending `ka` messages.
+    public func setKeepAliveEnabled(_ enabled: Bool) async { await broker.setKeepAliveEnabled(enabled) }
+
+    /// Refuses the WebSocket upgrade of the next `count` connects.
+    public func rejectNextConnects(_ count: Int) async { await broker.rejectNextConnects(count) }
+
+    /// Delays every `connection_ack` and `subscribe_success` (zero: no delay).
+    public func delayAcknowledgements(by delay: Duration) async { await broker.delayAcknowledgements(by: delay) }
+}

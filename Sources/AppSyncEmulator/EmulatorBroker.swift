@@ -1,0 +1,97 @@
+import NIOCore
+
+/// The emulator's shared state: open connections, their subscriptions, fan-out of published
+/// events, and the faults tests inject.
+actor EmulatorBroker {
+    struct Connection {
+        var outbox: AsyncStream<String>.Continuation
+        var channel: any Channel
+        var subscriptions: [String: ChannelPath] = [:]
+    }
+
+    private var connections: [Int: Connection] = [:]
+    private var nextConnection = 0
+    private(set) var connectionsAccepted = 0
+    private(set) var keepAliveEnabled = true
+    private(set) var acknowledgementDelay: Duration = .zero
+    private var rejectNext = 0
+
+    // MARK: Connections
+
+    func register(outbox: AsyncStream<String>.Continuation, channel: any Channel) -> Int {
+        nextConnection += 1
+        connectionsAccepted += 1
+        connections[nextConnection] = Connection(outbox: outbox, channel: channel)
+        return nextConnection
+    }
+
+    func unregister(_ id: Int) {
+        connections[id]?.outbox.finish()
+        connections[id] = nil
+    }
+
+    var connectionCount: Int { connections.count }
+
+    var subscriptionCount: Int { connections.values.reduce(0) { $0 + $1.subscriptions.count } }
+
+    /// Subscribed channel paths (as written) over all connections.
+    var subscribedChannels: [String] {
+        connections.values.flatMap { $0.subscriptions.values.map { $0.segments.joined(separator: "/") + ($0.isWildcard ? "/*" : "") } }.sorted()
+    }
+
+    // MARK: Subscriptions
+
+    enum SubscribeOutcome {
+        case subscribed
+        case duplicateID
+        case limitReached
+    }
+
+    func subscribe(_ connection: Int, id: String, to path: ChannelPath, limit: Int) -> SubscribeOutcome {
+        guard var state = connections[connection] else { return .limitReached }
+        if state.subscriptions[id] != nil { return .duplicateID }
+        if state.subscriptions.count >= limit { return .limitReached }
+        state.subscriptions[id] = path
+        connections[connection] = state
+        return .subscribed
+    }
+
+    func unsubscribe(_ connection: Int, id: String) -> Bool {
+        connections[connection]?.subscriptions.removeValue(forKey: id) != nil
+    }
+
+    /// Sends each event, one `data` message per event, to every matching subscription.
+    func publish(_ events: [String], to channel: ChannelPath) {
+        for connection in connections.values {
+            for (id, path) in connection.subscriptions where path.matches(channel) {
+                for event in events {
+                    connection.outbox.yield(ProtocolMessages.data(id: id, event: event))
+                }
+            }
+        }
+    }
+
+    func send(_ text: String, to connection: Int) {
+        connections[connection]?.outbox.yield(text)
+    }
+
+    // MARK: Faults
+
+    /// Closes every connection's TCP socket with no WebSocket close frame.
+    func dropConnections() {
+        for connection in connections.values { connection.channel.close(promise: nil) }
+    }
+
+    func setKeepAliveEnabled(_ enabled: Bool) { keepAliveEnabled = enabled }
+
+    func rejectNextConnects(_ count: Int) { rejectNext = count }
+
+    /// True when this connect must be refused (consumes one rejection).
+    func takeRejection() -> Bool {
+        guard rejectNext > 0 else { return false }
+        rejectNext -= 1
+        return true
+    }
+
+    func delayAcknowledgements(by delay: Duration) { acknowledgementDelay = delay }
+}

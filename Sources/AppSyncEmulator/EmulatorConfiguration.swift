@@ -1,0 +1,38 @@
+/// How the emulator behaves: which namespaces exist, who may connect, and the service limits.
+public struct EmulatorConfiguration: Sendable {
+    /// Channel namespaces (first segments) that exist.
+    public var namespaces: Set<String>
+    /// API keys accepted for connect, subscribe and publish. An API key may use any channel.
+    public var apiKeys: Set<String>
+    /// HS256 secret for JWTs (Cognito-like user tokens). A JWT's `sub` must equal the `{userId}`
+    /// segment of any `…/user/{userId}/…` channel it subscribes or publishes to, as the Vortex
+    /// Lambda authorizer requires. At least 32 bytes.
+    public var jwtSecret: String?
+    /// Interval of `ka` messages.
+    public var keepAliveInterval: Duration
+    /// `connectionTimeoutMs` announced in `connection_ack`.
+    public var connectionTimeoutMs: Int
+    public var maximumSubscriptionsPerConnection: Int
+    public var maximumEventBytes: Int
+    public var maximumEventsPerPublish: Int
+
+    public init(
+        namespaces: Set<String> = ["default"],
+        apiKeys: Set<String> = [],
+        jwtSecret: String? = nil,
+        keepAliveInterval: Duration = .seconds(60),
+        connectionTimeoutMs: Int = 300_000,
+        maximumSubscriptionsPerConnection: Int = 200,
+        maximumEventBytes: Int = 240 * 1024,
+        maximumEventsPerPublish: Int = 5
+    ) {
+        self.namespaces = namespaces
+        self.apiKeys = apiKeys
+        self.jwtSecret = jwtSecret
+        self.keepAliveInterval = keepAliveInterval
+        self.connectionTimeoutMs = connectionTimeoutMs
+        self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection
+        self.maximumEventBytes = maximumEventBytes
+        self.maximumEventsPerPublish = maximumEventsPerPublish
+    }
+}

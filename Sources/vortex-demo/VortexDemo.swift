@@ -1,0 +1,157 @@
+import AppSyncEmulator
+import AppSyncRuntime
+import ArgumentParser
+import Foundation
+import Logging
+import VortexEvents
+
+/// The generated Vortex client end to end: subscribe to the user's nine channels, publish one
+/// sample event per channel over HTTP, print the nine typed events as they arrive.
+@main
+struct VortexDemo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vortex-demo",
+        abstract: "Run the generated BackendNotifier against the embedded AppSync Events emulator, or a real API.",
+        discussion: """
+            With no options it starts the emulator in this process. With --endpoint it uses that Event API:
+              vortex-demo --endpoint https://<id>.appsync-api.<region>.amazonaws.com/event --api-key da2-… --user-id <id>
+            (or --token <jwt> instead of --api-key).
+            """)
+
+    @Option(help: "HTTP endpoint of a real Event API (…/event). Omit to use the embedded emulator.")
+    var endpoint: String?
+
+    @Option(help: "API key for the real API.")
+    var apiKey: String?
+
+    @Option(help: "JWT (Cognito/OIDC) or Lambda token for the real API.")
+    var token: String?
+
+    @Option(help: "The user whose nine channels are used.")
+    var userId = "demo-user-1"
+
+    @Option(help: "Seconds to wait for the nine events.")
+    var timeout: Double = 10
+
+    @Flag(help: "Log the runtime's debug messages.")
+    var verbose = false
+
+    mutating func validate() throws {
+        if endpoint != nil && (apiKey == nil) == (token == nil) {
+            throw ValidationError("with --endpoint, pass exactly one of --api-key or --token")
+        }
+        if endpoint == nil && (apiKey != nil || token != nil) {
+            throw ValidationError("--api-key and --token need --endpoint")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "vortex-demo")
+        logger.logLevel = verbose ? .debug : .critical
+
+        // 1. Where to connect, and as whom.
+        let emulator: AppSyncEmulator?
+        let httpEndpoint: String
+        let subscriberAuthorization: AppSyncAuthorization
+        let publisherAuthorization: AppSyncAuthorization
+        if let endpoint {
+            emulator = nil
+            httpEndpoint = endpoint
+            subscriberAuthorization = apiKey.map { .apiKey($0) } ?? .token { [token] in token ?? "" }
+            publisherAuthorization = subscriberAuthorization
+        } else {
+            let secret = "vortex-demo-jwt-secret-0123456789abcdef"
+            let publisherKey = "da2-vortex-demo-publisher"
+            let local = AppSyncEmulator(
+                configuration: EmulatorConfiguration(namespaces: ["vortex-app"], apiKeys: [publisherKey], jwtSecret: secret),
+                logger: logger)
+            httpEndpoint = try await local.start().absoluteString
+            let userToken = try await local.token(forUser: userId)
+            subscriberAuthorization = .token { userToken }  // a user may read only their own channels
+            publisherAuthorization = .apiKey(publisherKey)   // the backend publishes
+            emulator = local
+            print("Embedded AppSync Events emulator at \(httpEndpoint)")
+        }
+        do {
+            try await demo(httpEndpoint: httpEndpoint, subscriber: subscriberAuthorization, publisher: publisherAuthorization, logger: logger)
+        } catch {
+            await emulator?.stop()
+            throw error
+        }
+        await emulator?.stop()
+    }
+
+    private func demo(httpEndpoint: String, subscriber subscriberAuthorization: AppSyncAuthorization, publisher publisherAuthorization: AppSyncAuthorization, logger: Logger) async throws {
+        // 2. The generated notifier on one connection.
+        let appSync = try AppSyncEndpoint(http: httpEndpoint)
+        let connection = AppSyncConnection(
+            configuration: AppSyncConfiguration(endpoint: appSync, authorization: subscriberAuthorization), logger: logger)
+        let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: logger))
+        try await notifier.setUserId(userId)
+        await connection.start()
+
+        let received = Received()
+        let consumers = startConsumers(notifier, received)
+        defer { consumers.forEach { $0.cancel() } }
+
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        guard await waitUntil(deadline, { await connection.acknowledgedChannels.count == 9 }) else {
+            let state = await connection.state
+            await connection.disconnect()
+            throw DemoFailure("the nine subscriptions were not acknowledged within \(timeout) s (connection: \(state))")
+        }
+        print("Subscribed to 9 channels of user \(userId) on one WebSocket")
+
+        // 3. One sample event per channel, over HTTP, as the backend would publish them.
+        let publisher = AppSyncHTTPPublisher(endpoint: appSync, authorization: publisherAuthorization)
+        for (channel, event) in try Samples.events(userId: userId) {
+            let result = try await publisher.publish([event], to: channel)
+            guard result.failed.isEmpty else { throw DemoFailure("publishing to \(channel) failed: \(result.failed)") }
+        }
+
+        // 4. Wait for the nine typed events.
+        let complete = await waitUntil(deadline) { await received.count >= 9 }
+        await connection.disconnect()
+        guard complete else {
+            throw DemoFailure("only \(await received.count) of 9 events arrived within \(timeout) s")
+        }
+        print("All 9 events arrived, typed and decoded.")
+    }
+
+    private func startConsumers(_ notifier: BackendNotifier, _ received: Received) -> [Task<Void, Never>] {
+        func consume<Event: Sendable>(_ stream: @escaping @Sendable () async -> AsyncStream<Event>) -> Task<Void, Never> {
+            Task {
+                for await event in await stream() { await received.record(Samples.describe(event)) }
+            }
+        }
+        return [
+            consume(notifier.devicePresenceValues), consume(notifier.deviceRecordingValues),
+            consume(notifier.deviceFirmwareValues), consume(notifier.archiveValues), consume(notifier.licenseValues),
+            consume(notifier.planValues), consume(notifier.aiSettingsValues), consume(notifier.roleValues),
+            consume(notifier.revokeValues),
+        ]
+    }
+
+    private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: @Sendable () async -> Bool) async -> Bool {
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return await condition()
+    }
+}
+
+/// Prints each typed event as it arrives and counts them.
+actor Received {
+    private(set) var count = 0
+
+    func record(_ line: String) {
+        count += 1
+        print("  \(count). \(line)")
+    }
+}
+
+struct DemoFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = "vortex-demo: " + description }
+}
