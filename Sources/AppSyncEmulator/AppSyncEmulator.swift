@@ -65,6 +65,7 @@ public final class AppSyncEmulator: Sendable {
                 // Like AppSync, bad credentials still upgrade; a connection_error follows.
                 let headers = offered.first(where: { $0.hasPrefix("header-") }).flatMap(Self.decodeAuthSubprotocol)
                 let identity: Identity? = if let headers, headers["host"] == hostValue { await authorizer.identity(headers) } else { nil }
+                if identity != nil { await broker.recordConnectAuthorization(headers?["Authorization"] ?? headers?["authorization"]) }
                 let handler = session(hostValue)
                 return .upgrade([.secWebSocketProtocol: "aws-appsync-event-ws"]) { inbound, outbound, _ in
                     await handler.run(identity: identity, inbound: inbound, outbound: outbound, channel: channel)
@@ -129,6 +130,8 @@ public final class AppSyncEmulator: Sendable {
     public var connectionsAccepted: Int { get async { await broker.connectionsAccepted } }
     public var subscriptionCount: Int { get async { await broker.subscriptionCount } }
     public var subscribedChannels: [String] { get async { await broker.subscribedChannels } }
+    /// The `Authorization` header of every accepted connect, in order.
+    public var connectAuthorizations: [String] { get async { await broker.connectAuthorizations } }
 
     // MARK: Fault injection
 

@@ -15,6 +15,12 @@ actor EmulatorBroker {
     private(set) var keepAliveEnabled = true
     private(set) var acknowledgementDelay: Duration = .zero
     private var rejectNext = 0
+    /// `Authorization` values of accepted connects, in order (test observation; the emulator is local).
+    private(set) var connectAuthorizations: [String] = []
+
+    func recordConnectAuthorization(_ value: String?) {
+        if let value { connectAuthorizations.append(value) }
+    }
 
     // MARK: Connections
 

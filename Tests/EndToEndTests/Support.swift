@@ -1,0 +1,82 @@
+import AppSyncEmulator
+import AppSyncRuntime
+import ChannelRuntime
+import Foundation
+import Logging
+import VortexEvents
+
+/// Waits (polling) until `condition` holds; the bound turns a hang into a failure and is not a
+/// timing assertion.
+func waitFor(_ what: String, within seconds: Double = 10, _ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    if await condition() { return }
+    throw WaitTimedOut(description: "gave up waiting for \(what)")
+}
+
+struct WaitTimedOut: Error, CustomStringConvertible { var description: String }
+
+/// The generated notifier, the runtime and the emulator, over real sockets on 127.0.0.1.
+struct Stack {
+    static let secret = "end-to-end-test-jwt-secret-0123456789"
+    static let publisherKey = "da2-publisher"
+
+    let emulator: AppSyncEmulator
+    let endpoint: AppSyncEndpoint
+    let connection: AppSyncConnection
+    let notifier: BackendNotifier
+
+    static func start(
+        user: String = "alice",
+        emulatorConfiguration: (inout EmulatorConfiguration) -> Void = { _ in },
+        authorization: ((AppSyncEmulator) -> AppSyncAuthorization)? = nil,
+        configure: (inout AppSyncConfiguration) -> Void = { _ in }
+    ) async throws -> Stack {
+        var emulatorSettings = EmulatorConfiguration(namespaces: ["vortex-app"], apiKeys: [publisherKey], jwtSecret: secret)
+        emulatorConfiguration(&emulatorSettings)
+        let emulator = AppSyncEmulator(configuration: emulatorSettings, logger: Logger(label: "emulator") { _ in SwiftLogNoOpLogHandler() })
+        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        let token = try await emulator.token(forUser: user)
+        var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: authorization?(emulator) ?? .token { token })
+        configuration.reconnectPolicy = .fixed(.milliseconds(100))
+        configure(&configuration)
+        let connection = AppSyncConnection(configuration: configuration, logger: Logger(label: "client") { _ in SwiftLogNoOpLogHandler() })
+        let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: Logger(label: "hub") { _ in SwiftLogNoOpLogHandler() }))
+        try await notifier.setUserId(user)
+        return Stack(emulator: emulator, endpoint: endpoint, connection: connection, notifier: notifier)
+    }
+
+    var publisher: AppSyncHTTPPublisher { AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(Self.publisherKey)) }
+
+    func stop() async {
+        await connection.disconnect()
+        await emulator.stop()
+    }
+}
+
+/// Collects a stream's elements in the background.
+final class Collected<Element: Sendable>: @unchecked Sendable {
+    // @unchecked: `items` is guarded by `lock`.
+    private let lock = NSLock()
+    private var items: [Element] = []
+    private var task: Task<Void, Never>?
+
+    init(_ stream: @escaping @Sendable () async -> AsyncStream<Element>) {
+        task = Task { [weak self] in
+            for await element in await stream() {
+                self?.lock.withLock { self?.items.append(element) }
+            }
+        }
+    }
+
+    var elements: [Element] { lock.withLock { items } }
+    var count: Int { lock.withLock { items.count } }
+    func cancel() { task?.cancel() }
+}
+
+func json(_ value: some Encodable) throws -> String {
+    String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+}
