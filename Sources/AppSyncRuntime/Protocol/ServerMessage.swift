@@ -29,22 +29,26 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// Decodes one text frame.
     public static func decode(_ text: String) throws(DecodingFailure) -> ServerMessage {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        let envelope: Envelope
+        do {
+            envelope = try decoder.decode(Envelope.self, from: Data(text.utf8))
+        } catch {
             throw .notJSON
         }
-        guard let type = object["type"] as? String else { throw .missingField("type") }
+        guard let type = envelope.type else { throw .missingField("type") }
         func id() throws(DecodingFailure) -> String {
-            guard let id = object["id"] as? String else { throw .missingField("id") }
+            guard let id = envelope.id else { throw .missingField("id") }
             return id
         }
-        let errors = (object["errors"] as? [[String: Any]] ?? []).map(ServiceError.init(json:))
+        let errors = envelope.errors ?? []
         switch type {
-        case "connection_ack":
-            let payload = object["payload"] as? [String: Any]
-            let timeout = integer(object["connectionTimeoutMs"]) ?? integer(payload?["connectionTimeoutMs"])
-            return .connectionAck(connectionTimeoutMs: timeout)
+        case "data":
+            guard let events = envelope.event?.events else { throw .missingField("event") }
+            return .data(id: try id(), events: events)
         case "ka":
             return .keepAlive
+        case "connection_ack":
+            return .connectionAck(connectionTimeoutMs: envelope.connectionTimeoutMs?.value ?? envelope.payload?.connectionTimeoutMs?.value)
         case "connection_error":
             return .connectionError(errors)
         case "subscribe_success":
@@ -55,32 +59,88 @@ public enum ServerMessage: Sendable, Equatable {
             return .unsubscribeSuccess(id: try id())
         case "unsubscribe_error":
             return .unsubscribeError(id: try id(), errors)
-        case "data":
-            let events: [String]
-            if let single = object["event"] as? String {
-                events = [single]
-            } else if let many = object["event"] as? [String] {
-                events = many
-            } else {
-                throw .missingField("event")
-            }
-            return .data(id: try id(), events: events)
         case "broadcast_error":
             return .broadcastError(id: try id(), errors)
         case "publish_success":
-            return .publishSuccess(id: try id(), PublishResult(json: object))
+            return .publishSuccess(id: try id(), PublishResult(successful: envelope.successful ?? [], failed: envelope.failed ?? []))
         case "publish_error":
             return .publishError(id: try id(), errors)
         case "error":
-            return .error(id: object["id"] as? String, errors)
+            return .error(id: envelope.id, errors)
         default:
             return .unknown(type: type)
+        }
+    }
+
+    private static let decoder = JSONDecoder()
+
+    /// Every field any server message carries; one decoding pass, unknown fields ignored.
+    private struct Envelope: Decodable {
+        var type: String?
+        var id: String?
+        var event: EventField?
+        var connectionTimeoutMs: LenientInt?
+        var payload: Payload?
+        var errors: [ServiceError]?
+        var successful: [PublishResult.Success]?
+        var failed: [PublishResult.Failure]?
+
+        struct Payload: Decodable {
+            var connectionTimeoutMs: LenientInt?
+        }
+    }
+
+    /// `event`: one JSON string (what the service sends) or an array of them (what its docs show).
+    private struct EventField: Decodable {
+        var events: [String]
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let single = try? container.decode(String.self) {
+                events = [single]
+            } else {
+                events = try container.decode([String].self)
+            }
+        }
+    }
+}
+
+/// A number that may arrive as a JSON number or a string.
+struct LenientInt: Decodable {
+    var value: Int?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int.self) {
+            value = number
+        } else if let number = try? container.decode(Double.self) {
+            value = Int(number)
+        } else {
+            value = Int(try container.decode(String.self))
+        }
+    }
+}
+
+/// A code that may arrive as a JSON number or a string, kept as text.
+struct LenientCode: Decodable {
+    var text: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let string = try? container.decode(String.self) {
+            text = string
+        } else if let number = try? container.decode(Int.self) {
+            text = String(number)
+        } else if let number = try? container.decode(Double.self) {
+            text = String(number)
+        } else {
+            text = nil
         }
     }
 }
 
 /// One entry of an `errors` list.
-public struct ServiceError: Sendable, Equatable, CustomStringConvertible {
+public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConvertible {
     public var errorType: String?
     public var message: String?
     /// `errorCode`, which the service sends as a number or a string, or not at all.
@@ -92,8 +152,13 @@ public struct ServiceError: Sendable, Equatable, CustomStringConvertible {
         self.code = code
     }
 
-    init(json: [String: Any]) {
-        self.init(errorType: json["errorType"] as? String, message: json["message"] as? String, code: codeText(json["errorCode"]))
+    private enum CodingKeys: String, CodingKey { case errorType, message, errorCode }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        errorType = try? container.decodeIfPresent(String.self, forKey: .errorType)
+        message = try? container.decodeIfPresent(String.self, forKey: .message)
+        code = (try? container.decodeIfPresent(LenientCode.self, forKey: .errorCode))??.text
     }
 
     /// Authorization failures that retrying with the same credentials cannot fix.
@@ -116,7 +181,7 @@ public struct ServiceError: Sendable, Equatable, CustomStringConvertible {
 
 /// The outcome of a publish (WebSocket or HTTP): per-event successes and failures.
 public struct PublishResult: Sendable, Equatable {
-    public struct Success: Sendable, Equatable {
+    public struct Success: Sendable, Equatable, Decodable {
         public var identifier: String
         public var index: Int
 
@@ -124,9 +189,17 @@ public struct PublishResult: Sendable, Equatable {
             self.identifier = identifier
             self.index = index
         }
+
+        private enum CodingKeys: String, CodingKey { case identifier, index }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            identifier = (try? container.decodeIfPresent(String.self, forKey: .identifier)) ?? ""
+            index = (try? container.decodeIfPresent(LenientInt.self, forKey: .index))??.value ?? 0
+        }
     }
 
-    public struct Failure: Sendable, Equatable {
+    public struct Failure: Sendable, Equatable, Decodable {
         public var identifier: String?
         public var index: Int
         /// A number or a string on the wire (`401`, `"EventTooLargeException"`).
@@ -139,6 +212,16 @@ public struct PublishResult: Sendable, Equatable {
             self.code = code
             self.message = message
         }
+
+        private enum CodingKeys: String, CodingKey { case identifier, index, code, message }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            identifier = try? container.decodeIfPresent(String.self, forKey: .identifier)
+            index = (try? container.decodeIfPresent(LenientInt.self, forKey: .index))??.value ?? 0
+            code = (try? container.decodeIfPresent(LenientCode.self, forKey: .code))??.text
+            message = try? container.decodeIfPresent(String.self, forKey: .message)
+        }
     }
 
     public var successful: [Success]
@@ -149,24 +232,14 @@ public struct PublishResult: Sendable, Equatable {
         self.failed = failed
     }
 
-    init(json: [String: Any]) {
-        successful = (json["successful"] as? [[String: Any]] ?? []).map {
-            Success(identifier: $0["identifier"] as? String ?? "", index: integer($0["index"]) ?? 0)
+    /// Decodes an HTTP publish response body (`{"successful": […], "failed": […]}`).
+    static func decode(_ data: Data) -> PublishResult? {
+        struct Body: Decodable {
+            var successful: [Success]?
+            var failed: [Failure]?
         }
-        failed = (json["failed"] as? [[String: Any]] ?? []).map {
-            Failure(identifier: $0["identifier"] as? String, index: integer($0["index"]) ?? 0, code: codeText($0["code"]), message: $0["message"] as? String)
-        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: data) else { return nil }
+        return PublishResult(successful: body.successful ?? [], failed: body.failed ?? [])
     }
 }
 
-private func integer(_ value: Any?) -> Int? {
-    if let number = value as? NSNumber { return number.intValue }
-    if let text = value as? String { return Int(text) }
-    return nil
-}
-
-private func codeText(_ value: Any?) -> String? {
-    if let text = value as? String { return text }
-    if let number = value as? NSNumber { return number.stringValue }
-    return nil
-}

@@ -54,13 +54,13 @@ public struct AppSyncHTTPPublisher: Sendable {
         } catch {
             throw .connectionLost
         }
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
         guard (200..<300).contains(response.status) else {
-            let errors = (object["errors"] as? [[String: Any]] ?? []).map {
-                ServiceError(errorType: $0["errorType"] as? String, message: $0["message"] as? String, code: String(response.status))
+            struct Failure: Decodable { var errors: [ServiceError]? }
+            let errors = ((try? JSONDecoder().decode(Failure.self, from: response.body))?.errors ?? []).map {
+                ServiceError(errorType: $0.errorType, message: $0.message, code: String(response.status))
             }
             throw .service(errors.isEmpty ? [ServiceError(errorType: nil, message: "HTTP \(response.status)", code: String(response.status))] : errors)
         }
-        return PublishResult(json: object)
+        return PublishResult.decode(response.body) ?? PublishResult(successful: [], failed: [])
     }
 }

@@ -1,0 +1,31 @@
+// swift-tools-version: 6.1
+// Benchmarks for swift-channelgen: a separate package so the main package stays light.
+// See README.md for the commands and the results.
+import Foundation
+import PackageDescription
+
+// A path dependency's identity is its folder name, which depends on where the repository was cloned.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+
+let package = Package(
+    name: "channelgen-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "runtime-bench",
+            dependencies: [
+                .product(name: "VortexEvents", package: root),
+                .product(name: "AppSyncRuntime", package: root),
+                .product(name: "AppSyncEmulator", package: root),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,112 @@
+import AppSyncEmulator
+import AppSyncRuntime
+import ArgumentParser
+import ChannelRuntime
+import Foundation
+import VortexEvents
+
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "runtime-bench",
+        abstract: "Runtime benchmarks of swift-channelgen (build with -c release).",
+        subcommands: [Decode.self, Loop.self, Memory.self, Serve.self])
+}
+
+struct Decode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Raw data frames → typed AsyncStream values: ours vs a naive baseline.")
+    @Option var events = 100_000
+    @Option var runs = 5
+
+    func run() async throws {
+        print("| model | ours (events/s) | naive baseline (events/s) | ours / baseline |")
+        print("|---|---:|---:|---:|")
+        for model in DecodeBench.Model.allCases {
+            var ours: [Double] = [], baseline: [Double] = []
+            for _ in 0..<runs {  // interleaved, so both see the same machine state
+                ours.append(try await DecodeBench.ours(model, count: events))
+                baseline.append(try await DecodeBench.baseline(model, count: events))
+            }
+            let (o, b) = (Stats(ours).median, Stats(baseline).median)
+            print("| \(model.rawValue) | \(Int(o)) | \(Int(b)) | \(String(format: "%.2f", o / b)) |")
+        }
+    }
+}
+
+struct Loop: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "loopback", abstract: "Latency, throughput and reconnect through the emulator over loopback.")
+    @Option var latencyEvents = 1000
+    @Option var throughputEvents = 40_000
+    @Option var runs = 3
+
+    func run() async throws {
+        for (name, websocket) in [("HTTP publish", false), ("WebSocket publish", true)] {
+            var p50: [Double] = [], p99: [Double] = []
+            for _ in 0..<runs {
+                let result = try await Loopback.latency(overWebSocket: websocket, count: latencyEvents)
+                p50.append(result.p50)
+                p99.append(result.p99)
+            }
+            print("latency \(name): p50 \(String(format: "%.3f", Stats(p50).median)) ms, p99 \(String(format: "%.3f", Stats(p99).median)) ms (median of \(runs) runs × \(latencyEvents) events)")
+        }
+        var rates: [Double] = []
+        for _ in 0..<runs { rates.append(try await Loopback.throughput(count: throughputEvents)) }
+        print("sustained: \(Int(Stats(rates).median)) events/s into one connection (median of \(runs) runs × \(throughputEvents) events)")
+        let reconnects = try await Loopback.reconnect(iterations: 21)
+        let stats = Stats(reconnects)
+        print("reconnect: drop → nine subscriptions acknowledged again: p50 \(String(format: "%.2f", stats.median)) ms, p90 \(String(format: "%.2f", stats.percentile(90))) ms (21 drops, zero delay)")
+    }
+}
+
+struct Memory: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Resident memory with one connection and N subscriptions (the emulator runs in a child process).")
+    @Option var subscriptions = 9
+
+    func run() async throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["serve"]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        try child.run()
+        defer { child.terminate() }
+        guard let line = String(data: pipe.fileHandleForReading.availableData, encoding: .utf8)?.split(separator: "\n").first else {
+            throw BenchFailure("the emulator printed nothing")
+        }
+        let endpoint = try AppSyncEndpoint(http: String(line))
+        let before = residentMemoryKB() ?? 0
+
+        let connection = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey(Loopback.publisherKey)), logger: quiet)
+        let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("bench")], logger: quiet))
+        let counter = Counter()
+        var keep: [Task<Void, Never>] = []
+        func consume<E: Sendable>(_ stream: AsyncStream<E>) { keep.append(Task { for await _ in stream { counter.increment() } }) }
+        consume(await notifier.devicePresenceValues()); consume(await notifier.deviceRecordingValues())
+        consume(await notifier.deviceFirmwareValues()); consume(await notifier.archiveValues())
+        consume(await notifier.licenseValues()); consume(await notifier.planValues())
+        consume(await notifier.aiSettingsValues()); consume(await notifier.roleValues()); consume(await notifier.revokeValues())
+        var raw: [AppSyncConnection.RawSubscription] = []
+        for index in 0..<max(0, subscriptions - 9) {
+            raw.append(try await connection.subscribe(to: "vortex-app/bench/extra\(index)"))
+        }
+        await connection.start()
+        try await waitUntil { await connection.acknowledgedChannels.count == subscriptions }
+        try await Task.sleep(for: .milliseconds(500))
+        let after = residentMemoryKB() ?? 0
+        print("subscriptions=\(subscriptions) rss_before_kb=\(before) rss_connected_kb=\(after)")
+        keep.forEach { $0.cancel() }
+        _ = raw
+        await connection.disconnect()
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the emulator and print its endpoint (used by `memory`).")
+
+    func run() async throws {
+        let emulator = AppSyncEmulator(configuration: EmulatorConfiguration(namespaces: ["vortex-app"], apiKeys: [Loopback.publisherKey]), logger: quiet)
+        print(try await emulator.start().absoluteString)
+        fflush(nil)
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}

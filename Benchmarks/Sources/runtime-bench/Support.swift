@@ -1,0 +1,106 @@
+import AppSyncRuntime
+import Foundation
+import Logging
+
+let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+
+/// Median and percentiles of samples.
+struct Stats {
+    let sorted: [Double]
+    init(_ samples: [Double]) { sorted = samples.sorted() }
+    func percentile(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
+        return sorted[index]
+    }
+    var median: Double { percentile(50) }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// Polls `condition` (sub-millisecond) until it holds or `limit` passes.
+func waitUntil(_ limit: Duration = .seconds(60), _ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !(await condition()) {
+        guard ContinuousClock.now < deadline else { throw BenchFailure("timed out") }
+        try await Task.sleep(for: .microseconds(200))
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Resident memory of this process, from /proc (Linux).
+func residentMemoryKB() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+    return nil
+}
+
+/// A counter shared between a consumer task and the benchmark.
+final class Counter: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    private var times: [ContinuousClock.Instant] = []
+    private let recordTimes: Bool
+
+    init(recordTimes: Bool = false) { self.recordTimes = recordTimes }
+
+    func increment() {
+        let now = recordTimes ? ContinuousClock.now : nil
+        lock.withLock {
+            value += 1
+            if let now { times.append(now) }
+        }
+    }
+
+    var count: Int { lock.withLock { value } }
+    var arrivals: [ContinuousClock.Instant] { lock.withLock { times } }
+}
+
+/// A server that answers the handshake and every subscribe by itself, and lets the benchmark
+/// inject `data` frames: the runtime's decode path with no network in the way.
+final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var continuation: AsyncStream<String>.Continuation?
+    private var ids: [String: String] = [:]
+
+    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        lock.withLock { self.continuation = continuation }
+        return Session(inbound: stream, server: self)
+    }
+
+    func push(_ frame: String) { lock.withLock { continuation }?.yield(frame) }
+
+    func subscriptionID(for channel: String) -> String? { lock.withLock { ids[channel] } }
+
+    fileprivate func received(_ text: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return }
+        switch object["type"] as? String {
+        case "connection_init":
+            push(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+        case "subscribe":
+            let id = object["id"] as? String ?? ""
+            lock.withLock { ids[object["channel"] as? String ?? ""] = id }
+            push(#"{"type":"subscribe_success","id":"\#(id)"}"#)
+        default:
+            break
+        }
+    }
+
+    private struct Session: WebSocketSession {
+        let inbound: AsyncStream<String>
+        let server: AutoServerTransport
+        func send(_ text: String) async throws { server.received(text) }
+        func close() async { server.lock.withLock { server.continuation }?.finish() }
+    }
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Generator and tool-build benchmarks: channelgen vs swift-openapi-generator (types mode).
+
+Run from anywhere:  python3 Benchmarks/scripts/bench_generators.py [--runs 7] [--skip-builds]
+Prints markdown tables (medians). Build folders go to .build-bench/ (git-ignored).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BENCH = os.path.join(ROOT, ".build-bench")
+OPENAPI_TOOL = os.path.join(BENCH, "openapi-generator-tool")
+OPENAPI_VERSION = "1.14.3"
+
+
+def run(cmd, cwd=None, quiet=True):
+    result = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE if quiet else None, stderr=subprocess.STDOUT if quiet else None, text=True)
+    if result.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{result.stdout or ''}")
+    return result.stdout
+
+
+def timed_build(cmd, cwd, scratch):
+    shutil.rmtree(scratch, ignore_errors=True)
+    start = time.monotonic()
+    run(cmd + ["--scratch-path", scratch], cwd=cwd)
+    return time.monotonic() - start
+
+
+def write_openapi_wrapper():
+    os.makedirs(OPENAPI_TOOL, exist_ok=True)
+    with open(os.path.join(OPENAPI_TOOL, "Package.swift"), "w") as f:
+        f.write(f"""// swift-tools-version: 6.1
+// Builds swift-openapi-generator {OPENAPI_VERSION} for the benchmark (not part of swift-channelgen).
+import PackageDescription
+let package = Package(
+    name: "openapi-generator-tool",
+    dependencies: [.package(url: "https://github.com/apple/swift-openapi-generator", exact: "{OPENAPI_VERSION}")],
+    targets: []
+)
+""")
+
+
+def measure(cmd, runs):
+    """Median wall seconds and median peak RSS (KB) of `cmd` over `runs` runs (GNU time)."""
+    walls, peaks = [], []
+    for _ in range(runs):
+        out = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        last = out.stderr.strip().splitlines()[-1]
+        wall, peak = last.split()
+        walls.append(float(wall))
+        peaks.append(int(peak))
+    return statistics.median(walls), statistics.median(peaks)
+
+
+def generated_lines(folder):
+    return sum(sum(1 for _ in open(os.path.join(folder, name))) for name in os.listdir(folder) if name.endswith(".swift"))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--channels", type=int, default=504)
+    parser.add_argument("--skip-builds", action="store_true", help="reuse existing release builds; no clean-build timing")
+    args = parser.parse_args()
+    os.makedirs(BENCH, exist_ok=True)
+    write_openapi_wrapper()
+
+    builds = {}
+    ours_release = os.path.join(BENCH, "channelgen-release")
+    theirs_release = os.path.join(BENCH, "openapi-release")
+    if not args.skip_builds:
+        run(["swift", "package", "resolve"], cwd=OPENAPI_TOOL)  # fetch outside the timing
+        for config in ["debug", "release"]:
+            builds[("channelgen", config)] = timed_build(
+                ["swift", "build", "-c", config, "--product", "channelgen"], ROOT, os.path.join(BENCH, f"channelgen-{config}"))
+            builds[("swift-openapi-generator", config)] = timed_build(
+                ["swift", "build", "-c", config, "--product", "swift-openapi-generator"], OPENAPI_TOOL, os.path.join(BENCH, f"openapi-{config}"))
+    ours = os.path.join(ours_release, "release", "channelgen")
+    theirs = os.path.join(theirs_release, "release", "swift-openapi-generator")
+    for tool in [ours, theirs]:
+        if not os.path.exists(tool):
+            sys.exit(f"missing {tool}; run without --skip-builds first")
+
+    work = tempfile.mkdtemp(prefix="channelgen-bench-")
+    # Inputs: the Vortex spec (9 channels) and a synthetic spec; the same schemas as OpenAPI for theirs.
+    vortex_openapi = os.path.join(work, "vortex-openapi")
+    os.makedirs(vortex_openapi)
+    shutil.copy(os.path.join(ROOT, "spec", "openapi-schemas.yaml"), os.path.join(vortex_openapi, "openapi.yaml"))
+    with open(os.path.join(vortex_openapi, "openapi-generator-config.yaml"), "w") as f:
+        f.write("generate:\n  - types\naccessModifier: public\n")
+    synthetic = os.path.join(work, f"synthetic-{args.channels}")
+    run([sys.executable, os.path.join(os.path.dirname(__file__), "make_specs.py"), "--channels", str(args.channels), "--out", synthetic])
+    cases = [
+        ("Vortex (9 channels)", os.path.join(ROOT, "Sources", "VortexEvents", "channelgen.yaml"), vortex_openapi),
+        (f"synthetic ({args.channels} channels)", os.path.join(synthetic, "channelgen.yaml"), synthetic),
+    ]
+
+    counter = [0]
+
+    def fresh():
+        counter[0] += 1
+        return os.path.join(work, f"out-{counter[0]}")
+
+    print(f"## Generator: cold run, median of {args.runs} (wall s / peak RSS MB)\n")
+    print("| input | channelgen | swift-openapi-generator (types) | ours / theirs (time) | ours / theirs (memory) | generated lines (ours / theirs) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, config, openapi_dir in cases:
+        ours_wall, ours_peak = measure(lambda: [ours, "generate", "--config", config, "--output", fresh(), "--quiet"], args.runs)
+        theirs_wall, theirs_peak = measure(lambda: [theirs, "generate", os.path.join(openapi_dir, "openapi.yaml"),
+                                                    "--config", os.path.join(openapi_dir, "openapi-generator-config.yaml"),
+                                                    "--output-directory", fresh()], args.runs)
+        ours_out, theirs_out = fresh(), fresh()
+        run([ours, "generate", "--config", config, "--output", ours_out, "--quiet"])
+        run([theirs, "generate", os.path.join(openapi_dir, "openapi.yaml"), "--config", os.path.join(openapi_dir, "openapi-generator-config.yaml"), "--output-directory", theirs_out])
+        print(f"| {name} | {ours_wall:.3f} s / {ours_peak / 1024:.1f} MB | {theirs_wall:.3f} s / {theirs_peak / 1024:.1f} MB "
+              f"| {ours_wall / theirs_wall:.2f} | {ours_peak / theirs_peak:.2f} | {generated_lines(ours_out)} / {generated_lines(theirs_out)} |")
+
+    if builds:
+        print("\n## Clean build of the generator tool (what a build plugin compiles in every user's build)\n")
+        print("| configuration | channelgen | swift-openapi-generator | ours / theirs |")
+        print("|---|---:|---:|---:|")
+        for config in ["debug", "release"]:
+            a, b = builds[("channelgen", config)], builds[("swift-openapi-generator", config)]
+            print(f"| {config} | {a:.0f} s | {b:.0f} s | {a / b:.2f} |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
