@@ -5,6 +5,7 @@ Run from anywhere:  python3 Benchmarks/scripts/bench_generators.py [--runs 7] [-
 Prints markdown tables (medians). Build folders go to .build-bench/ (git-ignored).
 """
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -50,12 +51,15 @@ let package = Package(
 def measure(cmd, runs):
     """Median wall seconds and median peak RSS (KB) of `cmd` over `runs` runs (GNU time)."""
     walls, peaks = [], []
-    for _ in range(runs):
-        out = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        last = out.stderr.strip().splitlines()[-1]
-        wall, peak = last.split()
-        walls.append(float(wall))
-        peaks.append(int(peak))
+    with tempfile.NamedTemporaryFile(mode="r") as report:
+        for _ in range(runs):
+            result = subprocess.run(["/usr/bin/time", "-o", report.name, "-f", "%e %M"] + cmd(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if result.returncode != 0:
+                sys.exit(f"failed: {' '.join(cmd())}\n{result.stderr}")
+            report.seek(0)
+            wall, peak = report.read().split()
+            walls.append(float(wall))
+            peaks.append(int(peak))
     return statistics.median(walls), statistics.median(peaks)
 
 
@@ -73,6 +77,7 @@ def main():
     write_openapi_wrapper()
 
     builds = {}
+    timings = os.path.join(BENCH, "build-timings.json")
     ours_release = os.path.join(BENCH, "channelgen-release")
     theirs_release = os.path.join(BENCH, "openapi-release")
     if not args.skip_builds:
@@ -82,6 +87,11 @@ def main():
                 ["swift", "build", "-c", config, "--product", "channelgen"], ROOT, os.path.join(BENCH, f"channelgen-{config}"))
             builds[("swift-openapi-generator", config)] = timed_build(
                 ["swift", "build", "-c", config, "--product", "swift-openapi-generator"], OPENAPI_TOOL, os.path.join(BENCH, f"openapi-{config}"))
+        with open(timings, "w") as f:
+            json.dump({f"{tool}/{config}": seconds for (tool, config), seconds in builds.items()}, f)
+    elif os.path.exists(timings):
+        with open(timings) as f:
+            builds = {tuple(key.split("/")): value for key, value in json.load(f).items()}
     ours = os.path.join(ours_release, "release", "channelgen")
     theirs = os.path.join(theirs_release, "release", "swift-openapi-generator")
     for tool in [ours, theirs]:

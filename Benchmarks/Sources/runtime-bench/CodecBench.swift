@@ -1,0 +1,61 @@
+import AppSyncRuntime
+import ArgumentParser
+import Foundation
+import VortexEvents
+
+/// The envelope step alone: `ServerMessage.decode` (a Decodable envelope) vs the JSONSerialization
+/// + `Any`-cast decoding it replaced, on the same `data` frames.
+struct Codec: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Envelope decoding of data frames: current vs the JSONSerialization version it replaced.")
+    @Option var frames = 200_000
+    @Option var runs = 5
+
+    func run() async throws {
+        let texts = (0..<frames).map { DecodeBench.frame(id: "3f2a9c1e-6b0d-4f7e-9a1b-2c3d4e5f6a7b", event: DecodeBench.archiveEvent($0)) }
+        var current: [Double] = [], previous: [Double] = []
+        for _ in 0..<runs {
+            var start = ContinuousClock.now
+            var count = 0
+            for text in texts { if case .data = try ServerMessage.decode(text) { count += 1 } }
+            current.append(Double(count) / seconds(ContinuousClock.now - start))
+            start = ContinuousClock.now
+            count = 0
+            for text in texts {
+                guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                      object["type"] as? String == "data", object["id"] is String, object["event"] is String else { continue }
+                count += 1
+            }
+            previous.append(Double(count) / seconds(ContinuousClock.now - start))
+        }
+        print("| envelope decoding of `data` frames | frames/s |")
+        print("|---|---:|")
+        print("| JSONSerialization + `Any` casts (before) | \(Int(Stats(previous).median)) |")
+        print("| Decodable envelope (after) | \(Int(Stats(current).median)) |")
+
+        // The payload step: the generated models' JSONDecoder decoding, and the date parsing inside it.
+        let archive = (0..<frames).map { Data(DecodeBench.archiveEvent($0).utf8) }
+        let presence = (0..<frames).map { Data(DecodeBench.presenceEvent($0).utf8) }
+        let decoder = JSONDecoder()
+        var archiveRates: [Double] = [], presenceRates: [Double] = [], dateRates: [Double] = []
+        let dates = (0..<frames).map { $0 % 2 == 0 ? "2025-01-26T12:00:00Z" : "2025-01-26T12:00:00.123+08:00" }
+        for _ in 0..<runs {
+            var start = ContinuousClock.now
+            for data in archive { _ = try decoder.decode(ArchiveStateOutput.self, from: data) }
+            archiveRates.append(Double(frames) / seconds(ContinuousClock.now - start))
+            start = ContinuousClock.now
+            for data in presence { _ = try decoder.decode(DevicePresenceOutput.self, from: data) }
+            presenceRates.append(Double(frames) / seconds(ContinuousClock.now - start))
+            start = ContinuousClock.now
+            for text in dates {
+                _ = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+            }
+            dateRates.append(Double(frames) / seconds(ContinuousClock.now - start))
+        }
+        print("")
+        print("| payload step | per second |")
+        print("|---|---:|")
+        print("| JSONDecoder → ArchiveStateOutput (2 dates) | \(Int(Stats(archiveRates).median)) |")
+        print("| JSONDecoder → DevicePresenceOutput (1 date) | \(Int(Stats(presenceRates).median)) |")
+        print("| ISO 8601 parse, half with fraction + offset | \(Int(Stats(dateRates).median)) |")
+    }
+}
