@@ -26,8 +26,7 @@ struct MocksRenderer {
         }
         writer.line("/// ```")
         writer.block("\(access)final class \(names.mockType): \(names.notifierProtocol)") { writer in
-            for operation in api.operations {
-                guard let channel = api.channels.first(where: { $0.key == operation.channelKey }) else { continue }
+            for (operation, channel) in api.receivers {
                 let method = names.methods[operation.id]!
                 writer.line("/// Events for `\(method)()`.")
                 writer.line("\(access)let \(SwiftIdentifiers.escaped(names.mockProperties[operation.id]!)) = EventBroadcaster<\(models.swiftType(channel.message.payload, in: nil))>()")
@@ -38,8 +37,7 @@ struct MocksRenderer {
             }
             writer.line()
             writer.line("\(access)init() {}")
-            for operation in api.operations {
-                guard let channel = api.channels.first(where: { $0.key == operation.channelKey }) else { continue }
+            for (operation, channel) in api.receivers {
                 let method = names.methods[operation.id]!
                 writer.line()
                 writer.block("\(access)func \(SwiftIdentifiers.escaped(method))() async -> AsyncStream<\(models.swiftType(channel.message.payload, in: nil))>") { writer in

@@ -13,10 +13,7 @@ struct NotifierRenderer {
         writer.line("import ChannelRuntime")
         writer.line("import Foundation")
         writer.line()
-        let methods = api.operations.compactMap { operation -> (ReceiveOperation, Channel, String)? in
-            guard let channel = api.channels.first(where: { $0.key == operation.channelKey }) else { return nil }
-            return (operation, channel, names.methods[operation.id]!)
-        }
+        let methods = api.receivers.map { ($0.operation, $0.channel, names.methods[$0.operation.id]!) }
 
         writer.documentation(
             Documentation(summary: "Typed event streams of \(api.title) \(api.version), one per channel.", description: api.description),

@@ -12,6 +12,13 @@ public struct ChannelAPI: Sendable {
     public var types: [NamedType]
     /// Every spec file read (the root first).
     public var files: [String]
+
+    /// Each receive operation with the channel it reads.
+    public var receivers: [(operation: ReceiveOperation, channel: Channel)] {
+        operations.compactMap { operation in
+            channels.first { $0.key == operation.channelKey }.map { (operation, $0) }
+        }
+    }
 }
 
 /// Where an IR element came from: its YAML location and a spec reference for doc comments.
