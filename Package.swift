@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator", "ChannelRuntime",
+                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
