@@ -76,12 +76,19 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Yields until `condition` holds. A generous bound on yields turns a hang into a failure; it is a
-/// guard, not a timing assertion.
+/// Yields until `condition` holds. A generous real-time bound turns a hang into a failure; it is a
+/// guard, not a timing assertion (the code under test runs on the manual clock).
 func eventually(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    for _ in 0..<100_000 {
+    let deadline = ContinuousClock.now + .seconds(20)
+    var spins = 0
+    while ContinuousClock.now < deadline {
         if await condition() { return }
-        await Task.yield()
+        spins += 1
+        if spins % 64 == 0 {
+            try await Task.sleep(for: .microseconds(100))  // let other tests' tasks run on a busy machine
+        } else {
+            await Task.yield()
+        }
     }
     throw TimedOut(description: "gave up waiting for \(what)")
 }
