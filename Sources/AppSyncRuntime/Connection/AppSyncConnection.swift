@@ -176,7 +176,8 @@ public actor AppSyncConnection {
         do {
             try await session.send(ClientMessage.connectionInit.encoded())
         } catch {
-            return (.dropped, false)
+            // The server may already have closed after a `connection_error`: still read what it sent.
+            logger.debug("sending connection_init failed", metadata: ["error": "\(error)"])
         }
         for await text in session.inbound {
             await handle(text, generation: current)

@@ -21,6 +21,8 @@ final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Int: Sleeper] = [:]
         var nextID = 0
+        /// Sleeps cancelled before they registered (the cancel handler can run first).
+        var cancelledEarly: Set<Int> = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -41,15 +43,27 @@ final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLockedValue { state -> Bool in
-                    if deadline <= state.now { return true }
+                enum Outcome { case wait, ready, cancelled }
+                let outcome = state.withLockedValue { state -> Outcome in
+                    if state.cancelledEarly.remove(id) != nil { return .cancelled }
+                    if deadline <= state.now { return .ready }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return false
+                    return .wait
                 }
-                if ready { continuation.resume() }
+                switch outcome {
+                case .wait: break
+                case .ready: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                }
             }
         } onCancel: {
-            let sleeper = state.withLockedValue { $0.sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLockedValue { state -> Sleeper? in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                    state.cancelledEarly.insert(id)  // not registered yet: the sleep sees this and ends
+                    return nil
+                }
+                return sleeper
+            }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
