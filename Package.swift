@@ -120,12 +120,14 @@ let package = Package(
             ]
         ),
 
+        // Runs child programs from tests without blocking the cooperative thread pool.
+        .target(name: "ChildProcessSupport", path: "Tests/ChildProcessSupport"),
         .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
         .testTarget(
             name: "ChannelCodegenTests",
             // `channelgen` so the CLI is built for the tests that run it; `ChannelRuntime` so generated
             // code can be type-checked against the runtime module.
-            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime"],
+            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime", "ChildProcessSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
@@ -141,8 +143,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo",
+                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "ChildProcessSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
     ],

@@ -17,7 +17,7 @@ struct BadSpecCorpusTests {
     }
 
     @Test(arguments: cases)
-    func reportsExactLocationAndWritesNothing(_ name: String) throws {
+    func reportsExactLocationAndWritesNothing(_ name: String) async throws {
         let spec = Self.folder.appendingPathComponent(name)
         let expectation = try #require(
             try TestSupport.contents(spec).split(separator: "\n").first { $0.hasPrefix("# expect: ") }?.dropFirst("# expect: ".count),
@@ -36,7 +36,7 @@ struct BadSpecCorpusTests {
             try TestSupport.setModificationDate(past, of: url)
         }
 
-        let result = try TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path])
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path])
 
         #expect(result.status == 1)
         let prefix = Self.folder.path + "/"
@@ -54,24 +54,24 @@ struct BadSpecCorpusTests {
         }
     }
 
-    @Test func lintReportsTheSameErrorWithExitOne() throws {
-        let result = try TestSupport.channelgen(["lint", "unknown-schema-type.yaml"], in: Self.folder)
+    @Test func lintReportsTheSameErrorWithExitOne() async throws {
+        let result = try await TestSupport.channelgen(["lint", "unknown-schema-type.yaml"], in: Self.folder)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("unknown-schema-type.yaml:30:17: error: unknown schema type 'strng'"))
     }
 
-    @Test func lintAcceptsTheVortexSpec() throws {
-        let result = try TestSupport.channelgen(["lint", "spec/vortex-events.asyncapi.yaml"], in: TestSupport.packageRoot)
+    @Test func lintAcceptsTheVortexSpec() async throws {
+        let result = try await TestSupport.channelgen(["lint", "spec/vortex-events.asyncapi.yaml"], in: TestSupport.packageRoot)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func configErrorsHaveLocations() throws {
+    @Test func configErrorsHaveLocations() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let config = work.appendingPathComponent("channelgen.yaml")
         try "spec: x.yaml\nnotifer: Foo\naccessModifier: open\n".write(to: config, atomically: true, encoding: .utf8)
-        let result = try TestSupport.channelgen(["generate", "--config", config.path, "--output", work.appendingPathComponent("out").path])
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", work.appendingPathComponent("out").path])
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule)"))

@@ -13,13 +13,13 @@ struct CompileTests {
         return work
     }
 
-    private func generate(config: URL, into output: URL) throws -> [URL] {
-        let result = try TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+    private func generate(config: URL, into output: URL) async throws -> [URL] {
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         return OutputFile.allCases.map { output.appendingPathComponent($0.rawValue) }
     }
 
-    @Test func aTenthChannelNeedsOnlySpecEdits() throws {
+    @Test func aTenthChannelNeedsOnlySpecEdits() async throws {
         let work = try specCopy()
         defer { try? FileManager.default.removeItem(at: work) }
         let asyncapi = work.appendingPathComponent("spec/vortex-events.asyncapi.yaml")
@@ -70,7 +70,7 @@ struct CompileTests {
             """).write(to: schemas, atomically: true, encoding: .utf8)
 
         let config = try TestSupport.writeConfig(in: work, spec: asyncapi, extra: "notifier: BackendNotifier\n")
-        let files = try generate(config: config, into: work.appendingPathComponent("out"))
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
         let models = try TestSupport.contents(files[0]), channels = try TestSupport.contents(files[1])
         let subscriptions = try TestSupport.contents(files[2]), notifier = try TestSupport.contents(files[3])
 
@@ -82,11 +82,11 @@ struct CompileTests {
         #expect(notifier.contains("func deviceTamperValues() async -> AsyncStream<DeviceTamperOutput>"))
         #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 20)  // protocol + class
 
-        let typecheck = try TestSupport.typecheck(files)
+        let typecheck = try await TestSupport.typecheck(files)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
-    @Test func swiftKeywordsAsNamesCompileAndDecode() throws {
+    @Test func swiftKeywordsAsNamesCompileAndDecode() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let spec = work.appendingPathComponent("keywords.yaml")
@@ -126,14 +126,14 @@ struct CompileTests {
                       enum: [default, case, self, unknown, 2fa]
             """.write(to: spec, atomically: true, encoding: .utf8)
         let config = try TestSupport.writeConfig(in: work, spec: spec)
-        let files = try generate(config: config, into: work.appendingPathComponent("out"))
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
         let models = try TestSupport.contents(files[0])
         #expect(models.contains("public var `default`: String"))
         #expect(models.contains("public var `protocol`: Int"))
         #expect(models.contains("public var `self`: Bool"))
         #expect(models.contains("case unknownValue"))
         #expect(models.contains("case _2fa"))
-        let typecheck = try TestSupport.typecheck(files)
+        let typecheck = try await TestSupport.typecheck(files)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
 
         // Compile the models with a tiny program that decodes a payload using those keys.
@@ -145,9 +145,9 @@ struct CompileTests {
             print(value.default, value.protocol, value.`self`, value.type?.in ?? "-", value.case == .`self`)
             """.write(to: main, atomically: true, encoding: .utf8)
         let binary = work.appendingPathComponent("keywords")
-        let build = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path])
+        let build = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path])
         #expect(build.status == 0, "\(build.stderr)")
-        let run = try TestSupport.run(binary, [])
+        let run = try await TestSupport.run(binary, [])
         #expect(run.stdout == "d 7 true x true\n")
     }
 
@@ -171,20 +171,20 @@ struct CompileTests {
     /// Each real-world document either generates models that type-check, or stops with
     /// `file:line:col` diagnostics and exit 1; nothing crashes.
     @Test(arguments: corpus)
-    func corpusDocumentGeneratesOrFailsCleanly(_ path: String) throws {
+    func corpusDocumentGeneratesOrFailsCleanly(_ path: String) async throws {
         let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let config = try TestSupport.writeConfig(in: work, spec: root.appendingPathComponent(path))
         let output = work.appendingPathComponent("out")
-        let result = try TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
         #expect(result.status == 0 || result.status == 1, "crashed: \(result.stderr)")
         let diagnostic = /^.+:\d+:\d+: (error|warning|note): .+$/
         for line in result.stderr.split(separator: "\n") {
             #expect(line.wholeMatch(of: diagnostic) != nil, "not a located diagnostic: \(line)")
         }
         if result.status == 0 {
-            let typecheck = try TestSupport.typecheck([output.appendingPathComponent("Models.swift")])
+            let typecheck = try await TestSupport.typecheck([output.appendingPathComponent("Models.swift")])
             #expect(typecheck.status == 0, "\(typecheck.stderr)")
         } else {
             #expect(result.stderr.contains(": error: "))

@@ -39,11 +39,11 @@ struct GeneratorOutputTests {
         #expect(notifier.contains("public func setUserId(_ userId: String) async throws(ChannelParameterError)"))
     }
 
-    @Test func twoRunsGiveIdenticalBytesAndKeepModificationTimes() throws {
+    @Test func twoRunsGiveIdenticalBytesAndKeepModificationTimes() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let output = work.appendingPathComponent("out")
-        let first = try TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
+        let first = try await TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(first.status == 0)
         #expect(first.stdout.contains("(5 written, 0 unchanged)"))
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
@@ -55,7 +55,7 @@ struct GeneratorOutputTests {
             try TestSupport.setModificationDate(past, of: url)
         }
 
-        let second = try TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
+        let second = try await TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(second.status == 0)
         #expect(second.stdout.contains("(0 written, 5 unchanged)"))
         for name in names {
@@ -103,15 +103,15 @@ struct GeneratorOutputTests {
         return work
     }
 
-    @Test func checkPassesWhenGeneratedIsCurrent() throws {
+    @Test func checkPassesWhenGeneratedIsCurrent() async throws {
         let package = try packageCopy()
         defer { try? FileManager.default.removeItem(at: package) }
-        let result = try TestSupport.channelgen(["check"], in: package)
+        let result = try await TestSupport.channelgen(["check"], in: package)
         #expect(result.status == 0)
         #expect(result.stdout.contains("Generated/ is current (VortexEvents, VortexEventsTesting)"))
     }
 
-    @Test func checkFailsWithADiffAfterAHandEdit() throws {
+    @Test func checkFailsWithADiffAfterAHandEdit() async throws {
         let package = try packageCopy()
         defer { try? FileManager.default.removeItem(at: package) }
         let models = package.appendingPathComponent("Generated/VortexEvents/Models.swift")
@@ -119,30 +119,30 @@ struct GeneratorOutputTests {
         try original.replacingOccurrences(of: "public var online: Bool?", with: "public var online: Bool")
             .write(to: models, atomically: true, encoding: .utf8)
 
-        let result = try TestSupport.channelgen(["check"], in: package)
+        let result = try await TestSupport.channelgen(["check"], in: package)
         #expect(result.status == 1)
         #expect(result.stdout.contains("--- a/Generated/VortexEvents/Models.swift\n+++ b/Generated/VortexEvents/Models.swift\n@@ -"))
         #expect(result.stdout.contains("\n-    public var online: Bool\n+    public var online: Bool?\n"))
         #expect(result.stderr.contains("generate-channels"))
     }
 
-    @Test func checkFailsWhenTheSpecChangedButGeneratedDidNot() throws {
+    @Test func checkFailsWhenTheSpecChangedButGeneratedDidNot() async throws {
         let package = try packageCopy()
         defer { try? FileManager.default.removeItem(at: package) }
         let schemas = package.appendingPathComponent("spec/openapi-schemas.yaml")
         try (try TestSupport.contents(schemas)).replacingOccurrences(
             of: "description: Whether the device is online.", with: "description: Whether the device is reachable.")
             .write(to: schemas, atomically: true, encoding: .utf8)
-        let result = try TestSupport.channelgen(["check"], in: package)
+        let result = try await TestSupport.channelgen(["check"], in: package)
         #expect(result.status == 1)
         #expect(result.stdout.contains("+    /// Whether the device is reachable."))
     }
 
-    @Test func checkReportsFilesThatAreNoLongerGenerated() throws {
+    @Test func checkReportsFilesThatAreNoLongerGenerated() async throws {
         let package = try packageCopy()
         defer { try? FileManager.default.removeItem(at: package) }
         try "// old\n".write(to: package.appendingPathComponent("Generated/VortexEvents/Old.swift"), atomically: true, encoding: .utf8)
-        let result = try TestSupport.channelgen(["check"], in: package)
+        let result = try await TestSupport.channelgen(["check"], in: package)
         #expect(result.status == 1)
         #expect(result.stdout.contains("Generated/VortexEvents/Old.swift: not generated any more"))
     }

@@ -132,6 +132,7 @@ struct ConnectionTests {
         try await eventually("the watchdog closes the socket") { server.isClosedByClient }
         try await harness.waitForState(.reconnecting(after: .seconds(10)))
         #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
+        try await harness.clock.waitForSleeper(until: .seconds(510))
         harness.clock.advance(by: .seconds(10))
         _ = try await harness.transport.nextConnection()
         await harness.connection.disconnect()
@@ -175,6 +176,8 @@ struct ConnectionTests {
         _ = await server.nextMessage()
         server.push(#"{"type":"connection_error","errors":[{"errorType":"InternalFailure","message":"try again"}]}"#)
         try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        // The state changes just before the delay starts: advance only once the sleep is registered.
+        try await harness.clock.waitForSleeper(until: .seconds(10))
         harness.clock.advance(by: .seconds(10))
         _ = try await harness.transport.nextConnection()
         await harness.connection.disconnect()

@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import Testing
 
@@ -6,21 +7,13 @@ import Testing
 struct DemoTests {
     static let binary = Bundle.main.bundleURL.appendingPathComponent("vortex-demo")
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await ChildProcess.run(Self.binary, arguments, mergingOutput: true)
+        return (result.status, result.combined)
     }
 
-    @Test func printsTheNineTypedEventsAndExitsZero() throws {
-        let (status, output) = try run([])
+    @Test func printsTheNineTypedEventsAndExitsZero() async throws {
+        let (status, output) = try await run([])
         #expect(status == 0, "\(output)")
         for model in [
             "DevicePresenceOutput", "DeviceRecordingOutput", "DeviceFirmwareOutput", "ArchiveStateOutput", "LicenseStateOutput",
@@ -31,15 +24,15 @@ struct DemoTests {
         #expect(output.contains("All 9 events arrived"))
     }
 
-    @Test func exitsOneWithAClearMessageWhenNothingArrives() throws {
+    @Test func exitsOneWithAClearMessageWhenNothingArrives() async throws {
         // Nothing listens on port 1 of loopback.
-        let (status, output) = try run(["--endpoint", "http://127.0.0.1:1/event", "--api-key", "da2-x", "--timeout", "1"])
+        let (status, output) = try await run(["--endpoint", "http://127.0.0.1:1/event", "--api-key", "da2-x", "--timeout", "1"])
         #expect(status == 1)
         #expect(output.contains("vortex-demo: the nine subscriptions were not acknowledged within 1.0 s"))
     }
 
-    @Test func rejectsAnEndpointWithoutCredentials() throws {
-        let (status, output) = try run(["--endpoint", "https://x.appsync-api.eu-west-1.amazonaws.com/event"])
+    @Test func rejectsAnEndpointWithoutCredentials() async throws {
+        let (status, output) = try await run(["--endpoint", "https://x.appsync-api.eu-west-1.amazonaws.com/event"])
         #expect(status != 0)
         #expect(output.contains("pass exactly one of --api-key or --token"))
     }

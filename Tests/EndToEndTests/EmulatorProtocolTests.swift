@@ -2,19 +2,25 @@ import AppSyncEmulator
 import AppSyncRuntime
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import Testing
 
 /// A WebSocket client that sends and reads raw protocol frames (through the runtime's transport).
-final class RawClient: @unchecked Sendable {
-    // @unchecked: `iterator` is used by one test task at a time.
+/// Frames are buffered in the background so every read is bounded: a frame that never comes fails
+/// the test instead of hanging the run.
+final class RawClient: Sendable {
     let session: any WebSocketSession
-    private var iterator: AsyncStream<String>.Iterator
+    private let frames = NIOLockedValueBox<(texts: [String], read: Int, closed: Bool)>(([], 0, false))
 
     init(endpoint: AppSyncEndpoint, headers: [String: String]) async throws {
         session = try await WSClientTransport(logger: Logger(label: "raw") { _ in SwiftLogNoOpLogHandler() }).connect(
             to: endpoint.realtime,
             subprotocols: [AppSyncAuthorization.eventSubprotocol, AppSyncAuthorization.headerSubprotocol(headers)])
-        iterator = session.inbound.makeAsyncIterator()
+        let (inbound, frames) = (session.inbound, frames)
+        Task {
+            for await text in inbound { frames.withLockedValue { $0.texts.append(text) } }
+            frames.withLockedValue { $0.closed = true }
+        }
     }
 
     func send(_ object: [String: Any]) async throws {
@@ -24,7 +30,13 @@ final class RawClient: @unchecked Sendable {
     /// The next frame that is not a keep-alive (unless `keepAlive` is asked for), parsed.
     func next(keepAlive: Bool = false) async throws -> [String: Any] {
         while true {
-            guard let text = await iterator.next() else { throw WaitTimedOut(description: "the connection closed") }
+            let frames = self.frames
+            try await waitFor("a frame from the emulator") { frames.withLockedValue { $0.texts.count > $0.read || $0.closed } }
+            guard let text = frames.withLockedValue({ state -> String? in
+                guard state.texts.count > state.read else { return nil }
+                defer { state.read += 1 }
+                return state.texts[state.read]
+            }) else { throw WaitTimedOut(description: "the connection closed") }
             let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             if keepAlive || object["type"] as? String != "ka" { return object }
         }
