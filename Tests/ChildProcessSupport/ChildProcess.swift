@@ -15,10 +15,9 @@ import Darwin
 public enum ChildProcess {
     public struct Output: Sendable {
         public var status: Int32
+        /// With `mergingOutput: true`, both streams interleaved as written.
         public var stdout: String
         public var stderr: String
-        /// Both streams, interleaved as written (only when run with `mergingOutput: true`).
-        public var combined: String { stdout }
     }
 
     /// Runs `executable` to completion and returns its exit status and output.

@@ -9,7 +9,7 @@ struct DemoTests {
 
     func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let result = try await ChildProcess.run(Self.binary, arguments, mergingOutput: true)
-        return (result.status, result.combined)
+        return (result.status, result.stdout)
     }
 
     @Test func printsTheNineTypedEventsAndExitsZero() async throws {
