@@ -19,6 +19,20 @@ func waitFor(_ what: String, within seconds: Double = 10, _ condition: @Sendable
 
 struct WaitTimedOut: Error, CustomStringConvertible { var description: String }
 
+/// Runs `body`, failing with `WaitTimedOut` if it has not finished within `seconds`.
+func bounded<T: Sendable>(_ what: String, within seconds: Double = 10, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else { throw WaitTimedOut(description: "gave up waiting for \(what)") }
+        return value
+    }
+}
+
 /// The generated notifier, the runtime and the emulator, over real sockets on 127.0.0.1.
 struct Stack {
     static let secret = "end-to-end-test-jwt-secret-0123456789"

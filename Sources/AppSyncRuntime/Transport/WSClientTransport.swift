@@ -1,12 +1,13 @@
 import ChannelRuntime
 import Foundation
-import HTTPTypes
+import NIOHTTP1
 import Logging
 import NIOConcurrencyHelpers
 import WSClient
 
-/// The default transport on every platform: `WebSocketClient` from hummingbird-project/swift-websocket
-/// (SwiftNIO; TLS for `wss`). `URLSessionWebSocketTask` is not used because it does not work on Linux.
+/// The default transport on every platform: swift-websocket's `WSClient` on SwiftNIO (TLS for `wss`),
+/// with the upgrade set up by `AppSyncClientChannel`. `URLSessionWebSocketTask` is not used because it
+/// does not work on Linux.
 public struct WSClientTransport: WebSocketTransport {
     public var logger: Logger
     /// Largest message accepted or sent in one frame; AppSync events are at most 240 KB, escaped inside a frame.
@@ -20,22 +21,25 @@ public struct WSClientTransport: WebSocketTransport {
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
         let (inbound, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         let session = WSClientSession(inbound: inbound)
-        var headers = HTTPFields()
-        headers[.secWebSocketProtocol] = subprotocols.joined(separator: ", ")
-        let configuration = WebSocketClientConfiguration(maxFrameSize: maximumMessageSize, additionalHeaders: headers)
+        guard let host = url.host, ["ws", "wss"].contains(url.scheme) else { throw WebSocketClientError.invalidURL }
         let maximumMessageSize = self.maximumMessageSize
-        let logger = self.logger
         let opened = OneShot()
+        let channel = try AppSyncClientChannel(
+            url: url,
+            headers: HTTPHeaders([("Sec-WebSocket-Protocol", subprotocols.joined(separator: ", "))]),
+            maximumFrameSize: maximumMessageSize
+        ) { inbound, outbound, _ in
+            session.attach(outbound)
+            opened.resolve(nil)
+            var messages = inbound.messages(maxSize: maximumMessageSize).makeAsyncIterator()
+            while let message = try await messages.next() {
+                if case .text(let text) = message { continuation.yield(text) }
+            }
+        }
+        let connection = ClientConnection(channel, address: .hostname(host, port: url.port ?? (url.scheme == "wss" ? 443 : 80)), logger: logger)
         let task = Task {
             do {
-                try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) { inbound, outbound, _ in
-                    session.attach(outbound)
-                    opened.resolve(nil)
-                    var messages = inbound.messages(maxSize: maximumMessageSize).makeAsyncIterator()
-                    while let message = try await messages.next() {
-                        if case .text(let text) = message { continuation.yield(text) }
-                    }
-                }
+                try await connection.run()
                 opened.resolve(WebSocketSessionClosed())
             } catch {
                 opened.resolve(error)

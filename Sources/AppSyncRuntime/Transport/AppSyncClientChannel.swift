@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import NIOWebSocket
+import WSClient
+@_spi(WSInternal) import WSCore
+
+/// The WebSocket client channel `WSClientTransport` runs on `WSClient`'s `ClientConnection`.
+///
+/// It is `WSClient`'s own upgrade setup with one handler added (`EndOfInputDuringUpgradeHandler`):
+/// without it, a server that upgrades and then sends a frame and closes at once (AppSync's answer
+/// to bad credentials) can leave the client with neither the frame nor the end of the connection.
+/// Frames, the close handshake and the inbound stream are swift-websocket's `WebSocketHandler`.
+/// No proxy support: AppSync clients connect directly.
+struct AppSyncClientChannel: ClientConnectionChannel {
+    struct Context: WebSocketContext {
+        let logger: Logger
+    }
+
+    enum UpgradeResult: Sendable {
+        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case notUpgraded
+    }
+
+    typealias Value = EventLoopFuture<UpgradeResult>
+
+    let url: URL
+    let headers: HTTPHeaders
+    let maximumFrameSize: Int
+    let sslContext: NIOSSLContext?
+    let handler: WebSocketDataHandler<Context>
+
+    init(url: URL, headers: HTTPHeaders, maximumFrameSize: Int, handler: @escaping WebSocketDataHandler<Context>) throws {
+        self.url = url
+        self.headers = headers
+        self.maximumFrameSize = maximumFrameSize
+        self.handler = handler
+        self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            guard let host = url.host else { throw WebSocketClientError.invalidURL }
+            if let sslContext {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: host))
+            }
+            let endOfInput = EndOfInputDuringUpgradeHandler()
+            try channel.pipeline.syncOperations.addHandler(endOfInput)
+
+            let maximumFrameSize = self.maximumFrameSize
+            let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maximumFrameSize) { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                }
+            }
+            var requestHeaders = headers
+            let authority = url.port.map { "\(host):\($0)" } ?? host
+            requestHeaders.replaceOrAdd(name: "Host", value: authority)
+            requestHeaders.replaceOrAdd(name: "Origin", value: "\(url.scheme ?? "wss")://\(host)")
+            let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+            var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
+                upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
+                    upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: requestHeaders),
+                    upgraders: [upgrader],
+                    notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.notUpgraded) }
+                )
+            )
+            configuration.leftOverBytesStrategy = .forwardBytes
+            let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+            upgraded.assumeIsolated().whenComplete { _ in endOfInput.upgradeFinished() }
+            return upgraded
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async throws {
+        switch try await value.get() {
+        case .websocket(let channel):
+            _ = try await WebSocketHandler.handle(
+                type: .client,
+                configuration: .init(extensions: [], autoPing: .disabled, validateUTF8: false, maxFrameSize: maximumFrameSize),
+                asyncChannel: channel,
+                context: Context(logger: logger),
+                handler: handler
+            )
+        case .notUpgraded:
+            throw WebSocketClientError.webSocketUpgradeFailed
+        }
+    }
+}

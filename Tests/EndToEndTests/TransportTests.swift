@@ -1,0 +1,113 @@
+import AppSyncRuntime
+import Crypto
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+/// A TCP server on 127.0.0.1 that answers each WebSocket upgrade request with scripted bytes, all in
+/// one write, and then closes its side (FIN). That is how AppSync answers bad connect credentials:
+/// a successful upgrade, a `connection_error`, a close; when these arrive in one read, the client must
+/// still see the frame and the end of the connection.
+struct ScriptedServer {
+    let channel: any Channel
+    var port: Int { channel.localAddress!.port! }
+
+    /// `reply` gets the `Sec-WebSocket-Accept` value for the request and returns the bytes to send.
+    static func start(reply: @escaping @Sendable (_ accept: String) -> [UInt8]) async throws -> ScriptedServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(reply: reply)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return ScriptedServer(channel: channel)
+    }
+
+    func stop() async { try? await channel.close() }
+
+    static func switchingProtocols(accept: String) -> [UInt8] {
+        Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\nSec-WebSocket-Protocol: aws-appsync-event-ws\r\n\r\n".utf8)
+    }
+
+    /// An unmasked server frame with a payload shorter than 126 bytes.
+    static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        precondition(payload.count < 126)
+        return [0x80 | opcode, UInt8(payload.count)] + payload
+    }
+}
+
+private final class ScriptedReplyHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let reply: @Sendable (String) -> [UInt8]
+    var request = ""
+
+    init(reply: @escaping @Sendable (String) -> [UInt8]) { self.reply = reply }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        request += String(buffer: Self.unwrapInboundIn(data))
+        guard request.contains("\r\n\r\n") else { return }
+        let key = request.split(separator: "\r\n")
+            .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+            .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+        let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+        context.writeAndFlush(NIOAny(ByteBuffer(bytes: reply(accept))), promise: nil)
+        context.close(mode: .output, promise: nil)
+    }
+}
+
+@Suite("WebSocket transport over real sockets")
+struct TransportTests {
+    let transport = WSClientTransport(logger: Logger(label: "transport") { _ in SwiftLogNoOpLogHandler() })
+
+    func url(_ server: ScriptedServer) -> URL { URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")! }
+
+    /// Everything the session delivers until it ends; fails if it does not end within 10 s.
+    func drain(_ session: any WebSocketSession) async throws -> [String] {
+        let received = NIOLockedValueBox<(texts: [String], ended: Bool)>(([], false))
+        let reader = Task {
+            for await text in session.inbound { received.withLockedValue { $0.texts.append(text) } }
+            received.withLockedValue { $0.ended = true }
+        }
+        defer { reader.cancel() }
+        try await waitFor("the session to end") { received.withLockedValue { $0.ended } }
+        return received.withLockedValue { $0.texts }
+    }
+
+    @Test func aFrameAndCloseArrivingWithTheUpgradeResponseAreDelivered() async throws {
+        let error = #"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException"}]}"#
+        let server = try await ScriptedServer.start { accept in
+            ScriptedServer.switchingProtocols(accept: accept)
+                + ScriptedServer.frame(opcode: 0x1, Array(error.utf8))
+                + ScriptedServer.frame(opcode: 0x8, [0x03, 0xE8])
+        }
+        for _ in 0..<5 {
+            let session = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
+            #expect(try await drain(session) == [error])
+        }
+        await server.stop()
+    }
+
+    @Test func theServerClosingRightAfterTheUpgradeEndsTheSession() async throws {
+        let server = try await ScriptedServer.start { ScriptedServer.switchingProtocols(accept: $0) }
+        let session = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
+        #expect(try await drain(session).isEmpty)
+        await server.stop()
+    }
+
+    @Test func theServerClosingBeforeAnyResponseFailsTheConnect() async throws {
+        let server = try await ScriptedServer.start { _ in [] }
+        let failed = try await bounded("the connect to end") { [transport] in
+            do {
+                _ = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
+                return false
+            } catch {
+                return true
+            }
+        }
+        #expect(failed)
+        await server.stop()
+    }
+}
