@@ -5,7 +5,9 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Testing
+import X509
 
 /// A TCP server on 127.0.0.1 that answers each WebSocket upgrade request with scripted bytes, all in
 /// one write, and then closes its side (FIN). That is how AppSync answers bad connect credentials:
@@ -16,11 +18,15 @@ struct ScriptedServer {
     var port: Int { channel.localAddress!.port! }
 
     /// `reply` gets the `Sec-WebSocket-Accept` value for the request and returns the bytes to send.
-    static func start(reply: @escaping @Sendable (_ accept: String) -> [UInt8]) async throws -> ScriptedServer {
+    static func start(tls: TLSConfiguration? = nil, reply: @escaping @Sendable (_ accept: String) -> [UInt8]) async throws -> ScriptedServer {
+        let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(reply: reply)) }
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
+                    try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(reply: reply))
+                }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         return ScriptedServer(channel: channel)
@@ -36,6 +42,45 @@ struct ScriptedServer {
     static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
         precondition(payload.count < 126)
         return [0x80 | opcode, UInt8(payload.count)] + payload
+    }
+}
+
+/// A self-signed certificate for `localhost`, made for one test run.
+struct LocalhostCertificate {
+    let certificate: NIOSSLCertificate
+    let privateKey: NIOSSLPrivateKey
+
+    init() throws {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("localhost") }
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: Date().addingTimeInterval(-3600),
+            notValidAfter: Date().addingTimeInterval(3600),
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                SubjectAlternativeNames([.dnsName("localhost")])
+            },
+            issuerPrivateKey: Certificate.PrivateKey(key)
+        )
+        self.certificate = try NIOSSLCertificate(bytes: Array(try certificate.serializeAsPEM().pemString.utf8), format: .pem)
+        self.privateKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
+    }
+
+    var serverConfiguration: TLSConfiguration {
+        .makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(privateKey))
+    }
+
+    /// A client configuration that trusts only this certificate.
+    var clientConfiguration: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .certificates([certificate])
+        return configuration
     }
 }
 
@@ -108,6 +153,31 @@ struct TransportTests {
             }
         }
         #expect(failed)
+        await server.stop()
+    }
+
+    @Test func wssVerifiesTheServerCertificate() async throws {
+        let localhost = try LocalhostCertificate()
+        let frame = #"{"type":"ka"}"#
+        let server = try await ScriptedServer.start(tls: localhost.serverConfiguration) { accept in
+            ScriptedServer.switchingProtocols(accept: accept) + ScriptedServer.frame(opcode: 0x1, Array(frame.utf8))
+                + ScriptedServer.frame(opcode: 0x8, [0x03, 0xE8])
+        }
+        let secure = URL(string: "wss://localhost:\(server.port)/event/realtime")!
+        let trusting = WSClientTransport(logger: transport.logger, tlsConfiguration: localhost.clientConfiguration)
+        let session = try await bounded("the TLS connect") { try await trusting.connect(to: secure, subprotocols: [AppSyncAuthorization.eventSubprotocol]) }
+        #expect(try await drain(session) == [frame])
+
+        // The default configuration trusts the system's roots only, so the self-signed server is refused.
+        let refused = try await bounded("the refused TLS connect") { [transport] in
+            do {
+                _ = try await transport.connect(to: secure, subprotocols: [AppSyncAuthorization.eventSubprotocol])
+                return false
+            } catch {
+                return true
+            }
+        }
+        #expect(refused)
         await server.stop()
     }
 }

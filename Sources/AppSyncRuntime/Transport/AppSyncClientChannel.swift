@@ -32,19 +32,27 @@ struct AppSyncClientChannel: ClientConnectionChannel {
     let sslContext: NIOSSLContext?
     let handler: WebSocketDataHandler<Context>
 
-    init(url: URL, headers: HTTPHeaders, maximumFrameSize: Int, handler: @escaping WebSocketDataHandler<Context>) throws {
+    init(
+        url: URL,
+        headers: HTTPHeaders,
+        maximumFrameSize: Int,
+        tlsConfiguration: TLSConfiguration,
+        handler: @escaping WebSocketDataHandler<Context>
+    ) throws {
         self.url = url
         self.headers = headers
         self.maximumFrameSize = maximumFrameSize
         self.handler = handler
-        self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration) : nil
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             guard let host = url.host else { throw WebSocketClientError.invalidURL }
             if let sslContext {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: host))
+                // SNI carries host names only; certificate checks still apply to IP addresses.
+                let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
             }
             let endOfInput = EndOfInputDuringUpgradeHandler()
             try channel.pipeline.syncOperations.addHandler(endOfInput)

@@ -1,8 +1,9 @@
 import ChannelRuntime
 import Foundation
-import NIOHTTP1
 import Logging
 import NIOConcurrencyHelpers
+import NIOHTTP1
+import NIOSSL
 import WSClient
 
 /// The default transport on every platform: swift-websocket's `WSClient` on SwiftNIO (TLS for `wss`),
@@ -12,10 +13,17 @@ public struct WSClientTransport: WebSocketTransport {
     public var logger: Logger
     /// Largest message accepted or sent in one frame; AppSync events are at most 240 KB, escaped inside a frame.
     public var maximumMessageSize: Int
+    /// TLS for `wss` URLs; the default verifies the server against the system's trust roots.
+    public var tlsConfiguration: TLSConfiguration
 
-    public init(logger: Logger = Logger(label: "ChannelRuntime.WebSocket"), maximumMessageSize: Int = 1 << 21) {
+    public init(
+        logger: Logger = Logger(label: "ChannelRuntime.WebSocket"),
+        maximumMessageSize: Int = 1 << 21,
+        tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
+    ) {
         self.logger = logger
         self.maximumMessageSize = maximumMessageSize
+        self.tlsConfiguration = tlsConfiguration
     }
 
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
@@ -27,7 +35,8 @@ public struct WSClientTransport: WebSocketTransport {
         let channel = try AppSyncClientChannel(
             url: url,
             headers: HTTPHeaders([("Sec-WebSocket-Protocol", subprotocols.joined(separator: ", "))]),
-            maximumFrameSize: maximumMessageSize
+            maximumFrameSize: maximumMessageSize,
+            tlsConfiguration: tlsConfiguration
         ) { inbound, outbound, _ in
             session.attach(outbound)
             opened.resolve(nil)
