@@ -17,12 +17,16 @@ struct ChannelGenBuildPlugin: BuildToolPlugin {
         guard FileManager.default.fileExists(atPath: config.path(percentEncoded: false)) else {
             throw PluginFailure("target '\(target.name)' applies ChannelGenBuildPlugin but has no \(Self.configFileName) in \(target.directoryURL.path(percentEncoded: false))")
         }
-        let output = context.pluginWorkDirectoryURL.appending(component: "GeneratedSources")
-        let specFiles = try Self.specFiles(configuredIn: config)
+        return try Self.commands(config: config, targetName: target.name, tool: context.tool(named: "channelgen").url, workDirectory: context.pluginWorkDirectoryURL)
+    }
+
+    static func commands(config: URL, targetName: String, tool: URL, workDirectory: URL) throws -> [Command] {
+        let output = workDirectory.appending(component: "GeneratedSources")
+        let specFiles = try specFiles(configuredIn: config)
         return [
             .buildCommand(
-                displayName: "Generating channel client for \(target.name)",
-                executable: try context.tool(named: "channelgen").url,
+                displayName: "Generating channel client for \(targetName)",
+                executable: tool,
                 arguments: [
                     "generate",
                     "--config", config.path(percentEncoded: false),
@@ -30,7 +34,7 @@ struct ChannelGenBuildPlugin: BuildToolPlugin {
                     "--quiet",
                 ],
                 inputFiles: [config] + specFiles,
-                outputFiles: Self.outputFiles.map { output.appending(component: $0) }
+                outputFiles: outputFiles.map { output.appending(component: $0) }
             )
         ]
     }
@@ -64,6 +68,21 @@ struct ChannelGenBuildPlugin: BuildToolPlugin {
         return unquoted.isEmpty ? nil : unquoted
     }
 }
+
+#if canImport(XcodeProjectPlugin)
+import XcodeProjectPlugin
+
+/// Xcode app projects: add `channelgen.yaml` to the target's files; the spec path in it is relative
+/// to the config, as in packages.
+extension ChannelGenBuildPlugin: XcodeBuildToolPlugin {
+    func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
+        guard let config = target.inputFiles.first(where: { $0.url.lastPathComponent == Self.configFileName })?.url else {
+            throw PluginFailure("Xcode target '\(target.displayName)' applies ChannelGenBuildPlugin but has no \(Self.configFileName) among its files")
+        }
+        return try Self.commands(config: config, targetName: target.displayName, tool: context.tool(named: "channelgen").url, workDirectory: context.pluginWorkDirectoryURL)
+    }
+}
+#endif
 
 struct PluginFailure: Error, CustomStringConvertible {
     var description: String
