@@ -15,21 +15,30 @@ import X509
 /// still see the frame and the end of the connection.
 struct ScriptedServer {
     let channel: any Channel
+    /// Connections the client has closed (or lost).
+    let closedConnections: NIOLockedValueBox<Int>
     var port: Int { channel.localAddress!.port! }
 
     /// `reply` gets the `Sec-WebSocket-Accept` value for the request and returns the bytes to send.
-    static func start(tls: TLSConfiguration? = nil, reply: @escaping @Sendable (_ accept: String) -> [UInt8]) async throws -> ScriptedServer {
+    /// With `closing: false` the server keeps its side open after replying.
+    static func start(
+        tls: TLSConfiguration? = nil,
+        closing: Bool = true,
+        reply: @escaping @Sendable (_ accept: String) -> [UInt8]
+    ) async throws -> ScriptedServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
+        let closed = NIOLockedValueBox(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
-                    try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(reply: reply))
+                    try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(closing: closing, reply: reply))
+                    channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 += 1 } }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return ScriptedServer(channel: channel)
+        return ScriptedServer(channel: channel, closedConnections: closed)
     }
 
     func stop() async { try? await channel.close() }
@@ -86,10 +95,14 @@ struct LocalhostCertificate {
 
 private final class ScriptedReplyHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+    let closing: Bool
     let reply: @Sendable (String) -> [UInt8]
     var request = ""
 
-    init(reply: @escaping @Sendable (String) -> [UInt8]) { self.reply = reply }
+    init(closing: Bool, reply: @escaping @Sendable (String) -> [UInt8]) {
+        self.closing = closing
+        self.reply = reply
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         request += String(buffer: Self.unwrapInboundIn(data))
@@ -99,7 +112,7 @@ private final class ScriptedReplyHandler: ChannelInboundHandler {
             .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
         let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
         context.writeAndFlush(NIOAny(ByteBuffer(bytes: reply(accept))), promise: nil)
-        context.close(mode: .output, promise: nil)
+        if closing { context.close(mode: .output, promise: nil) }
     }
 }
 
@@ -108,6 +121,18 @@ struct TransportTests {
     let transport = WSClientTransport(logger: Logger(label: "transport") { _ in SwiftLogNoOpLogHandler() })
 
     func url(_ server: ScriptedServer) -> URL { URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")! }
+
+    /// Whether connecting fails (rather than succeeds); fails the test if it does not end within 10 s.
+    func connectFails(_ transport: WSClientTransport, to url: URL) async throws -> Bool {
+        try await bounded("the connect to end") {
+            do {
+                _ = try await transport.connect(to: url, subprotocols: [AppSyncAuthorization.eventSubprotocol])
+                return false
+            } catch {
+                return true
+            }
+        }
+    }
 
     /// Everything the session delivers until it ends; fails if it does not end within 10 s.
     func drain(_ session: any WebSocketSession) async throws -> [String] {
@@ -144,15 +169,16 @@ struct TransportTests {
 
     @Test func theServerClosingBeforeAnyResponseFailsTheConnect() async throws {
         let server = try await ScriptedServer.start { _ in [] }
-        let failed = try await bounded("the connect to end") { [transport] in
-            do {
-                _ = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
-                return false
-            } catch {
-                return true
-            }
+        #expect(try await connectFails(transport, to: url(server)))
+        await server.stop()
+    }
+
+    @Test func aRefusedUpgradeFailsTheConnectAndClosesTheConnection() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _ in
+            Array("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n".utf8)
         }
-        #expect(failed)
+        #expect(try await connectFails(transport, to: url(server)))
+        try await waitFor("the client to close the connection") { server.closedConnections.withLockedValue { $0 == 1 } }
         await server.stop()
     }
 
@@ -169,15 +195,7 @@ struct TransportTests {
         #expect(try await drain(session) == [frame])
 
         // The default configuration trusts the system's roots only, so the self-signed server is refused.
-        let refused = try await bounded("the refused TLS connect") { [transport] in
-            do {
-                _ = try await transport.connect(to: secure, subprotocols: [AppSyncAuthorization.eventSubprotocol])
-                return false
-            } catch {
-                return true
-            }
-        }
-        #expect(refused)
+        #expect(try await connectFails(transport, to: secure))
         await server.stop()
     }
 }

@@ -21,7 +21,8 @@ struct AppSyncClientChannel: ClientConnectionChannel {
 
     enum UpgradeResult: Sendable {
         case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
-        case notUpgraded
+        /// The server answered without upgrading; the connection is of no further use.
+        case notUpgraded(any Channel)
     }
 
     typealias Value = EventLoopFuture<UpgradeResult>
@@ -72,7 +73,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                 upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
                     upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: requestHeaders),
                     upgraders: [upgrader],
-                    notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.notUpgraded) }
+                    notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.notUpgraded(channel)) }
                 )
             )
             configuration.leftOverBytesStrategy = .forwardBytes
@@ -92,7 +93,8 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                 context: Context(logger: logger),
                 handler: handler
             )
-        case .notUpgraded:
+        case .notUpgraded(let channel):
+            try? await channel.close()
             throw WebSocketClientError.webSocketUpgradeFailed
         }
     }
