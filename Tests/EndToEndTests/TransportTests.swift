@@ -47,10 +47,11 @@ struct ScriptedServer {
         Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\nSec-WebSocket-Protocol: aws-appsync-event-ws\r\n\r\n".utf8)
     }
 
-    /// An unmasked server frame with a payload shorter than 126 bytes.
+    /// An unmasked, final server frame (payload up to 64 KiB).
     static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        precondition(payload.count < 126)
-        return [0x80 | opcode, UInt8(payload.count)] + payload
+        precondition(payload.count <= 0xFFFF)
+        let length: [UInt8] = payload.count < 126 ? [UInt8(payload.count)] : [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        return [0x80 | opcode] + length + payload
     }
 }
 
@@ -157,6 +158,24 @@ struct TransportTests {
             let session = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
             #expect(try await drain(session) == [error])
         }
+        await server.stop()
+    }
+
+    @Test func theConnectionFailsOnAppSyncsBadCredentialAnswerInOneRead() async throws {
+        let error = #"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call.","errorCode":401}]}"#
+        let server = try await ScriptedServer.start { accept in
+            ScriptedServer.switchingProtocols(accept: accept) + ScriptedServer.frame(opcode: 0x1, Array(error.utf8))
+                + ScriptedServer.frame(opcode: 0x8, [0x03, 0xE8])
+        }
+        var configuration = AppSyncConfiguration(endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-wrong"))
+        configuration.reconnectPolicy = .fixed(.milliseconds(50))
+        let connection = AppSyncConnection(configuration: configuration, transport: transport, logger: transport.logger)
+        await connection.start()
+        try await waitFor("the failed state") {
+            if case .failed(.unauthorized) = await connection.state { return true }
+            return false
+        }
+        await connection.disconnect()
         await server.stop()
     }
 
