@@ -65,9 +65,9 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                 }
             }
             var requestHeaders = headers
-            let authority = url.port.map { "\(host):\($0)" } ?? host
-            requestHeaders.replaceOrAdd(name: "Host", value: authority)
-            requestHeaders.replaceOrAdd(name: "Origin", value: "\(url.scheme ?? "wss")://\(host)")
+            let hostText = host.contains(":") ? "[\(host)]" : host  // IPv6 literals are bracketed in headers
+            requestHeaders.replaceOrAdd(name: "Host", value: url.port.map { "\(hostText):\($0)" } ?? hostText)
+            requestHeaders.replaceOrAdd(name: "Origin", value: "\(url.scheme ?? "wss")://\(hostText)")
             let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
             var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
                 upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
