@@ -28,6 +28,9 @@ struct AppSyncClientChannel: ClientConnectionChannel {
     typealias Value = EventLoopFuture<UpgradeResult>
 
     let url: URL
+    /// Where to connect: the URL's host and port (default 443 for `wss`, 80 for `ws`).
+    let address: ClientConnection<Self>.Address
+    private let host: String
     let headers: HTTPHeaders
     let maximumFrameSize: Int
     let sslContext: NIOSSLContext?
@@ -40,7 +43,10 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         tlsConfiguration: TLSConfiguration,
         handler: @escaping WebSocketDataHandler<Context>
     ) throws {
+        guard let host = url.host, let scheme = url.scheme, ["ws", "wss"].contains(scheme) else { throw WebSocketClientError.invalidURL }
         self.url = url
+        self.host = host
+        self.address = .hostname(host, port: url.port ?? (scheme == "wss" ? 443 : 80))
         self.headers = headers
         self.maximumFrameSize = maximumFrameSize
         self.handler = handler
@@ -49,7 +55,6 @@ struct AppSyncClientChannel: ClientConnectionChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            guard let host = url.host else { throw WebSocketClientError.invalidURL }
             if let sslContext {
                 // SNI carries host names only; certificate checks still apply to IP addresses.
                 let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil

@@ -29,7 +29,6 @@ public struct WSClientTransport: WebSocketTransport {
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
         let (inbound, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         let session = WSClientSession(inbound: inbound)
-        guard let host = url.host, ["ws", "wss"].contains(url.scheme) else { throw WebSocketClientError.invalidURL }
         let maximumMessageSize = self.maximumMessageSize
         let opened = OneShot()
         let channel = try AppSyncClientChannel(
@@ -45,7 +44,7 @@ public struct WSClientTransport: WebSocketTransport {
                 if case .text(let text) = message { continuation.yield(text) }
             }
         }
-        let connection = ClientConnection(channel, address: .hostname(host, port: url.port ?? (url.scheme == "wss" ? 443 : 80)), logger: logger)
+        let connection = ClientConnection(channel, address: channel.address, logger: logger)
         let task = Task {
             do {
                 try await connection.run()
