@@ -59,6 +59,6 @@ public enum Channels {
         planType,
         aiSettings,
         roleChangeEvents,
-        userTokenRevokeEvents
+        userTokenRevokeEvents,
     ]
 }

@@ -33,7 +33,7 @@ public struct DevicePresenceOutput: Codable, Hashable, Sendable {
         thingName: String? = nil,
         derivant: String? = nil,
         mac: String? = nil,
-        online: Bool? = nil
+        online: Bool? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -112,7 +112,7 @@ public struct DeviceRecordingOutput: Codable, Hashable, Sendable {
         thingName: String? = nil,
         derivant: String? = nil,
         mac: String? = nil,
-        recording: Bool? = nil
+        recording: Bool? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -194,7 +194,7 @@ public struct DeviceFirmwareOutput: Codable, Hashable, Sendable {
         thingName: String? = nil,
         derivant: String? = nil,
         mac: String? = nil,
-        fwUpdateState: Int? = nil
+        fwUpdateState: Int? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -299,7 +299,7 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
         videoSize: Int64? = nil,
         cloudSize: Int64? = nil,
         hasH265: Bool? = nil,
-        createdAt: Date? = nil
+        createdAt: Date? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -388,38 +388,46 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
 
         public init(rawValue: String) {
             switch rawValue {
-                case "Pending": self = .pending
-                case "Uploading": self = .uploading
-                case "Processing": self = .processing
-                case "Completed": self = .completed
-                case "Failed": self = .failed
-                case "Deleted": self = .deleted
-                default: self = .unknown(rawValue)
+            case "Pending": self = .pending
+            case "Uploading": self = .uploading
+            case "Processing": self = .processing
+            case "Completed": self = .completed
+            case "Failed": self = .failed
+            case "Deleted": self = .deleted
+            default: self = .unknown(rawValue)
             }
         }
 
         public var rawValue: String {
             switch self {
-                case .pending: "Pending"
-                case .uploading: "Uploading"
-                case .processing: "Processing"
-                case .completed: "Completed"
-                case .failed: "Failed"
-                case .deleted: "Deleted"
-                case .unknown(let rawValue): rawValue
+            case .pending: "Pending"
+            case .uploading: "Uploading"
+            case .processing: "Processing"
+            case .completed: "Completed"
+            case .failed: "Failed"
+            case .deleted: "Deleted"
+            case .unknown(let rawValue): rawValue
             }
         }
 
         /// Every value this client knows, in spec order.
-        public static let knownCases: [Self] = [.pending, .uploading, .processing, .completed, .failed, .deleted]
+        public static let knownCases: [Self] = [
+            .pending,
+            .uploading,
+            .processing,
+            .completed,
+            .failed,
+            .deleted,
+        ]
 
         // Equality follows the raw value, so `.unknown("Pending")` equals its named case.
+
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.rawValue == rhs.rawValue
         }
 
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(rawValue)
+            hasher.combine(self.rawValue)
         }
 
         public init(from decoder: any Decoder) throws {
@@ -428,7 +436,7 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
+            try container.encode(self.rawValue)
         }
     }
 }
@@ -452,7 +460,7 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
         eventType: String,
         timestamp: Date,
         orgId: String? = nil,
-        licensePhase: LicensePhase? = nil
+        licensePhase: LicensePhase? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -505,38 +513,46 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
 
         public init(rawValue: String) {
             switch rawValue {
-                case "SetupStatus": self = .setupStatus
-                case "Valid": self = .valid
-                case "NoticePeriod": self = .noticePeriod
-                case "GracePeriod": self = .gracePeriod
-                case "RenewalOverdue": self = .renewalOverdue
-                case "Invalid": self = .invalid
-                default: self = .unknown(rawValue)
+            case "SetupStatus": self = .setupStatus
+            case "Valid": self = .valid
+            case "NoticePeriod": self = .noticePeriod
+            case "GracePeriod": self = .gracePeriod
+            case "RenewalOverdue": self = .renewalOverdue
+            case "Invalid": self = .invalid
+            default: self = .unknown(rawValue)
             }
         }
 
         public var rawValue: String {
             switch self {
-                case .setupStatus: "SetupStatus"
-                case .valid: "Valid"
-                case .noticePeriod: "NoticePeriod"
-                case .gracePeriod: "GracePeriod"
-                case .renewalOverdue: "RenewalOverdue"
-                case .invalid: "Invalid"
-                case .unknown(let rawValue): rawValue
+            case .setupStatus: "SetupStatus"
+            case .valid: "Valid"
+            case .noticePeriod: "NoticePeriod"
+            case .gracePeriod: "GracePeriod"
+            case .renewalOverdue: "RenewalOverdue"
+            case .invalid: "Invalid"
+            case .unknown(let rawValue): rawValue
             }
         }
 
         /// Every value this client knows, in spec order.
-        public static let knownCases: [Self] = [.setupStatus, .valid, .noticePeriod, .gracePeriod, .renewalOverdue, .invalid]
+        public static let knownCases: [Self] = [
+            .setupStatus,
+            .valid,
+            .noticePeriod,
+            .gracePeriod,
+            .renewalOverdue,
+            .invalid,
+        ]
 
         // Equality follows the raw value, so `.unknown("SetupStatus")` equals its named case.
+
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.rawValue == rhs.rawValue
         }
 
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(rawValue)
+            hasher.combine(self.rawValue)
         }
 
         public init(from decoder: any Decoder) throws {
@@ -545,7 +561,7 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
+            try container.encode(self.rawValue)
         }
     }
 }
@@ -569,7 +585,7 @@ public struct PlanStateOutput: Codable, Hashable, Sendable {
         eventType: String,
         timestamp: Date,
         orgId: String? = nil,
-        isFreePlan: Bool? = nil
+        isFreePlan: Bool? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -619,7 +635,7 @@ public struct AISettingsOutput: Codable, Hashable, Sendable {
         eventType: String,
         timestamp: Date,
         orgId: String? = nil,
-        aiControlSetting: AIControlSetting? = nil
+        aiControlSetting: AIControlSetting? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -669,31 +685,11 @@ public struct AIControlSetting: Codable, Hashable, Sendable {
     public init(
         uuid: String? = nil,
         termsAgreement: Bool? = nil,
-        options: [String: Bool]? = nil
+        options: [String: Bool]? = nil,
     ) {
         self.uuid = uuid
         self.termsAgreement = termsAgreement
         self.options = options
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case uuid
-        case termsAgreement
-        case options
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.uuid = try container.decodeIfPresent(String.self, forKey: .uuid)
-        self.termsAgreement = try container.decodeIfPresent(Bool.self, forKey: .termsAgreement)
-        self.options = try container.decodeIfPresent([String: Bool].self, forKey: .options)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(self.uuid, forKey: .uuid)
-        try container.encodeIfPresent(self.termsAgreement, forKey: .termsAgreement)
-        try container.encodeIfPresent(self.options, forKey: .options)
     }
 }
 
@@ -713,7 +709,7 @@ public struct RoleChangeOutput: Codable, Hashable, Sendable {
     public init(
         eventType: String,
         timestamp: Date,
-        reason: String? = nil
+        reason: String? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -766,7 +762,7 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
         userId: String,
         revokedAt: Date,
         reason: Reason? = nil,
-        requestId: String? = nil
+        requestId: String? = nil,
     ) {
         self.eventType = eventType
         self.timestamp = timestamp
@@ -817,15 +813,15 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
 
         public init(rawValue: String) {
             switch rawValue {
-                case "PASSWORD_CHANGED": self = .passwordChanged
-                default: self = .unknown(rawValue)
+            case "PASSWORD_CHANGED": self = .passwordChanged
+            default: self = .unknown(rawValue)
             }
         }
 
         public var rawValue: String {
             switch self {
-                case .passwordChanged: "PASSWORD_CHANGED"
-                case .unknown(let rawValue): rawValue
+            case .passwordChanged: "PASSWORD_CHANGED"
+            case .unknown(let rawValue): rawValue
             }
         }
 
@@ -833,12 +829,13 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
         public static let knownCases: [Self] = [.passwordChanged]
 
         // Equality follows the raw value, so `.unknown("PASSWORD_CHANGED")` equals its named case.
+
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.rawValue == rhs.rawValue
         }
 
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(rawValue)
+            hasher.combine(self.rawValue)
         }
 
         public init(from decoder: any Decoder) throws {
@@ -847,7 +844,7 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
+            try container.encode(self.rawValue)
         }
     }
 }
@@ -858,24 +855,24 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
 private struct ISO8601Timestamp: Codable {
     var date: Date
 
-    init(_ date: Date) { self.date = date }
+    init(_ date: Date) {
+        self.date = date
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
             self.date = date
-        }
-        else if let date = try? Date.ISO8601FormatStyle().parse(text) {
+        } else if let date = try? Date.ISO8601FormatStyle().parse(text) {
             self.date = date
-        }
-        else {
+        } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected an ISO 8601 date-time, found \(text.debugDescription)")
         }
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        try container.encode(self.date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 }

@@ -77,63 +77,63 @@ public final class BackendNotifier: BackendNotifierProtocol {
     ///
     /// - Remark: Generated from `#/operations/devicePresenceValues`.
     public func devicePresenceValues() async -> AsyncStream<DevicePresenceOutput> {
-        await source.events(DevicePresenceSubscription.self)
+        await self.source.events(DevicePresenceSubscription.self)
     }
 
     /// A device started or stopped recording.
     ///
     /// - Remark: Generated from `#/operations/deviceRecordingValues`.
     public func deviceRecordingValues() async -> AsyncStream<DeviceRecordingOutput> {
-        await source.events(DeviceRecordingSubscription.self)
+        await self.source.events(DeviceRecordingSubscription.self)
     }
 
     /// A device's firmware update progressed.
     ///
     /// - Remark: Generated from `#/operations/deviceFirmwareValues`.
     public func deviceFirmwareValues() async -> AsyncStream<DeviceFirmwareOutput> {
-        await source.events(DeviceFirmwareSubscription.self)
+        await self.source.events(DeviceFirmwareSubscription.self)
     }
 
     /// A cloud archive changed state.
     ///
     /// - Remark: Generated from `#/operations/archiveValues`.
     public func archiveValues() async -> AsyncStream<ArchiveStateOutput> {
-        await source.events(ArchiveStateEventsSubscription.self)
+        await self.source.events(ArchiveStateEventsSubscription.self)
     }
 
     /// The organization's license phase changed.
     ///
     /// - Remark: Generated from `#/operations/licenseValues`.
     public func licenseValues() async -> AsyncStream<LicenseStateOutput> {
-        await source.events(LicensePhaseSubscription.self)
+        await self.source.events(LicensePhaseSubscription.self)
     }
 
     /// The organization's plan changed.
     ///
     /// - Remark: Generated from `#/operations/planValues`.
     public func planValues() async -> AsyncStream<PlanStateOutput> {
-        await source.events(PlanTypeSubscription.self)
+        await self.source.events(PlanTypeSubscription.self)
     }
 
     /// The organization's AI settings changed.
     ///
     /// - Remark: Generated from `#/operations/aiSettingsValues`.
     public func aiSettingsValues() async -> AsyncStream<AISettingsOutput> {
-        await source.events(AISettingsSubscription.self)
+        await self.source.events(AISettingsSubscription.self)
     }
 
     /// The user's role changed.
     ///
     /// - Remark: Generated from `#/operations/roleValues`.
     public func roleValues() async -> AsyncStream<RoleChangeOutput> {
-        await source.events(RoleChangeEventsSubscription.self)
+        await self.source.events(RoleChangeEventsSubscription.self)
     }
 
     /// The user's tokens were revoked.
     ///
     /// - Remark: Generated from `#/operations/revokeValues`.
     public func revokeValues() async -> AsyncStream<UserTokenRevokeOutput> {
-        await source.events(UserTokenRevokeEventsSubscription.self)
+        await self.source.events(UserTokenRevokeEventsSubscription.self)
     }
 
     /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
@@ -141,6 +141,6 @@ public final class BackendNotifier: BackendNotifierProtocol {
     /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
     ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
     public func setUserId(_ userId: String) async throws(ChannelParameterError) {
-        await source.setParameter("userId", to: try ChannelSegment(userId, parameter: "userId"))
+        await self.source.setParameter("userId", to: try ChannelSegment(userId, parameter: "userId"))
     }
 }

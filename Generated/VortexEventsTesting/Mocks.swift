@@ -37,44 +37,44 @@ public final class MockBackendNotifier: BackendNotifierProtocol {
     public init() {}
 
     public func devicePresenceValues() async -> AsyncStream<DevicePresenceOutput> {
-        devicePresence.stream()
+        self.devicePresence.stream()
     }
 
     public func deviceRecordingValues() async -> AsyncStream<DeviceRecordingOutput> {
-        deviceRecording.stream()
+        self.deviceRecording.stream()
     }
 
     public func deviceFirmwareValues() async -> AsyncStream<DeviceFirmwareOutput> {
-        deviceFirmware.stream()
+        self.deviceFirmware.stream()
     }
 
     public func archiveValues() async -> AsyncStream<ArchiveStateOutput> {
-        archive.stream()
+        self.archive.stream()
     }
 
     public func licenseValues() async -> AsyncStream<LicenseStateOutput> {
-        license.stream()
+        self.license.stream()
     }
 
     public func planValues() async -> AsyncStream<PlanStateOutput> {
-        plan.stream()
+        self.plan.stream()
     }
 
     public func aiSettingsValues() async -> AsyncStream<AISettingsOutput> {
-        aiSettings.stream()
+        self.aiSettings.stream()
     }
 
     public func roleValues() async -> AsyncStream<RoleChangeOutput> {
-        role.stream()
+        self.role.stream()
     }
 
     public func revokeValues() async -> AsyncStream<UserTokenRevokeOutput> {
-        revoke.stream()
+        self.revoke.stream()
     }
 
     /// Validates like the real notifier, then records the value.
     public func setUserId(_ userId: String) async throws(ChannelParameterError) {
         _ = try ChannelSegment(userId, parameter: "userId")
-        userIdChanges.send(userId)
+        self.userIdChanges.send(userId)
     }
 }

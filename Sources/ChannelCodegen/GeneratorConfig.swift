@@ -66,7 +66,7 @@ public struct GeneratorConfig: Sendable, Equatable {
             diagnostics.append(.error("missing required key 'spec' (the AsyncAPI document, relative to this file)", at: root["spec"]?.location ?? root.location))
         }
         if let notifier = root["notifier"] {
-            if let name = notifier.string, SwiftIdentifiers.upperCamel(name) == name {
+            if let name = notifier.string, SwiftIdentifiers.upperCamel(name) == name, !SwiftIdentifiers.keywords.contains(name) {
                 config.notifierName = name
             } else {
                 diagnostics.append(.error("'notifier' must be an UpperCamel Swift type name", at: notifier.location))
@@ -89,7 +89,7 @@ public struct GeneratorConfig: Sendable, Equatable {
             }
         }
         if let module = root["clientModule"] {
-            if let name = module.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+            if let name = module.string, SwiftIdentifiers.isValidIdentifier(name), !SwiftIdentifiers.keywords.contains(name) {
                 config.clientModule = name
             } else {
                 diagnostics.append(.error("'clientModule' must be a Swift module name", at: module.location))

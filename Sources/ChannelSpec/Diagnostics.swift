@@ -42,11 +42,28 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
         Diagnostic(.note, message, at: location)
     }
 
+    /// One line in the compiler format. Spec text quoted in the message cannot break the line or
+    /// reach the terminal as control sequences: control and bidirectional characters are shown as `\u{…}`.
     public var description: String {
+        let text = Self.printable(message)
         if let location {
-            return "\(location): \(severity.rawValue): \(message)"
+            return "\(Self.printable(location.description)): \(severity.rawValue): \(text)"
         }
-        return "\(severity.rawValue): \(message)"
+        return "\(severity.rawValue): \(text)"
+    }
+
+    /// `text` with control characters, line separators and bidirectional controls escaped.
+    public static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F:
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
 

@@ -131,7 +131,7 @@ struct CompileTests {
         #expect(models.contains("public var `default`: String"))
         #expect(models.contains("public var `protocol`: Int"))
         #expect(models.contains("public var `self`: Bool"))
-        #expect(models.contains("case unknownValue"))
+        #expect(models.contains("case unknown2"))
         #expect(models.contains("case _2fa"))
         let typecheck = try await TestSupport.typecheck(files)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")

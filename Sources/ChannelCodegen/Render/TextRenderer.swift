@@ -1,0 +1,344 @@
+/// Turns the structured representation into Swift text. The one place that escapes and lays out:
+/// identifiers get backticks where they are keywords, spec text becomes valid string literals
+/// (raw strings when that reads better) and comment lines that cannot end early, and layout
+/// follows one set of rules (4-space indent, `case` level with `switch`, trailing commas in
+/// lists split over lines).
+struct TextRenderer {
+    /// Lines longer than this are split where the structure allows (parameter lists, arrays).
+    static let lineWidth = 100
+
+    private var lines: [String] = []
+    private var depth = 0
+
+    static func render(_ file: SwiftFile) -> String {
+        var renderer = TextRenderer()
+        renderer.renderFile(file)
+        return renderer.lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Files and declarations
+
+    private mutating func renderFile(_ file: SwiftFile) {
+        for paragraph in file.header {
+            comment(paragraph, prefix: "//")
+            blank()
+        }
+        for module in file.imports.sorted() { emit("import \(Self.identifier(module))") }
+        for declaration in file.declarations {
+            if !lines.isEmpty { blank() }
+            render(declaration)
+        }
+        while lines.last == "" { lines.removeLast() }
+    }
+
+    private mutating func render(_ declaration: Declaration) {
+        if let documentation = declaration.documentation { render(documentation) }
+        if declaration.isDeprecated { emit("@available(*, deprecated)") }
+        switch declaration.kind {
+        case .type(let type): render(type)
+        case .variable(let variable): render(variable)
+        case .function(let function): render(function)
+        case .enumCase(let enumCase):
+            let value = enumCase.associatedValue.map { "(\(Self.text($0)))" } ?? ""
+            let raw = enumCase.rawValue.map { " = " + Self.text($0) } ?? ""
+            emit("case \(Self.identifier(enumCase.name))\(value)\(raw)")
+        case .typeAlias(let alias):
+            emit("\(Self.prefix(alias.access))typealias \(Self.identifier(alias.name)) = \(Self.text(alias.type))")
+        case .lineComment(let text):
+            for line in text { comment(line, prefix: "//") }
+        }
+    }
+
+    private mutating func render(_ type: TypeDeclaration) {
+        let conformances = type.conformances.isEmpty ? "" : ": " + type.conformances.map(Self.text).joined(separator: ", ")
+        let opening = "\(Self.prefix(type.access))\(type.keyword.rawValue) \(Self.text(type.name))\(conformances)"
+        guard !type.members.isEmpty else {
+            emit(opening + " {}")
+            return
+        }
+        emit(opening + " {")
+        depth += 1
+        for (index, member) in type.members.enumerated() {
+            if index > 0 && !Self.staysTogether(type.members[index - 1], member) { blank() }
+            render(member)
+        }
+        depth -= 1
+        emit("}")
+    }
+
+    /// Runs of stored properties and runs of enum cases are written without blank lines between
+    /// them, as a hand-written type would be; documented static constants stand apart.
+    private static func staysTogether(_ previous: Declaration, _ next: Declaration) -> Bool {
+        switch (previous.kind, next.kind) {
+        case (.enumCase, .enumCase):
+            return true
+        case (.variable(let a), .variable(let b)) where a.getter == nil && b.getter == nil && a.isStatic == b.isStatic:
+            return !a.isStatic || (previous.documentation == nil && next.documentation == nil)
+        default:
+            return false
+        }
+    }
+
+    private mutating func render(_ variable: Variable) {
+        var text = "\(Self.prefix(variable.access))\(variable.isStatic ? "static " : "")\(variable.binding.rawValue) \(Self.identifier(variable.name))"
+        if let type = variable.type { text += ": " + Self.text(type) }
+        if let getter = variable.getter {
+            if getter.count == 1, case .code(let code) = getter[0] {
+                emit(text + " { \(Self.text(code)) }")
+            } else {
+                block(text, getter)
+            }
+        } else if let value = variable.value {
+            expression(value, after: text + " = ")
+        } else {
+            emit(text)
+        }
+    }
+
+    private mutating func render(_ function: Function) {
+        let head: String
+        switch function.name {
+        case .initializer: head = "init"
+        case .function(let name): head = "func " + Self.identifier(name)
+        case .operator(let symbol): head = "func " + Self.text(symbol) + " "
+        }
+        let prefix = "\(Self.prefix(function.access))\(function.isStatic ? "static " : "")\(head)"
+        var suffix = ""
+        if let effects = function.effects { suffix += " " + Self.text(effects) }
+        if let returnType = function.returnType { suffix += " -> " + Self.text(returnType) }
+        let parameters = function.parameters.map(Self.parameter)
+        let inline = prefix + "(" + parameters.joined(separator: ", ") + ")" + suffix
+        let fits = Self.width(inline) + depth * 4 + 2 <= Self.lineWidth
+        guard let body = function.body else {
+            if parameters.count <= 2 || fits { emit(inline) } else { list(parameters, opening: prefix + "(", closing: ")" + suffix) }
+            return
+        }
+        if parameters.count <= 2 && fits || parameters.isEmpty {
+            emit(inline + " {")
+        } else {
+            list(parameters, opening: prefix + "(", closing: ")" + suffix + " {")
+        }
+        if body.isEmpty {
+            lines[lines.count - 1] += "}"
+            return
+        }
+        depth += 1
+        statements(body)
+        depth -= 1
+        emit("}")
+    }
+
+    private static func parameter(_ parameter: Parameter) -> String {
+        var text = parameter.label.map(identifier) ?? "_"
+        if let local = parameter.localName { text += " " + identifier(local) }
+        text += ": " + Self.text(parameter.type)
+        if let value = parameter.defaultValue { text += " = " + Self.text(value) }
+        return text
+    }
+
+    // MARK: Statements and expressions
+
+    private mutating func statements(_ statements: [Statement]) {
+        for statement in statements {
+            switch statement {
+            case .code(let code):
+                emit(Self.text(code))
+            case .block(let opening, let body):
+                block(Self.text(opening), body)
+            case .ifChain(let branches, let otherwise):
+                for (index, branch) in branches.enumerated() {
+                    let keyword = index == 0 ? "if " : "} else if "
+                    emit(keyword + Self.text(branch.condition) + " {")
+                    depth += 1
+                    self.statements(branch.body)
+                    depth -= 1
+                }
+                if let otherwise {
+                    emit("} else {")
+                    depth += 1
+                    self.statements(otherwise)
+                    depth -= 1
+                }
+                emit("}")
+            case .switch(let subject, let cases):
+                emit("switch \(Self.text(subject)) {")
+                for switchCase in cases {
+                    let label = switchCase.pattern.map { "case " + Self.text($0) + ":" } ?? "default:"
+                    if switchCase.body.count == 1, case .code(let code) = switchCase.body[0] {
+                        emit(label + " " + Self.text(code))
+                    } else {
+                        emit(label)
+                        depth += 1
+                        self.statements(switchCase.body)
+                        depth -= 1
+                    }
+                }
+                emit("}")
+            }
+        }
+    }
+
+    private mutating func block(_ opening: String, _ body: [Statement]) {
+        emit(opening + " {")
+        depth += 1
+        statements(body)
+        depth -= 1
+        emit("}")
+    }
+
+    private mutating func expression(_ expression: Expression, after prefix: String) {
+        switch expression {
+        case .code(let code):
+            emit(prefix + Self.text(code))
+        case .array(let elements):
+            let items = elements.map(Self.text)
+            let inline = prefix + "[" + items.joined(separator: ", ") + "]"
+            if items.isEmpty || Self.width(inline) + depth * 4 <= Self.lineWidth {
+                emit(inline)
+            } else {
+                list(items, opening: prefix + "[", closing: "]")
+            }
+        }
+    }
+
+    /// `opening`, one item per line with a trailing comma, `closing`.
+    private mutating func list(_ items: [String], opening: String, closing: String) {
+        emit(opening)
+        depth += 1
+        for item in items { emit(item + ",") }
+        depth -= 1
+        emit(closing)
+    }
+
+    // MARK: Comments
+
+    private mutating func render(_ documentation: DocComment) {
+        let paragraphs = documentation.paragraphs.map(Self.commentLines).filter { !$0.isEmpty }
+        for (index, paragraph) in paragraphs.enumerated() {
+            if index > 0 { emit("///") }
+            for line in paragraph { emit(line.isEmpty ? "///" : "/// " + line) }
+        }
+    }
+
+    private mutating func comment(_ text: String, prefix: String) {
+        for line in Self.commentLines(text) { emit(line.isEmpty ? prefix : prefix + " " + line) }
+    }
+
+    /// Comment text as lines that cannot end the comment early: split at every line break Swift
+    /// or an editor honours (LF, CR, CRLF, VT, FF, NEL, LS, PS); other control characters and
+    /// bidirectional overrides shown as `\u{…}`; trailing blanks and blank edges dropped.
+    static func commentLines(_ text: String) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        var previousWasCR = false
+        for scalar in text.unicodeScalars {
+            defer { previousWasCR = scalar == "\r" }
+            switch scalar.value {
+            case 0x0A where previousWasCR:
+                continue
+            case 0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029:
+                lines.append(current)
+                current = ""
+            case 0x09:
+                current += "    "
+            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0xFEFF:
+                current += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        lines.append(current)
+        lines = lines.map { String($0.reversed().drop(while: { $0 == " " }).reversed()) }
+        while lines.first?.isEmpty == true { lines.removeFirst() }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
+    }
+
+    // MARK: Code
+
+    static func text(_ code: Code) -> String {
+        var result = ""
+        for piece in code.pieces {
+            switch piece {
+            case .syntax(let text): result += text
+            case .identifier(let name): result += identifier(name)
+            case .stringLiteral(let text): result += stringLiteral(text)
+            case .interpolatedString(let parts):
+                result += "\""
+                for part in parts {
+                    switch part {
+                    case .text(let text): result += escapedStringContents(text)
+                    case .code(let code): result += "\\(" + Self.text(code) + ")"
+                    }
+                }
+                result += "\""
+            }
+        }
+        return result
+    }
+
+    static func identifier(_ identifier: Identifier) -> String {
+        SwiftIdentifiers.escaped(identifier.name)
+    }
+
+    /// A Swift string literal with exactly `text`'s value. Text with quotes or backslashes (and no
+    /// other escapes needed) becomes a raw string (`#"a\b"#`) so it reads as the spec wrote it.
+    static func stringLiteral(_ text: String) -> String {
+        let needsEscapes = text.unicodeScalars.contains(where: needsEscape)
+        if !needsEscapes && (text.contains("\\") || text.contains("\"")) {
+            var delimiter = "#"
+            while text.contains("\"" + delimiter) || text.contains("\\" + delimiter) { delimiter += "#" }
+            return delimiter + "\"" + text + "\"" + delimiter
+        }
+        return "\"" + escapedStringContents(text) + "\""
+    }
+
+    /// `text` escaped for the inside of a `"…"` literal.
+    private static func escapedStringContents(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\0": result += "\\0"
+            default:
+                if needsEscape(scalar) {
+                    result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+
+    /// Control characters, line separators and bidirectional controls: legal in a literal only escaped,
+    /// or invisible in review.
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0xFEFF: return true
+        default: return false
+        }
+    }
+
+    // MARK: Lines
+
+    private mutating func emit(_ text: String) {
+        lines.append(String(repeating: "    ", count: depth) + text)
+    }
+
+    private mutating func blank() {
+        if lines.last != "" { lines.append("") }
+    }
+
+    private static func width(_ text: String) -> Int { text.count }
+
+    /// `public ` etc.; nothing for internal, which is the default.
+    private static func prefix(_ access: AccessModifier?) -> String {
+        guard let access, access != .internal else { return "" }
+        return access.rawValue + " "
+    }
+}

@@ -1,0 +1,29 @@
+import ChannelSpec
+
+/// `Channels.swift`: one `ChannelTemplate` constant per channel, plus `all`.
+struct ChannelsStructure {
+    let api: ChannelAPI
+    let names: SwiftNaming
+    let types: SwiftTypes
+    let access: AccessModifier?
+
+    func file(header: [String]) -> SwiftFile {
+        let template = types.runtime("ChannelTemplate")
+        var members = api.channels.map { channel in
+            Declaration(
+                documentation: SwiftTypes.documentation(channel.documentation, remark: channel.origin.reference),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: names.channelConstants[channel.key]!,
+                    value: .code("\(template)(\(literal: channel.address.text))"))))
+        }
+        members.append(Declaration(
+            documentation: DocComment(["Every channel, in spec order."]),
+            .variable(Variable(
+                access: access, isStatic: true, binding: .let, name: Identifier("all"), type: "[\(template)]",
+                value: .array(api.channels.map { .identifier(names.channelConstants[$0.key]!) })))))
+        let namespace = Declaration(
+            documentation: DocComment(["The channel addresses of \(api.title) \(api.version)."]),
+            .type(TypeDeclaration(access: access, keyword: .enum, name: .identifier(names.channelsNamespace), members: members)))
+        return SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: [namespace])
+    }
+}

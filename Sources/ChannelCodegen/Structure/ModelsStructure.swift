@@ -1,0 +1,239 @@
+import ChannelSpec
+
+/// `Models.swift`: one `Codable, Hashable, Sendable` struct per object schema, one open enum per
+/// string enum. Only Foundation is imported, so the file compiles on its own.
+///
+/// Structs use the compiler's `Codable` synthesis (absent and `null` both decode to `nil`, unknown
+/// keys are ignored), with a `CodingKeys` enum only where Swift and JSON names differ. Coding is
+/// written out only where synthesis would differ: dates (ISO 8601 whatever the decoder's date
+/// strategy) and open enums (`unknown(String)`).
+struct ModelsStructure {
+    let api: ChannelAPI
+    let names: SwiftNaming
+    let types: SwiftTypes
+    let access: AccessModifier?
+
+    func file(header: [String]) -> SwiftFile {
+        let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
+        var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
+        if api.types.contains(where: usesDates) { declarations.append(timestampCoder) }
+        return SwiftFile(header: header, imports: [Identifier("Foundation")], declarations: declarations)
+    }
+
+    private func usesDates(_ type: NamedType) -> Bool {
+        guard case .object(let properties) = type.kind else { return false }
+        return properties.contains { $0.type.containsDate }
+    }
+
+    private func declaration(of type: NamedType, children: [String: [NamedType]]) -> Declaration {
+        let name = names.types[type.id]!.local
+        let members: [Declaration]
+        let conformances: [Code]
+        let keyword: TypeDeclaration.Keyword
+        switch type.kind {
+        case .object(let properties):
+            keyword = .struct
+            conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
+            members = structMembers(type, properties: properties)
+                + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
+        case .stringEnum(let values):
+            keyword = .enum
+            conformances = [
+                types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable"), types.swift("RawRepresentable"),
+            ]
+            members = enumMembers(type, values: values)
+        }
+        return Declaration(
+            documentation: SwiftTypes.documentation(type.documentation, remark: type.origin.reference),
+            isDeprecated: type.documentation.isDeprecated,
+            .type(TypeDeclaration(access: access, keyword: keyword, name: .identifier(name), conformances: conformances, members: members)))
+    }
+
+    // MARK: Structs
+
+    private func structMembers(_ type: NamedType, properties: [Property]) -> [Declaration] {
+        let members = Array(zip(properties, names.properties[type.id] ?? []))
+        var result = members.map { property, name in
+            Declaration(
+                documentation: SwiftTypes.documentation(property.documentation, remark: nil),
+                isDeprecated: property.documentation.isDeprecated,
+                .variable(Variable(access: access, binding: .var, name: name, type: types.type(of: property, in: type.id))))
+        }
+
+        // Memberwise initializer; optionals default to nil. A property named `self` needs another
+        // local name, or the assignment would read the instance.
+        let parameters = members.map { property, name in
+            Parameter(
+                label: name, localName: name.name == "self" ? Identifier("self_") : nil,
+                type: types.type(of: property, in: type.id), defaultValue: property.isOptional ? "nil" : nil)
+        }
+        let assignments = zip(members, parameters).map { member, parameter in
+            Statement.code("self.\(member.1) = \(parameter.localName ?? member.1)")
+        }
+        result.append(Declaration(.function(Function(access: access, name: .initializer, parameters: parameters, body: assignments))))
+
+        let hasDates = properties.contains { $0.type.containsDate }
+        let renamed = members.contains { property, name in property.jsonName != name.name }
+        if members.isEmpty || (!hasDates && !renamed) { return result }
+
+        result.append(Declaration(.type(TypeDeclaration(
+            keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
+            members: members.map { property, name in
+                Declaration(.enumCase(EnumCase(
+                    name: name, rawValue: property.jsonName == name.name ? nil : .literal(property.jsonName))))
+            }))))
+        guard hasDates else { return result }
+
+        // Written-out coding, for dates: the same calls synthesis would make, with the ISO 8601 coder.
+        let decodes = members.map { property, name -> Statement in
+            let method: Code = property.isOptional ? "decodeIfPresent" : "decode"
+            var value: Code = "try container.\(method)(\(types.type(property.type, wire: true, in: type.id)).self, forKey: .\(name))"
+            if property.type.containsDate {
+                value = property.isOptional ? "\(value).map { \(fromWire("$0", property.type)) }" : fromWire(value, property.type)
+            }
+            return .code("self.\(name) = \(value)")
+        }
+        result.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
+            effects: "throws",
+            body: [.code("let container = try decoder.container(keyedBy: CodingKeys.self)")] + decodes))))
+        let encodes = members.map { property, name -> Statement in
+            let method: Code = property.isOptional ? "encodeIfPresent" : "encode"
+            var value: Code = "self.\(name)"
+            if property.type.containsDate {
+                value = property.isOptional ? "\(value).map { \(toWire("$0", property.type)) }" : toWire(value, property.type)
+            }
+            return .code("try container.\(method)(\(value), forKey: .\(name))")
+        }
+        result.append(Declaration(.function(Function(
+            access: access, name: .function(Identifier("encode")),
+            parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
+            effects: "throws",
+            body: [.code("var container = encoder.container(keyedBy: CodingKeys.self)")] + encodes))))
+        return result
+    }
+
+    private func fromWire(_ expression: Code, _ type: TypeReference) -> Code {
+        switch type {
+        case .dateTime: return "\(expression).date"
+        case .array(let element): return "\(expression).map { \(fromWire("$0", element)) }"
+        case .dictionary(let value): return "\(expression).mapValues { \(fromWire("$0", value)) }"
+        default: return expression
+        }
+    }
+
+    private func toWire(_ expression: Code, _ type: TypeReference) -> Code {
+        switch type {
+        case .dateTime: return "ISO8601Timestamp(\(expression))"
+        case .array(let element): return "\(expression).map { \(toWire("$0", element)) }"
+        case .dictionary(let value): return "\(expression).mapValues { \(toWire("$0", value)) }"
+        default: return expression
+        }
+    }
+
+    // MARK: Open enums
+
+    private func enumMembers(_ type: NamedType, values: [EnumValue]) -> [Declaration] {
+        let cases = Array(zip(values, names.cases[type.id] ?? []))
+        let string = types.string
+        var result = cases.map { value, name in
+            Declaration(documentation: DocComment(["`\(value.value)`"]), .enumCase(EnumCase(name: name)))
+        }
+        result.append(Declaration(
+            documentation: DocComment([
+                "A value this client does not know yet: decoding never fails on a new server value,\nand the raw value is encoded back unchanged.",
+            ]),
+            .enumCase(EnumCase(name: Identifier("unknown"), associatedValue: string))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("rawValue"), type: string)],
+            body: [.switch("rawValue", cases.map { value, name in
+                SwitchCase(pattern: .literal(value.value), body: [.code("self = .\(name)")])
+            } + [SwitchCase(pattern: nil, body: [.code("self = .unknown(rawValue)")])])]))))
+        result.append(Declaration(.variable(Variable(
+            access: access, binding: .var, name: Identifier("rawValue"), type: string,
+            getter: [.switch("self", cases.map { value, name in
+                SwitchCase(pattern: ".\(name)", body: [.code(.literal(value.value))])
+            } + [SwitchCase(pattern: ".unknown(let rawValue)", body: [.code("rawValue")])])]))))
+        result.append(Declaration(
+            documentation: DocComment(["Every value this client knows, in spec order."]),
+            .variable(Variable(
+                access: access, isStatic: true, binding: .let, name: Identifier("knownCases"), type: "[Self]",
+                value: .array(cases.map { ".\($0.1)" })))))
+        result.append(Declaration(.lineComment([
+            "Equality follows the raw value, so `.unknown(\"\(values.first?.value ?? "")\")` equals its named case.",
+        ])))
+        result.append(Declaration(.function(Function(
+            access: access, isStatic: true, name: .operator("=="),
+            parameters: [Parameter(label: Identifier("lhs"), type: "Self"), Parameter(label: Identifier("rhs"), type: "Self")],
+            returnType: types.swift("Bool"), body: [.code("lhs.rawValue == rhs.rawValue")]))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .function(Identifier("hash")),
+            parameters: [Parameter(label: Identifier("into"), localName: Identifier("hasher"), type: "inout \(types.swift("Hasher"))")],
+            body: [.code("hasher.combine(self.rawValue)")]))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
+            effects: "throws",
+            body: [.code("self.init(rawValue: try decoder.singleValueContainer().decode(\(string).self))")]))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .function(Identifier("encode")),
+            parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
+            effects: "throws",
+            body: [.code("var container = encoder.singleValueContainer()"), .code("try container.encode(self.rawValue)")]))))
+        return result
+    }
+
+    // MARK: Dates
+
+    /// Codes a `Date` as ISO 8601 text whatever date strategy the coder has.
+    private var timestampCoder: Declaration {
+        let date = types.date
+        return Declaration(
+            documentation: DocComment([
+                "Codes a `Date` as ISO 8601 text. Decoding accepts fractional seconds or none and any UTC\noffset (`2025-01-26T12:00:00Z`, `…12:00:00.123Z`, `…12:00:00+08:00`), whatever date strategy\nthe decoder has; encoding writes UTC with milliseconds.",
+            ]),
+            .type(TypeDeclaration(
+                access: .private, keyword: .struct, name: "ISO8601Timestamp", conformances: [types.swift("Codable")],
+                members: [
+                    Declaration(.variable(Variable(binding: .var, name: Identifier("date"), type: date))),
+                    Declaration(.function(Function(
+                        name: .initializer, parameters: [Parameter(label: nil, localName: Identifier("date"), type: date)],
+                        body: [.code("self.date = date")]))),
+                    Declaration(.function(Function(
+                        name: .initializer,
+                        parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
+                        effects: "throws",
+                        body: [
+                            .code("let container = try decoder.singleValueContainer()"),
+                            .code("let text = try container.decode(\(types.string).self)"),
+                            .ifChain([
+                                ("let date = try? \(date).ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)", [.code("self.date = date")]),
+                                ("let date = try? \(date).ISO8601FormatStyle().parse(text)", [.code("self.date = date")]),
+                            ], else: [
+                                .code("throw \(types.swift("DecodingError")).dataCorruptedError(in: container, debugDescription: \"Expected an ISO 8601 date-time, found \\(text.debugDescription)\")"),
+                            ]),
+                        ]))),
+                    Declaration(.function(Function(
+                        name: .function(Identifier("encode")),
+                        parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
+                        effects: "throws",
+                        body: [
+                            .code("var container = encoder.singleValueContainer()"),
+                            .code("try container.encode(self.date.formatted(\(date).ISO8601FormatStyle(includingFractionalSeconds: true)))"),
+                        ]))),
+                ])))
+    }
+}
+
+extension TypeReference {
+    var containsDate: Bool {
+        switch self {
+        case .dateTime: return true
+        case .array(let element): return element.containsDate
+        case .dictionary(let value): return value.containsDate
+        default: return false
+        }
+    }
+}

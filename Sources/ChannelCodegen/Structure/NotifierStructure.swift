@@ -1,0 +1,78 @@
+import ChannelSpec
+
+/// `Notifier.swift`: a protocol with one `AsyncStream` method per receive operation, and the
+/// notifier that serves them from a `ChannelEventSource` (the runtime connection or a test double).
+struct NotifierStructure {
+    let api: ChannelAPI
+    let names: SwiftNaming
+    let types: SwiftTypes
+    let access: AccessModifier?
+
+    func file(header: [String]) -> SwiftFile {
+        let source = types.runtime("ChannelEventSource")
+        let protocolDeclaration = Declaration(
+            documentation: SwiftTypes.documentation(
+                Documentation(summary: "Typed event streams of \(api.title) \(api.version), one per channel.", description: api.description),
+                remark: nil),
+            .type(TypeDeclaration(
+                access: access, keyword: .protocol, name: .identifier(names.notifierProtocol), conformances: [types.swift("Sendable")],
+                members: api.receivers.map { method($0.operation, $0.channel, body: nil) }
+                    + names.notifierParameters.map { setter($0, body: nil) })))
+
+        var members: [Declaration] = [
+            Declaration(.variable(Variable(access: access, binding: .let, name: Identifier("source"), type: "any \(source)"))),
+            Declaration(.function(Function(
+                access: access, name: .initializer,
+                parameters: [Parameter(label: Identifier("source"), type: "any \(source)")],
+                body: [.code("self.source = source")]))),
+        ]
+        members += api.receivers.map { receiver in
+            method(receiver.operation, receiver.channel, body: [
+                .code("await self.source.events(\(names.subscriptions[receiver.channel.key]!).self)"),
+            ])
+        }
+        members += names.notifierParameters.map { parameter in
+            setter(parameter, body: [
+                .code("await self.source.setParameter(\(literal: parameter.name), to: try \(types.runtime("ChannelSegment"))(\(local(parameter)), parameter: \(literal: parameter.name)))"),
+            ])
+        }
+        let notifier = Declaration(
+            documentation: DocComment([
+                "Serves every stream of `\(names.notifierProtocol.name)` from one `ChannelEventSource`.",
+                "Each method returns a stream of typed events for the source's current parameters\n(such as the signed-in user id); streams stay open across reconnects.",
+            ]),
+            .type(TypeDeclaration(
+                access: access, keyword: .finalClass, name: .identifier(names.notifier),
+                conformances: [.identifier(names.notifierProtocol)], members: members)))
+        return SwiftFile(
+            header: header, imports: [Identifier("ChannelRuntime"), Identifier("Foundation")],
+            declarations: [protocolDeclaration, notifier])
+    }
+
+    private func method(_ operation: ReceiveOperation, _ channel: Channel, body: [Statement]?) -> Declaration {
+        Declaration(
+            documentation: SwiftTypes.documentation(
+                operation.documentation, fallback: "Events on `\(channel.address.text)`.", remark: operation.origin.reference),
+            isDeprecated: operation.documentation.isDeprecated,
+            .function(Function(
+                access: body == nil ? nil : access, name: .function(names.methods[operation.id]!), effects: "async",
+                returnType: "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>", body: body)))
+    }
+
+    /// The setter's argument: the parameter's Swift name, or `value` where that name is `self`.
+    private func local(_ parameter: SwiftNaming.NotifierParameter) -> Identifier {
+        parameter.swiftName.name == "self" ? Identifier("value") : parameter.swiftName
+    }
+
+    private func setter(_ parameter: SwiftNaming.NotifierParameter, body: [Statement]?) -> Declaration {
+        Declaration(
+            documentation: DocComment([
+                "Sets the `{\(parameter.name)}` channel parameter; every open stream moves to the channels it names.",
+                "- Throws: `ChannelParameterError` when the value is not a valid channel segment\n  (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.",
+            ]),
+            .function(Function(
+                access: body == nil ? nil : access, name: .function(parameter.setter),
+                parameters: [Parameter(label: nil, localName: local(parameter), type: types.string)],
+                effects: "async throws(\(types.runtime("ChannelParameterError")))", body: body)))
+    }
+}

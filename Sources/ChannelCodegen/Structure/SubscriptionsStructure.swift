@@ -1,0 +1,114 @@
+import ChannelSpec
+
+/// `Subscriptions.swift`: one `ChannelSubscription` per channel, carrying its validated parameters.
+struct SubscriptionsStructure {
+    let api: ChannelAPI
+    let names: SwiftNaming
+    let types: SwiftTypes
+    let access: AccessModifier?
+
+    func file(header: [String]) -> SwiftFile {
+        var declarations = api.channels.map(subscription)
+        // Payloads with a required `eventType` string report it, so the runtime can drop mismatches.
+        var reported: Set<String> = []
+        for channel in api.channels {
+            guard case .named(let id) = channel.message.payload, reportsEventType(id), reported.insert(id).inserted else { continue }
+            declarations.append(Declaration(.type(TypeDeclaration(
+                keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))
+        }
+        return SwiftFile(header: header, imports: [Identifier("ChannelRuntime"), Identifier("Foundation")], declarations: declarations)
+    }
+
+    private func reportsEventType(_ id: String) -> Bool {
+        guard let type = api.types.first(where: { $0.id == id }), case .object(let properties) = type.kind,
+              let index = properties.firstIndex(where: { $0.jsonName == "eventType" }) else { return false }
+        let property = properties[index]
+        return property.type == .string && !property.isOptional && names.properties[id]?[index].name == "eventType"
+    }
+
+    private func subscription(_ channel: Channel) -> Declaration {
+        let segment = types.runtime("ChannelSegment")
+        let parameterError = types.runtime("ChannelParameterError")
+        let string = types.string
+        let parameters = Array(zip(channel.parameters, names.parameters[channel.key] ?? []))
+        // A parameter named `self` needs another local name inside the initializers.
+        let locals = parameters.map { $0.1.name == "self" ? Identifier("self_") : $0.1 }
+
+        var members: [Declaration] = [
+            Declaration(.typeAlias(TypeAlias(access: access, name: Identifier("Event"), type: types.type(channel.message.payload)))),
+            Declaration(.variable(Variable(
+                access: access, isStatic: true, binding: .let, name: Identifier("template"),
+                value: .code("\(names.channelsNamespace).\(names.channelConstants[channel.key]!)")))),
+            Declaration(.variable(Variable(
+                access: access, isStatic: true, binding: .let, name: Identifier("eventType"), type: "\(string)?",
+                value: .code(channel.message.name.map(Code.literal) ?? "nil")))),
+        ]
+        members += parameters.map { parameter, name in
+            Declaration(
+                documentation: SwiftTypes.documentation(parameter.documentation, remark: nil),
+                .variable(Variable(access: access, binding: .let, name: name, type: segment)))
+        }
+        members.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: zip(parameters, locals).map { parameter, local in
+                Parameter(label: parameter.1, localName: local == parameter.1 ? nil : local, type: segment)
+            },
+            body: zip(parameters, locals).map { parameter, local in .code("self.\(parameter.1) = \(local)") }))))
+        if !parameters.isEmpty {
+            let arguments = zip(parameters, locals).map { parameter, local -> Code in
+                "\(parameter.1): try \(segment)(\(local), parameter: \(literal: parameter.0.name))"
+            }
+            members.append(Declaration(
+                documentation: DocComment(["Validates each value against the channel segment rules before it can form a channel path."]),
+                .function(Function(
+                    access: access, name: .initializer,
+                    parameters: zip(parameters, locals).map { parameter, local in
+                        Parameter(label: parameter.1, localName: local == parameter.1 ? nil : local, type: string)
+                    },
+                    effects: "throws(\(parameterError))",
+                    body: [.code("self.init(\(Code.joined(arguments, separator: ", ")))")]))))
+        }
+        var lookups: [Statement] = zip(parameters, locals).map { parameter, local in
+            .block("guard let \(local) = parameters[\(literal: parameter.0.name)] else", [
+                .code("throw .missing(parameter: \(literal: parameter.0.name), channel: Self.template.address)"),
+            ])
+        }
+        lookups.append(.code("self.init(\(Code.joined(zip(parameters, locals).map { "\($0.1): \($1)" }, separator: ", ")))"))
+        members.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("parameters"), type: "[\(string): \(segment)]")],
+            effects: "throws(\(parameterError))", body: lookups))))
+        let dictionary: Code = parameters.isEmpty
+            ? "[:]"
+            : "[\(Code.joined(parameters.map { "\(literal: $0.0.name): self.\($0.1)" }, separator: ", "))]"
+        members.append(Declaration(.variable(Variable(
+            access: access, binding: .var, name: Identifier("parameters"), type: "[\(string): \(segment)]", getter: [.code(dictionary)]))))
+        members.append(Declaration(.variable(Variable(
+            access: access, binding: .var, name: Identifier("channel"), type: string, getter: [.code(channelPath(channel))]))))
+
+        return Declaration(
+            documentation: SwiftTypes.documentation(
+                channel.documentation, fallback: "Subscription to `\(channel.address.text)`.",
+                notes: ["Channel: `\(channel.address.text)`"] + (channel.message.name.map { ["Event type: `\($0)`"] } ?? []),
+                remark: channel.origin.reference),
+            .type(TypeDeclaration(
+                access: access, keyword: .struct, name: .identifier(names.subscriptions[channel.key]!),
+                conformances: [types.runtime("ChannelSubscription")], members: members)))
+    }
+
+    /// The concrete path: the address with each parameter's validated value interpolated.
+    private func channelPath(_ channel: Channel) -> Code {
+        let byName = Dictionary(uniqueKeysWithValues: zip(channel.parameters.map(\.name), names.parameters[channel.key] ?? []))
+        var parts: [Code.InterpolatedPart] = channel.address.text.hasPrefix("/") ? [.text("/")] : []
+        for (index, segment) in channel.address.segments.enumerated() {
+            if index > 0 { parts.append(.text("/")) }
+            for part in segment {
+                switch part {
+                case .literal(let text): parts.append(.text(text))
+                case .parameter(let name): parts.append(.code("self.\(byName[name]!).value"))
+                }
+            }
+        }
+        return Code(pieces: [.interpolatedString(parts)])
+    }
+}

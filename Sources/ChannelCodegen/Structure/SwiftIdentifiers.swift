@@ -1,0 +1,155 @@
+/// Turns spec names into idiomatic Swift identifiers: UpperCamel types, lowerCamel members,
+/// enum cases from any casing (`PASSWORD_CHANGED` → `passwordChanged`, `SetupStatus` → `setupStatus`).
+///
+/// Every result is a valid Swift identifier (keywords aside, which `TextRenderer` escapes):
+/// Unicode letters are kept (`été`, `日付`), characters Swift does not allow in identifiers
+/// separate words, and a name made only of such characters is spelled out (`*/` → `asteriskSlash`,
+/// `""` → `empty`) so that it still means something and never collapses to a shared placeholder.
+public enum SwiftIdentifiers {
+    /// Words of a name: split on `_` and anything Swift does not allow in an identifier, and on case
+    /// changes (`aiControlSetting` → ai, Control, Setting; `AIControl` → AI, Control).
+    static func words(_ name: String) -> [String] {
+        var words: [String] = []
+        for chunk in name.split(whereSeparator: { $0 == "_" || !isIdentifierCharacter($0) }) {
+            let characters = Array(chunk)
+            var current = ""
+            for (index, character) in characters.enumerated() {
+                if !current.isEmpty, character.isUppercase {
+                    let previous = characters[index - 1]
+                    let next = index + 1 < characters.count ? characters[index + 1] : nil
+                    // Boundary before an uppercase letter that follows a lowercase letter or digit,
+                    // or that starts a capitalised word after an acronym ("AIControl" → "AI", "Control").
+                    if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                        words.append(current)
+                        current = ""
+                    }
+                }
+                current.append(character)
+            }
+            if !current.isEmpty { words.append(current) }
+        }
+        return words.isEmpty ? spelledOut(name) : words
+    }
+
+    /// `device presence` → `DevicePresence`; acronyms and existing capitals are kept (`AISettings`).
+    public static func upperCamel(_ name: String) -> String {
+        let result = words(name).map { word -> String in
+            let isShout = word.count > 1 && word.allSatisfy { !$0.isLowercase } && word.contains { $0.isLetter }
+            let base = isShout && !isAcronym(word) ? word.lowercased() : word
+            return base.prefix(1).uppercased() + base.dropFirst()
+        }.joined()
+        return identifier(result)
+    }
+
+    /// `DevicePresence` → `devicePresence`, `AIControlSetting` → `aiControlSetting`, `PASSWORD_CHANGED` → `passwordChanged`.
+    public static func lowerCamel(_ name: String) -> String {
+        let parts = words(name)
+        let head = parts.first?.lowercased() ?? ""
+        let tail = parts.dropFirst().map { word -> String in
+            let isShout = word.allSatisfy { !$0.isLowercase }
+            let base = isShout && !isAcronym(word) ? word.lowercased() : word
+            return base.prefix(1).uppercased() + base.dropFirst()
+        }
+        return identifier(head + tail.joined())
+    }
+
+    /// Whether `name` can be written as it is (or in backticks) as a Swift identifier.
+    public static func isValidIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, isIdentifierHead(first) else { return false }
+        return name.unicodeScalars.allSatisfy(isIdentifierScalar)
+    }
+
+    /// Short all-caps words kept as written inside UpperCamel names (`AI`, `URL`, `ID`); longer ones are words (`PASSWORD`).
+    private static func isAcronym(_ word: String) -> Bool { word.count <= 3 }
+
+    /// Drops what case mapping may have introduced that Swift does not allow, and makes a leading
+    /// digit or combining mark legal with `_`.
+    private static func identifier(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView(text.unicodeScalars.filter(isIdentifierScalar))
+        if scalars.isEmpty { return "value" }
+        if !isIdentifierHead(scalars.first!) { scalars.insert("_", at: scalars.startIndex) }
+        let result = String(scalars)
+        return result == "_" ? "underscore" : result  // `_` alone is not a name, even in backticks
+    }
+
+    // MARK: Names without letters
+
+    /// A name with no identifier characters, spelled out: `"\r\n"` → cr, lf; `*/` → asterisk, slash; `""` → empty.
+    private static func spelledOut(_ name: String) -> [String] {
+        if name.isEmpty { return ["empty"] }
+        return name.unicodeScalars.map { scalar in
+            symbolNames[scalar] ?? "u" + String(scalar.value, radix: 16, uppercase: true)
+        }
+    }
+
+    private static let symbolNames: [Unicode.Scalar: String] = [
+        " ": "space", "!": "exclamation", "\"": "quote", "#": "hash", "$": "dollar", "%": "percent",
+        "&": "ampersand", "'": "apostrophe", "(": "leftParen", ")": "rightParen", "*": "asterisk", "+": "plus",
+        ",": "comma", "-": "minus", ".": "dot", "/": "slash", ":": "colon", ";": "semicolon", "<": "less",
+        "=": "equals", ">": "greater", "?": "question", "@": "at", "[": "leftBracket", "\\": "backslash",
+        "]": "rightBracket", "^": "caret", "`": "backtick", "{": "leftBrace", "|": "pipe", "}": "rightBrace",
+        "~": "tilde", "\n": "lf", "\r": "cr", "\t": "tab", "\0": "nul",
+    ]
+
+    // MARK: What Swift allows
+
+    private static func isIdentifierCharacter(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy(isIdentifierScalar)
+    }
+
+    /// The identifier characters of The Swift Programming Language's lexical grammar, less the
+    /// invisible ones (zero-width, bidirectional controls, soft hyphen, variation selectors): a
+    /// generated API must not contain names a reader cannot see.
+    static func isIdentifierScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if isInvisible(scalar) { return false }
+        if isIdentifierHead(scalar) { return true }
+        switch scalar.value {
+        case 0x30...0x39, 0x300...0x36F, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: return true
+        default: return false
+        }
+    }
+
+    static func isIdentifierHead(_ scalar: Unicode.Scalar) -> Bool {
+        if isInvisible(scalar) { return false }
+        switch scalar.value {
+        case 0x41...0x5A, 0x61...0x7A, 0x5F,
+             0xA8, 0xAA, 0xAF, 0xB2...0xB5, 0xB7...0xBA, 0xBC...0xBE, 0xC0...0xD6, 0xD8...0xF6, 0xF8...0xFF,
+             0x100...0x2FF, 0x370...0x167F, 0x1681...0x180D, 0x180F...0x1DBF, 0x1E00...0x1FFF,
+             0x203F...0x2040, 0x2054, 0x2070...0x20CF, 0x2100...0x218F, 0x2460...0x24FF, 0x2776...0x2793,
+             0x2C00...0x2DFF, 0x2E80...0x2FFF, 0x3004...0x3007, 0x3021...0x302F, 0x3031...0x303F, 0x3040...0xD7FF,
+             0xF900...0xFD3D, 0xFD40...0xFDCF, 0xFDF0...0xFE1F, 0xFE30...0xFE44, 0xFE47...0xFFFD,
+             0x10000...0x1FFFD, 0x20000...0x2FFFD, 0x30000...0x3FFFD, 0x40000...0x4FFFD, 0x50000...0x5FFFD,
+             0x60000...0x6FFFD, 0x70000...0x7FFFD, 0x80000...0x8FFFD, 0x90000...0x9FFFD, 0xA0000...0xAFFFD,
+             0xB0000...0xBFFFD, 0xC0000...0xCFFFD, 0xD0000...0xDFFFD, 0xE0000...0xEFFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xAD, 0x180E, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x206F, 0xFE00...0xFE0F, 0xFEFF, 0xE0000...0xE0FFF:
+            return true
+        default:
+            return false
+        }
+    }
+
+    // MARK: Keywords
+
+    /// Swift keywords that need backticks as identifiers (declaration, statement, expression and type keywords).
+    static let keywords: Set<String> = [
+        "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate", "func",
+        "import", "init", "inout", "internal", "let", "nonisolated", "open", "operator", "package", "private",
+        "precedencegroup", "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var",
+        "break", "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if",
+        "in", "repeat", "return", "throw", "switch", "where", "while", "Any", "as", "await", "false", "is", "nil",
+        "self", "Self", "super", "throws", "true", "try", "_", "Type", "Protocol", "some", "any", "async",
+    ]
+
+    /// The identifier as written in Swift source: keywords in backticks.
+    public static func escaped(_ identifier: String) -> String {
+        keywords.contains(identifier) ? "`\(identifier)`" : identifier
+    }
+}

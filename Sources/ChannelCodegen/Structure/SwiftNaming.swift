@@ -1,0 +1,282 @@
+import ChannelSpec
+
+/// Swift names for everything in a `ChannelAPI`, decided once before any declaration is built.
+///
+/// The rule (DESIGN §4): names come from the spec through `SwiftIdentifiers`; where the mapping
+/// makes two names collide (case folding, dropped characters, keywords, or a name the generator
+/// itself declares in that scope such as `CodingKeys`, `unknown`, `init`), the later one gets the
+/// first free numeric suffix (`name2`, `name3`, …) and a warning names both places. `x-swift-name`
+/// values are claimed before derived names, so they keep their spelling; only two explicit names
+/// that clash are an error.
+struct SwiftNaming {
+    struct TypeName {
+        /// The name in its own scope, e.g. `LicensePhase`.
+        var local: Identifier
+        /// The path from the top level, e.g. `[LicenseStateOutput, LicensePhase]`.
+        var path: [Identifier]
+    }
+
+    struct NotifierParameter {
+        /// The spec's parameter name (`userId`), the key in the event source.
+        var name: String
+        /// The Swift name (`userId`), also the setter's argument.
+        var swiftName: Identifier
+        var setter: Identifier
+        /// The mock's record of values set (`userIdChanges`).
+        var mockChanges: Identifier
+        var location: SourceLocation
+    }
+
+    var notifier: Identifier
+    var notifierProtocol: Identifier
+    var channelsNamespace = Identifier("Channels")
+    var mockType: Identifier
+    var types: [String: TypeName] = [:]
+    /// Type id → Swift names of its properties, in order.
+    var properties: [String: [Identifier]] = [:]
+    /// Type id → Swift case names of its values, in order.
+    var cases: [String: [Identifier]] = [:]
+    /// Channel key → constant in `Channels`, subscription type, and parameter names in order.
+    var channelConstants: [String: Identifier] = [:]
+    var subscriptions: [String: Identifier] = [:]
+    var parameters: [String: [Identifier]] = [:]
+    /// Operation id → notifier method, and the mock's broadcaster (`devicePresenceValues` → `devicePresence`).
+    var methods: [String: Identifier] = [:]
+    var mockProperties: [String: Identifier] = [:]
+    /// Every channel parameter in first-use order; the notifier holds their values.
+    var notifierParameters: [NotifierParameter] = []
+    /// Every type name the generated module declares, at any depth: standard-library, Foundation
+    /// and runtime types with one of these names are written module-qualified (`Swift.String`).
+    private(set) var declaredTypeNames: Set<String> = []
+
+    private(set) var diagnostics = Diagnostics()
+
+    /// Top-level names the generated code relies on: modules it qualifies with, the subscription's
+    /// `Event` (a spec type of that name could not be named inside a subscription), the date helper.
+    static let reservedTopLevel: [(String, String)] = [
+        ("Swift", "the standard library's module name"), ("Foundation", "the Foundation module's name"),
+        ("ChannelRuntime", "the runtime module's name"), ("Event", "each subscription's payload type alias"),
+        ("ISO8601Timestamp", "the generated date coder"), ("CodingKeys", "the coding keys declared inside structs"),
+    ]
+    /// Type names that mean something else after a `.` (`Outer.Type` is a metatype) or cannot be declared.
+    static let reservedTypeNames = ["Type", "Protocol", "Self", "Any"]
+
+    init(api: ChannelAPI, config: GeneratorConfig) {
+        var diagnostics = Diagnostics()
+        let rootLocation = api.channels.first?.origin.location
+            ?? api.types.first?.origin.location ?? SourceLocation(file: api.files.first ?? "", line: 1, column: 1)
+        let notifierName = config.notifierName ?? api.notifierName.map(SwiftIdentifiers.upperCamel)
+            ?? SwiftIdentifiers.upperCamel(api.title) + "Notifier"
+        var topLevel = Scope(what: "type")
+        topLevel.reserve(channelsNamespace.name, "the channel constants")
+        for (name, description) in Self.reservedTopLevel { topLevel.reserve(name, description) }
+        for name in Self.reservedTypeNames { topLevel.reserve(name, "a Swift keyword") }
+        if let module = config.clientModule { topLevel.reserve(module, "the client module's name") }
+        let notifierCandidate = Scope.Candidate(notifierName, explicit: false, location: rootLocation, what: "notifier type")
+        notifier = Identifier(topLevel.claim([notifierCandidate], &diagnostics)[0])
+        notifierProtocol = Identifier(notifier.name + "Protocol")
+        mockType = Identifier("Mock" + notifier.name)
+        topLevel.reserve(notifierProtocol.name, "the notifier protocol")
+        topLevel.reserve(mockType.name, "the mock notifier")
+
+        // Subscriptions first: a channel's API keeps its name when a schema happens to share it.
+        let subscriptionNames = topLevel.claim(api.channels.map { channel in
+            .init(SwiftIdentifiers.upperCamel(channel.swiftName ?? channel.key) + "Subscription",
+                  explicit: channel.swiftName != nil, location: channel.origin.location, what: "subscription type")
+        }, &diagnostics)
+        for (channel, name) in zip(api.channels, subscriptionNames) { subscriptions[channel.key] = Identifier(name) }
+
+        // Types, scope by scope: top-level types share one scope, each object's nested types another.
+        let topLevelTypes = api.types.filter { $0.parent == nil }
+        for (type, name) in zip(topLevelTypes, topLevel.claim(topLevelTypes.map(Self.candidate), &diagnostics)) {
+            types[type.id] = TypeName(local: Identifier(name), path: [Identifier(name)])
+        }
+        // A nested type never shadows a type visible where it is declared, so a path from the top
+        // level (`Outer.Inner`) always means what it says. Parents come before their children in
+        // `api.types`, so each parent is named when its children are.
+        let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
+        var visibleInside: [String: Set<String>] = [:]
+        let topLevelNames = topLevel.names
+        for type in api.types {
+            guard let parent = types[type.id] else { continue }
+            let visible = visibleInside[type.id] ?? topLevelNames
+            guard let nested = children[type.id] else { continue }
+            var scope = Scope(what: "nested type")
+            for name in visible { scope.reserve(name, "a type visible in '\(parent.local.name)'") }
+            scope.reserve(parent.local.name, "its enclosing type")
+            scope.reserve("CodingKeys", "the coding keys the generator declares")
+            for name in Self.reservedTypeNames { scope.reserve(name, "a Swift keyword") }
+            let names = scope.claim(nested.map(Self.candidate), &diagnostics)
+            for (child, name) in zip(nested, names) {
+                types[child.id] = TypeName(local: Identifier(name), path: parent.path + [Identifier(name)])
+                visibleInside[child.id] = visible.union(names)
+            }
+        }
+        declaredTypeNames = Set(types.values.map(\.local.name) + subscriptionNames + [
+            notifier.name, notifierProtocol.name, mockType.name, channelsNamespace.name, "CodingKeys",
+        ])
+
+        for type in api.types {
+            switch type.kind {
+            case .object(let members):
+                var scope = Scope(what: "property")
+                scope.reserve("hashValue", "Hashable's hash value")
+                properties[type.id] = scope.claim(members.map { member in
+                    .init(SwiftIdentifiers.lowerCamel(member.swiftName ?? member.jsonName), explicit: member.swiftName != nil,
+                          location: member.origin.location, original: member.swiftName ?? member.jsonName)
+                }, &diagnostics).map(Identifier.init)
+            case .stringEnum(let values):
+                var scope = Scope(what: "enum case", hint: "the value on the wire is unchanged")
+                scope.reserve("unknown", "the case for values this client does not know")
+                for name in ["knownCases", "rawValue", "hashValue"] { scope.reserve(name, "a member the generator declares") }
+                cases[type.id] = scope.claim(values.map { value in
+                    .init(SwiftIdentifiers.lowerCamel(value.value), explicit: false, location: value.location, original: value.value)
+                }, &diagnostics).map(Identifier.init)
+            }
+        }
+
+        var constants = Scope(what: "channel constant")
+        constants.reserve("all", "the list of every channel")
+        let constantNames = constants.claim(api.channels.map { channel in
+            .init(SwiftIdentifiers.lowerCamel(channel.swiftName ?? channel.key), explicit: channel.swiftName != nil,
+                  location: channel.origin.location, original: channel.swiftName ?? channel.key)
+        }, &diagnostics)
+        for (channel, name) in zip(api.channels, constantNames) {
+            channelConstants[channel.key] = Identifier(name)
+            var scope = Scope(what: "channel parameter")
+            for member in ["template", "eventType", "parameters", "channel"] {
+                scope.reserve(member, "a member of every subscription")
+            }
+            parameters[channel.key] = scope.claim(channel.parameters.map { parameter in
+                .init(SwiftIdentifiers.lowerCamel(parameter.name), explicit: false, location: parameter.origin.location, original: parameter.name)
+            }, &diagnostics).map(Identifier.init)
+        }
+
+        // The notifier: one setter per distinct parameter, one method per receive operation.
+        var seen: [String: SourceLocation] = [:]
+        var distinct: [ChannelParameter] = []
+        for channel in api.channels {
+            for parameter in channel.parameters where seen[parameter.name] == nil {
+                seen[parameter.name] = parameter.origin.location
+                distinct.append(parameter)
+            }
+        }
+        var methodScope = Scope(what: "notifier method")
+        methodScope.reserve("source", "the notifier's event source")
+        let setterNames = methodScope.claim(distinct.map { parameter in
+            .init("set" + SwiftIdentifiers.upperCamel(parameter.name), explicit: false, location: parameter.origin.location,
+                  original: parameter.name, what: "parameter setter")
+        }, &diagnostics)
+        let methodNames = methodScope.claim(api.operations.map { operation in
+            .init(SwiftIdentifiers.lowerCamel(operation.swiftName ?? operation.id), explicit: operation.swiftName != nil,
+                  location: operation.origin.location, original: operation.swiftName ?? operation.id)
+        }, &diagnostics)
+        for (operation, name) in zip(api.operations, methodNames) { methods[operation.id] = Identifier(name) }
+
+        var mockScope = Scope(what: "mock property")
+        let changeNames = mockScope.claim(distinct.map { parameter in
+            .init(SwiftIdentifiers.lowerCamel(parameter.name) + "Changes", explicit: false, location: parameter.origin.location,
+                  original: parameter.name, what: "mock parameter record")
+        }, &diagnostics)
+        let broadcasterNames = mockScope.claim(methodNames.map { name in
+            name.hasSuffix("Values") && name.count > 6 ? String(name.dropLast(6)) : name + "Events"
+        }.enumerated().map { index, name in
+            .init(name, explicit: false, location: api.operations[index].origin.location, original: api.operations[index].id)
+        }, &diagnostics)
+        for (operation, name) in zip(api.operations, broadcasterNames) { mockProperties[operation.id] = Identifier(name) }
+        for (index, parameter) in distinct.enumerated() {
+            notifierParameters.append(NotifierParameter(
+                name: parameter.name, swiftName: Identifier(SwiftIdentifiers.lowerCamel(parameter.name)),
+                setter: Identifier(setterNames[index]), mockChanges: Identifier(changeNames[index]),
+                location: parameter.origin.location))
+        }
+        self.diagnostics = diagnostics
+    }
+
+    private static func candidate(_ type: NamedType) -> Scope.Candidate {
+        .init(SwiftIdentifiers.upperCamel(type.swiftName ?? type.preferredName), explicit: type.swiftName != nil,
+              location: type.origin.location, original: type.swiftName ?? type.preferredName)
+    }
+
+    /// The type written from the top level (`Outer.Inner`).
+    func qualifiedName(ofType id: String) -> Code {
+        guard let path = types[id]?.path else { return "Never" }
+        return Code.joined(path.map(Code.identifier), separator: ".")
+    }
+}
+
+/// The names taken in one Swift scope.
+struct Scope {
+    struct Candidate {
+        var name: String
+        var isExplicit: Bool
+        var location: SourceLocation
+        /// How the spec spells it, for messages.
+        var original: String
+        var what: String?
+
+        init(_ name: String, explicit: Bool, location: SourceLocation, original: String? = nil, what: String? = nil) {
+            self.name = name
+            self.isExplicit = explicit
+            self.location = location
+            self.original = original ?? name
+            self.what = what
+        }
+    }
+
+    private struct Owner {
+        var location: SourceLocation?
+        var description: String
+        var isExplicit: Bool
+    }
+
+    let what: String
+    /// How the user can choose the name, ending each rename warning.
+    let hint: String
+    private var taken: [String: Owner] = [:]
+
+    init(what: String, hint: String = "set x-swift-name to choose") {
+        self.what = what
+        self.hint = hint
+    }
+
+    /// Every name taken or reserved.
+    var names: Set<String> { Set(taken.keys) }
+
+    mutating func reserve(_ name: String, _ description: String) {
+        taken[name] = Owner(location: nil, description: description, isExplicit: false)
+    }
+
+    /// Claims every candidate, explicit names first; returns the final names in candidate order.
+    mutating func claim(_ candidates: [Candidate], _ diagnostics: inout Diagnostics) -> [String] {
+        var result = [String](repeating: "", count: candidates.count)
+        for pass in [true, false] {
+            for (index, candidate) in candidates.enumerated() where candidate.isExplicit == pass {
+                result[index] = claim(candidate, &diagnostics)
+            }
+        }
+        return result
+    }
+
+    private mutating func claim(_ candidate: Candidate, _ diagnostics: inout Diagnostics) -> String {
+        let what = candidate.what ?? self.what
+        guard let owner = taken[candidate.name] else {
+            taken[candidate.name] = Owner(location: candidate.location, description: "", isExplicit: candidate.isExplicit)
+            return candidate.name
+        }
+        let other = owner.location.map { "the \(what) at \($0)" } ?? owner.description
+        if candidate.isExplicit && owner.isExplicit {
+            diagnostics.error("x-swift-name '\(candidate.name)' is used twice in one scope; the other is \(other)", at: candidate.location)
+            if let location = owner.location { diagnostics.append(.note("'\(candidate.name)' is also declared here", at: location)) }
+            return candidate.name
+        }
+        var suffix = 2
+        while taken["\(candidate.name)\(suffix)"] != nil { suffix += 1 }
+        let unique = "\(candidate.name)\(suffix)"
+        taken[unique] = Owner(location: candidate.location, description: "", isExplicit: candidate.isExplicit)
+        diagnostics.warning(
+            "\(what) '\(candidate.original)' is named '\(unique)' in Swift: '\(candidate.name)' is taken by \(other) (\(hint))",
+            at: candidate.location)
+        return unique
+    }
+}

@@ -1,0 +1,98 @@
+/// A small AsyncAPI document with every place a name or a text can go, for hostile-name and
+/// random-spec tests. Each field is spec text exactly as a user could write it.
+struct SpecBuilder {
+    struct Schema {
+        var name: String
+        var xSwiftName: String? = nil
+        var description = "A payload."
+        var properties: [PropertySpec]
+    }
+
+    struct PropertySpec {
+        var name: String
+        /// YAML for the property's schema (a flow mapping or a block under the key).
+        var schema: String
+        var required = false
+    }
+
+    struct ChannelSpec {
+        var key: String
+        var address: String
+        var parameters: [String]
+        var operationId: String
+        var messageName: String?
+        var payload: String
+        var description = "A channel."
+        var xSwiftName: String? = nil
+    }
+
+    var title = "Hostile events"
+    var text = "Plain text."
+    var channels: [ChannelSpec]
+    var schemas: [Schema]
+    var notifier: String? = nil
+
+    static func y(_ text: String) -> String { TypeCheckSupport.yaml(text) }
+
+    /// The common one-channel, one-schema shape with `properties` on the payload.
+    static func single(schema: String = "Payload", properties: [PropertySpec], text: String = "Plain text.") -> SpecBuilder {
+        SpecBuilder(
+            text: text,
+            channels: [ChannelSpec(key: "events", address: "ns/{userId}/events", parameters: ["userId"], operationId: "eventValues",
+                                   messageName: "event/changed", payload: schema)],
+            schemas: [Schema(name: schema, properties: properties)])
+    }
+
+    var yaml: String {
+        let y = Self.y
+        var lines = [
+            "asyncapi: 3.0.0",
+            "info:",
+            "  title: \(y(title))",
+            "  version: \(y("1.0.0"))",
+            "  description: \(y(text))",
+        ]
+        if let notifier { lines.append("  x-swift-notifier: \(y(notifier))") }
+        lines.append("channels:")
+        for channel in channels {
+            lines.append("  \(y(channel.key)):")
+            lines.append("    address: \(y(channel.address))")
+            lines.append("    description: \(y(channel.description + " " + text))")
+            if let name = channel.xSwiftName { lines.append("    x-swift-name: \(y(name))") }
+            if !channel.parameters.isEmpty {
+                lines.append("    parameters:")
+                for parameter in channel.parameters {
+                    lines.append("      \(y(parameter)): {description: \(y(text))}")
+                }
+            }
+            lines.append("    messages:")
+            lines.append("      message:")
+            if let name = channel.messageName { lines.append("        name: \(y(name))") }
+            lines.append("        summary: \(y(text))")
+            lines.append("        payload: {$ref: \(TypeCheckSupport.reference("components/schemas", channel.payload))}")
+        }
+        lines.append("operations:")
+        for channel in channels {
+            lines.append("  \(y(channel.operationId)):")
+            lines.append("    action: receive")
+            lines.append("    summary: \(y(text))")
+            lines.append("    channel: {$ref: \(TypeCheckSupport.reference("channels", channel.key))}")
+        }
+        lines.append("components:")
+        lines.append("  schemas:")
+        for schema in schemas {
+            lines.append("    \(y(schema.name)):")
+            lines.append("      type: object")
+            lines.append("      description: \(y(schema.description + " " + text))")
+            if let name = schema.xSwiftName { lines.append("      x-swift-name: \(y(name))") }
+            let required = schema.properties.filter(\.required).map { y($0.name) }
+            if !required.isEmpty { lines.append("      required: [\(required.joined(separator: ", "))]") }
+            if schema.properties.isEmpty { continue }
+            lines.append("      properties:")
+            for property in schema.properties {
+                lines.append("        \(y(property.name)): \(property.schema)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
