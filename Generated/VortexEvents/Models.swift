@@ -58,14 +58,14 @@ public struct DevicePresenceOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.siteId = try container.decodeIfPresent(String.self, forKey: .siteId)
-        self.thingName = try container.decodeIfPresent(String.self, forKey: .thingName)
-        self.derivant = try container.decodeIfPresent(String.self, forKey: .derivant)
-        self.mac = try container.decodeIfPresent(String.self, forKey: .mac)
-        self.online = try container.decodeIfPresent(Bool.self, forKey: .online)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.siteId = try container.valueIfPresent(forKey: .siteId)
+        self.thingName = try container.valueIfPresent(forKey: .thingName)
+        self.derivant = try container.valueIfPresent(forKey: .derivant)
+        self.mac = try container.valueIfPresent(forKey: .mac)
+        self.online = try container.valueIfPresent(forKey: .online)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -137,14 +137,14 @@ public struct DeviceRecordingOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.siteId = try container.decodeIfPresent(String.self, forKey: .siteId)
-        self.thingName = try container.decodeIfPresent(String.self, forKey: .thingName)
-        self.derivant = try container.decodeIfPresent(String.self, forKey: .derivant)
-        self.mac = try container.decodeIfPresent(String.self, forKey: .mac)
-        self.recording = try container.decodeIfPresent(Bool.self, forKey: .recording)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.siteId = try container.valueIfPresent(forKey: .siteId)
+        self.thingName = try container.valueIfPresent(forKey: .thingName)
+        self.derivant = try container.valueIfPresent(forKey: .derivant)
+        self.mac = try container.valueIfPresent(forKey: .mac)
+        self.recording = try container.valueIfPresent(forKey: .recording)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -219,14 +219,14 @@ public struct DeviceFirmwareOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.siteId = try container.decodeIfPresent(String.self, forKey: .siteId)
-        self.thingName = try container.decodeIfPresent(String.self, forKey: .thingName)
-        self.derivant = try container.decodeIfPresent(String.self, forKey: .derivant)
-        self.mac = try container.decodeIfPresent(String.self, forKey: .mac)
-        self.fwUpdateState = try container.decodeIfPresent(Int.self, forKey: .fwUpdateState)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.siteId = try container.valueIfPresent(forKey: .siteId)
+        self.thingName = try container.valueIfPresent(forKey: .thingName)
+        self.derivant = try container.valueIfPresent(forKey: .derivant)
+        self.mac = try container.valueIfPresent(forKey: .mac)
+        self.fwUpdateState = try container.valueIfPresent(forKey: .fwUpdateState)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -334,19 +334,19 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.siteId = try container.decodeIfPresent(String.self, forKey: .siteId)
-        self.thingName = try container.decodeIfPresent(String.self, forKey: .thingName)
-        self.derivant = try container.decodeIfPresent(String.self, forKey: .derivant)
-        self.mac = try container.decodeIfPresent(String.self, forKey: .mac)
-        self.status = try container.decodeIfPresent(Status.self, forKey: .status)
-        self.videoLength = try container.decodeIfPresent(Double.self, forKey: .videoLength)
-        self.videoSize = try container.decodeIfPresent(Int64.self, forKey: .videoSize)
-        self.cloudSize = try container.decodeIfPresent(Int64.self, forKey: .cloudSize)
-        self.hasH265 = try container.decodeIfPresent(Bool.self, forKey: .hasH265)
-        self.createdAt = try container.decodeIfPresent(ISO8601Timestamp.self, forKey: .createdAt).map { $0.date }
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.siteId = try container.valueIfPresent(forKey: .siteId)
+        self.thingName = try container.valueIfPresent(forKey: .thingName)
+        self.derivant = try container.valueIfPresent(forKey: .derivant)
+        self.mac = try container.valueIfPresent(forKey: .mac)
+        self.status = try container.valueIfPresent(forKey: .status)
+        self.videoLength = try container.valueIfPresent(forKey: .videoLength)
+        self.videoSize = try container.valueIfPresent(forKey: .videoSize)
+        self.cloudSize = try container.valueIfPresent(forKey: .cloudSize)
+        self.hasH265 = try container.valueIfPresent(forKey: .hasH265)
+        self.createdAt = (try container.valueIfPresent(forKey: .createdAt) as ISO8601Timestamp?).map { $0.date }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -477,10 +477,10 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.licensePhase = try container.decodeIfPresent(LicensePhase.self, forKey: .licensePhase)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.licensePhase = try container.valueIfPresent(forKey: .licensePhase)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -602,10 +602,10 @@ public struct PlanStateOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.isFreePlan = try container.decodeIfPresent(Bool.self, forKey: .isFreePlan)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.isFreePlan = try container.valueIfPresent(forKey: .isFreePlan)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -652,10 +652,10 @@ public struct AISettingsOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
-        self.aiControlSetting = try container.decodeIfPresent(AIControlSetting.self, forKey: .aiControlSetting)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.orgId = try container.valueIfPresent(forKey: .orgId)
+        self.aiControlSetting = try container.valueIfPresent(forKey: .aiControlSetting)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -724,9 +724,9 @@ public struct RoleChangeOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.reason = try container.decodeIfPresent(String.self, forKey: .reason)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.reason = try container.valueIfPresent(forKey: .reason)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -783,12 +783,12 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.eventType = try container.decode(String.self, forKey: .eventType)
-        self.timestamp = try container.decode(ISO8601Timestamp.self, forKey: .timestamp).date
-        self.userId = try container.decode(String.self, forKey: .userId)
-        self.revokedAt = try container.decode(ISO8601Timestamp.self, forKey: .revokedAt).date
-        self.reason = try container.decodeIfPresent(Reason.self, forKey: .reason)
-        self.requestId = try container.decodeIfPresent(String.self, forKey: .requestId)
+        self.eventType = try container.value(forKey: .eventType)
+        self.timestamp = (try container.value(forKey: .timestamp) as ISO8601Timestamp).date
+        self.userId = try container.value(forKey: .userId)
+        self.revokedAt = (try container.value(forKey: .revokedAt) as ISO8601Timestamp).date
+        self.reason = try container.valueIfPresent(forKey: .reason)
+        self.requestId = try container.valueIfPresent(forKey: .requestId)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -874,5 +874,15 @@ private struct ISO8601Timestamp: Codable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+}
+
+extension KeyedDecodingContainer {
+    fileprivate func value<T: Decodable>(forKey key: Key) throws -> T {
+        try self.decode(T.self, forKey: key)
+    }
+
+    fileprivate func valueIfPresent<T: Decodable>(forKey key: Key) throws -> T? {
+        try self.decodeIfPresent(T.self, forKey: key)
     }
 }

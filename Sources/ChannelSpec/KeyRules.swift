@@ -82,7 +82,7 @@ extension KeyRules {
             "anyOf": "unions are outside the channelgen subset; merge the fields into one object with optional properties",
             "allOf": "composition is outside the channelgen subset; write the merged object out",
             "not": "negated schemas cannot be expressed as a Swift type",
-            "discriminator": "it only applies to oneOf/anyOf, which are outside the subset",
+            "discriminator": "inheritance through allOf and a discriminator property is outside the channelgen subset; write the derived object out",
             "if": "conditional schemas cannot be expressed as a Swift type",
             "then": "conditional schemas cannot be expressed as a Swift type",
             "else": "conditional schemas cannot be expressed as a Swift type",

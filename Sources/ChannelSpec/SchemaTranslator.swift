@@ -56,6 +56,9 @@ struct SchemaTranslator {
     static func id(of cursor: Cursor) -> String { cursor.file + "#" + cursor.pointer }
 
     private mutating func translate(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool) -> TypeReference? {
+        // An inline schema reached twice (a shared message's payload, the items of a component used
+        // by two properties) is one type, not two with the same name.
+        if let index = typeIndex[Self.id(of: cursor)] { return .named(types[index].id) }
         guard cursor.node.entries != nil else {
             diagnostics.error("a schema must be a mapping, found \(cursor.node.kindDescription)", at: cursor.location)
             return nil

@@ -25,6 +25,10 @@ private struct Validation {
     var schemas: SchemaTranslator
     /// Channel key → file#pointer of its message after following `$ref`s, to check operation messages.
     var resolvedMessages: [String: String] = [:]
+    /// Channel key → file#pointer of the channel after following `$ref`s, to match operations.
+    var resolvedChannels: [String: String] = [:]
+    /// Every key under `channels`, valid or not.
+    var declaredChannelKeys: Set<String> = []
 
     init(workspace: SpecWorkspace) {
         self.workspace = workspace
@@ -57,7 +61,8 @@ private struct Validation {
         }
 
         var channels: [Channel] = []
-        if let channelsCursor = required("channels", in: root, of: "the document"), let entries = mapping(channelsCursor, "channels") {
+        // `channels` is optional in AsyncAPI 3.0: a document without it describes no streams.
+        if let channelsCursor = root.child("channels"), let entries = mapping(channelsCursor, "channels") {
             var addresses: [String: (String, SourceLocation)] = [:]
             for (key, _, cursor) in entries {
                 guard let channel = channel(key: key, cursor) else { continue }
@@ -83,7 +88,9 @@ private struct Validation {
                 }
             }
         }
-        if operations.isEmpty && !channels.isEmpty {
+        if root.child("channels") == nil {
+            diagnostics.warning("the document has no 'channels': nothing is generated but the notifier", at: root.location)
+        } else if operations.isEmpty && !channels.isEmpty {
             diagnostics.warning("no 'receive' operations: the notifier will have no methods", at: root.child("operations")?.location ?? root.location)
         }
 
@@ -114,7 +121,9 @@ private struct Validation {
     // MARK: Channels
 
     private mutating func channel(key: String, _ reference: Cursor) -> Channel? {
+        declaredChannelKeys.insert(key)
         guard let cursor = resolve(reference), mapping(cursor, "channel '\(key)'") != nil else { return nil }
+        resolvedChannels[key] = SchemaTranslator.id(of: cursor)
         KeyRules.channel.check(cursor, named: "'\(key)'", into: &diagnostics)
         let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
 
@@ -291,10 +300,12 @@ private struct Validation {
             return nil
         }
         guard let target = resolve(channelReference) else { return nil }
-        let tokens = JSONPointer.tokens(target.pointer) ?? []
-        guard target.file == workspace.rootFile, tokens.count == 2, tokens[0] == "channels",
-              let channel = channels.first(where: { $0.key == tokens[1] }) else {
-            if target.file == workspace.rootFile, tokens.count == 2, tokens[0] == "channels" {
+        // The channel is named by its key under '#/channels', or reached through the same chain of
+        // `$ref`s as a channel declared there (a channel kept in another file).
+        let named = localChannelKey(channelReference)
+        let targetID = SchemaTranslator.id(of: target)
+        guard let channel = channels.first(where: { $0.key == named || resolvedChannels[$0.key] == targetID }) else {
+            if let named, declaredChannelKeys.contains(named) {
                 return nil  // the channel itself was reported
             }
             diagnostics.error("operation '\(id)' must reference a channel under '#/channels'", at: channelReference.node["$ref"]?.location)
@@ -315,6 +326,14 @@ private struct Validation {
     }
 
     // MARK: Helpers
+
+    /// `key` when `cursor` is `$ref: '#/channels/<key>'` in the root document.
+    private func localChannelKey(_ cursor: Cursor) -> String? {
+        guard cursor.file == workspace.rootFile, let ref = cursor.node["$ref"]?.string, ref.hasPrefix("#"),
+              let pointer = JSONPointer.percentDecoded(String(ref.dropFirst())), let tokens = JSONPointer.tokens(pointer),
+              tokens.count == 2, tokens[0] == "channels" else { return nil }
+        return tokens[1]
+    }
 
     private mutating func resolve(_ cursor: Cursor) -> Cursor? {
         do {

@@ -47,6 +47,8 @@ public final class SpecWorkspace {
     /// The file generation started from (as given by the user).
     public let rootFile: String
     private var documents: [String: YAMLNode] = [:]
+    /// Files that failed to load: their error is reported once, at the first `$ref` into them.
+    private var failedFiles: Set<String> = []
     /// Every file read, in the order first read: the inputs a build system must watch.
     public private(set) var loadedFiles: [String] = []
 
@@ -68,6 +70,16 @@ public final class SpecWorkspace {
 
     func document(at path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
         if let node = documents[path] { return node }
+        if failedFiles.contains(path) { throw DiagnosticsError([]) }
+        do {
+            return try load(path, requestedAt: location)
+        } catch {
+            failedFiles.insert(path)
+            throw error
+        }
+    }
+
+    private func load(_ path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
         guard FileManager.default.fileExists(atPath: path) else {
             let message = location == nil ? "cannot read spec '\(path)': no such file" : "cannot read '\(path)' named by $ref: no such file"
             throw DiagnosticsError(.error(message, at: location))

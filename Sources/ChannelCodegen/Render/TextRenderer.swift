@@ -102,7 +102,8 @@ struct TextRenderer {
         case .function(let name): head = "func " + Self.identifier(name)
         case .operator(let symbol): head = "func " + Self.text(symbol) + " "
         }
-        let prefix = "\(Self.prefix(function.access))\(function.isStatic ? "static " : "")\(head)"
+        let generics = function.genericParameters.map(Self.text) ?? ""
+        let prefix = "\(Self.prefix(function.access))\(function.isStatic ? "static " : "")\(head)\(generics)"
         var suffix = ""
         if let effects = function.effects { suffix += " " + Self.text(effects) }
         if let returnType = function.returnType { suffix += " -> " + Self.text(returnType) }

@@ -16,7 +16,7 @@ struct ModelsStructure {
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
-        if api.types.contains(where: usesDates) { declarations.append(timestampCoder) }
+        if api.types.contains(where: usesDates) { declarations += [timestampCoder, inferredDecoding] }
         return SwiftFile(header: header, imports: [Identifier("Foundation")], declarations: declarations)
     }
 
@@ -85,12 +85,17 @@ struct ModelsStructure {
         guard hasDates else { return result }
 
         // Written-out coding, for dates: the same calls synthesis would make, with the ISO 8601 coder.
+        // The decoded type comes from the context (`as` is a type position): a spec type named in an
+        // expression (`T.self`) could be shadowed by an enclosing struct's property of the same name.
         let decodes = members.map { property, name -> Statement in
-            let method: Code = property.isOptional ? "decodeIfPresent" : "decode"
-            var value: Code = "try container.\(method)(\(types.type(property.type, wire: true, in: type.id)).self, forKey: .\(name))"
-            if property.type.containsDate {
-                value = property.isOptional ? "\(value).map { \(fromWire("$0", property.type)) }" : fromWire(value, property.type)
+            guard property.type.containsDate else {
+                let method: Code = property.isOptional ? "valueIfPresent" : "value"
+                return .code("self.\(name) = try container.\(method)(forKey: .\(name))")
             }
+            let wire = types.type(property.type, wire: true, in: type.id)
+            let value: Code = property.isOptional
+                ? "(try container.valueIfPresent(forKey: .\(name)) as \(wire)?).map { \(fromWire("$0", property.type)) }"
+                : fromWire("(try container.value(forKey: .\(name)) as \(wire))", property.type)
             return .code("self.\(name) = \(value)")
         }
         result.append(Declaration(.function(Function(
@@ -186,6 +191,23 @@ struct ModelsStructure {
     }
 
     // MARK: Dates
+
+    /// `decode(_:forKey:)` with the type taken from the context, for the written-out decoders.
+    private var inferredDecoding: Declaration {
+        let decodable = types.swift("Decodable")
+        return Declaration(.type(TypeDeclaration(
+            keyword: .extension, name: types.swift("KeyedDecodingContainer"), extendsGeneratedType: false,
+            members: [
+                Declaration(.function(Function(
+                    access: .fileprivate, name: .function(Identifier("value")), genericParameters: "<T: \(decodable)>",
+                    parameters: [Parameter(label: Identifier("forKey"), localName: Identifier("key"), type: "Key")],
+                    effects: "throws", returnType: "T", body: [.code("try self.decode(T.self, forKey: key)")]))),
+                Declaration(.function(Function(
+                    access: .fileprivate, name: .function(Identifier("valueIfPresent")), genericParameters: "<T: \(decodable)>",
+                    parameters: [Parameter(label: Identifier("forKey"), localName: Identifier("key"), type: "Key")],
+                    effects: "throws", returnType: "T?", body: [.code("try self.decodeIfPresent(T.self, forKey: key)")]))),
+            ])))
+    }
 
     /// Codes a `Date` as ISO 8601 text whatever date strategy the coder has.
     private var timestampCoder: Declaration {

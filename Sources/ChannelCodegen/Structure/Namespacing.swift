@@ -9,7 +9,7 @@ extension SwiftFile {
         var fileScope: [Declaration] = []
         for declaration in declarations {
             if case .type(var type) = declaration.kind, type.keyword == .extension {
-                type.name = "\(namespace).\(type.name)"
+                if type.extendsGeneratedType { type.name = "\(namespace).\(type.name)" }
                 fileScope.append(Declaration(documentation: declaration.documentation, .type(type)))
             } else {
                 wrapped.append(declaration)

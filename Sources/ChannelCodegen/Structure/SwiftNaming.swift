@@ -65,12 +65,11 @@ struct SwiftNaming {
         var diagnostics = Diagnostics()
         let rootLocation = api.channels.first?.origin.location
             ?? api.types.first?.origin.location ?? SourceLocation(file: api.files.first ?? "", line: 1, column: 1)
-        let notifierName = config.notifierName ?? api.notifierName.map(SwiftIdentifiers.upperCamel)
+        let notifierName = config.notifierName.map(Self.typeName) ?? api.notifierName.map(Self.typeName)
             ?? SwiftIdentifiers.upperCamel(api.title) + "Notifier"
         var topLevel = Scope(what: "type")
         topLevel.reserve(channelsNamespace.name, "the channel constants")
         for (name, description) in Self.reservedTopLevel { topLevel.reserve(name, description) }
-        for name in Self.reservedTypeNames { topLevel.reserve(name, "a Swift keyword") }
         if let module = config.clientModule { topLevel.reserve(module, "the client module's name") }
         let notifierCandidate = Scope.Candidate(notifierName, explicit: false, location: rootLocation, what: "notifier type")
         notifier = Identifier(topLevel.claim([notifierCandidate], &diagnostics)[0])
@@ -91,31 +90,8 @@ struct SwiftNaming {
         for (type, name) in zip(topLevelTypes, topLevel.claim(topLevelTypes.map(Self.candidate), &diagnostics)) {
             types[type.id] = TypeName(local: Identifier(name), path: [Identifier(name)])
         }
-        // A nested type never shadows a type visible where it is declared, so a path from the top
-        // level (`Outer.Inner`) always means what it says. Parents come before their children in
-        // `api.types`, so each parent is named when its children are.
-        let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
-        var visibleInside: [String: Set<String>] = [:]
-        let topLevelNames = topLevel.names
-        for type in api.types {
-            guard let parent = types[type.id] else { continue }
-            let visible = visibleInside[type.id] ?? topLevelNames
-            guard let nested = children[type.id] else { continue }
-            var scope = Scope(what: "nested type")
-            for name in visible { scope.reserve(name, "a type visible in '\(parent.local.name)'") }
-            scope.reserve(parent.local.name, "its enclosing type")
-            scope.reserve("CodingKeys", "the coding keys the generator declares")
-            for name in Self.reservedTypeNames { scope.reserve(name, "a Swift keyword") }
-            let names = scope.claim(nested.map(Self.candidate), &diagnostics)
-            for (child, name) in zip(nested, names) {
-                types[child.id] = TypeName(local: Identifier(name), path: parent.path + [Identifier(name)])
-                visibleInside[child.id] = visible.union(names)
-            }
-        }
-        declaredTypeNames = Set(types.values.map(\.local.name) + subscriptionNames + [
-            notifier.name, notifierProtocol.name, mockType.name, channelsNamespace.name, "CodingKeys",
-        ])
-
+        // Members first: a nested type must not take a property's name (`日付`, `_1abc` read the same
+        // in both cases, and a property and a type of one name are ambiguous).
         for type in api.types {
             switch type.kind {
             case .object(let members):
@@ -134,6 +110,31 @@ struct SwiftNaming {
                 }, &diagnostics).map(Identifier.init)
             }
         }
+
+        // A nested type never shadows a type visible where it is declared, so a path from the top
+        // level (`Outer.Inner`) always means what it says. Parents come before their children in
+        // `api.types`, so each parent is named when its children are.
+        let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
+        var visibleInside: [String: Set<String>] = [:]
+        let topLevelNames = topLevel.names
+        for type in api.types {
+            guard let parent = types[type.id] else { continue }
+            let visible = visibleInside[type.id] ?? topLevelNames
+            guard let nested = children[type.id] else { continue }
+            var scope = Scope(what: "nested type")
+            for name in visible { scope.reserve(name, "a type visible in '\(parent.local.name)'") }
+            scope.reserve(parent.local.name, "its enclosing type")
+            for property in properties[type.id] ?? [] { scope.reserve(property.name, "a property of '\(parent.local.name)'") }
+            scope.reserve("CodingKeys", "the coding keys the generator declares")
+            let names = scope.claim(nested.map(Self.candidate), &diagnostics)
+            for (child, name) in zip(nested, names) {
+                types[child.id] = TypeName(local: Identifier(name), path: parent.path + [Identifier(name)])
+                visibleInside[child.id] = visible.union(names)
+            }
+        }
+        declaredTypeNames = Set(types.values.map(\.local.name) + subscriptionNames + [
+            notifier.name, notifierProtocol.name, mockType.name, channelsNamespace.name, "CodingKeys",
+        ])
 
         var constants = Scope(what: "channel constant")
         constants.reserve("all", "the list of every channel")
@@ -163,6 +164,8 @@ struct SwiftNaming {
         }
         var methodScope = Scope(what: "notifier method")
         methodScope.reserve("source", "the notifier's event source")
+        // Method bodies name subscription types in expressions (`XSubscription.self`).
+        for name in subscriptionNames { methodScope.reserve(name, "a subscription type") }
         let setterNames = methodScope.claim(distinct.map { parameter in
             .init("set" + SwiftIdentifiers.upperCamel(parameter.name), explicit: false, location: parameter.origin.location,
                   original: parameter.name, what: "parameter setter")
@@ -194,8 +197,15 @@ struct SwiftNaming {
     }
 
     private static func candidate(_ type: NamedType) -> Scope.Candidate {
-        .init(SwiftIdentifiers.upperCamel(type.swiftName ?? type.preferredName), explicit: type.swiftName != nil,
+        .init(typeName(type.swiftName ?? type.preferredName), explicit: type.swiftName != nil,
               location: type.origin.location, original: type.swiftName ?? type.preferredName)
+    }
+
+    /// UpperCamel, with `Value` appended to names that mean something else after a `.`
+    /// (`Outer.Type` is a metatype) or are keywords (`Self`, `Any`): a `type` property's enum is `TypeValue`.
+    static func typeName(_ name: String) -> String {
+        let type = SwiftIdentifiers.upperCamel(name)
+        return reservedTypeNames.contains(type) ? type + "Value" : type
     }
 
     /// The type written from the top level (`Outer.Inner`).

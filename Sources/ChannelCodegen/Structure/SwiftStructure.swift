@@ -156,6 +156,8 @@ struct TypeDeclaration: Sendable {
     var keyword: Keyword
     /// The declared name; for an extension, the (possibly qualified) extended type.
     var name: Code
+    /// For an extension: whether it extends a generated type (namespacing then qualifies its name).
+    var extendsGeneratedType = true
     var conformances: [Code] = []
     var members: [Declaration] = []
 }
@@ -191,6 +193,8 @@ struct Function: Sendable {
     var access: AccessModifier?
     var isStatic = false
     var name: Name
+    /// `<T: Decodable>` (generator-chosen text).
+    var genericParameters: Code?
     var parameters: [Parameter] = []
     /// `async`, `throws`, `throws(ChannelParameterError)`, …
     var effects: Code?

@@ -1,0 +1,141 @@
+import ChannelCodegen
+import Foundation
+import Testing
+
+/// Seeded random specs drawn from the hostile pools: every spec must be accepted, and everything
+/// it generates (models, channels, subscriptions, notifier, mocks) must type-check. The seed is
+/// fixed so a failure reproduces; `CHANNELGEN_SPEC_SEED=<n>` explores others.
+@Suite("Random specs")
+struct RandomSpecTests {
+    static let count = 320
+    static let seed = ProcessInfo.processInfo.environment["CHANNELGEN_SPEC_SEED"].flatMap(UInt64.init) ?? 20_261_122
+
+    @Test func everyRandomSpecIsAcceptedAndTypeChecks() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        // `CHANNELGEN_KEEP_SPECS=1` keeps the specs and generated files for a failure's investigation.
+        defer { if ProcessInfo.processInfo.environment["CHANNELGEN_KEEP_SPECS"] == nil { try? FileManager.default.removeItem(at: work) } }
+        var random = SplitMix64(seed: Self.seed)
+        var units: [TypeCheckSupport.Unit] = []
+        for index in 0..<Self.count {
+            let spec = RandomSpec.make(using: &random)
+            let label = "seed \(Self.seed) spec \(index)"
+            let (unit, diagnostics) = try TypeCheckSupport.generate(spec.yaml, label: label, index: index, in: work)
+            #expect(unit != nil, "\(label) was rejected:\n\(diagnostics.joined(separator: "\n"))\n\(spec.yaml)")
+            if let unit { units.append(unit) }
+        }
+        #expect(units.count == Self.count)
+        // Four compiler runs, two at a time.
+        let quarter = (units.count + 3) / 4
+        let batches = stride(from: 0, to: units.count, by: quarter).map { Array(units[$0..<min($0 + quarter, units.count)]) }
+        var errors: [String] = []
+        for pair in stride(from: 0, to: batches.count, by: 2) {
+            let first = batches[pair], second = pair + 1 < batches.count ? batches[pair + 1] : []
+            async let a = TypeCheckSupport.typecheck(first, in: work)
+            async let b = second.isEmpty ? [] : TypeCheckSupport.typecheck(second, in: work)
+            errors += try await a + b
+        }
+        #expect(errors.isEmpty, "\(errors.prefix(20).joined(separator: "\n"))")
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64), so a seed names the same specs on every platform.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Draws specs from pools of ordinary and hostile names and texts.
+enum RandomSpec {
+    static let names = [
+        "id", "name", "Name", "NAME", "type", "Type", "self", "Self", "init", "class", "default", "protocol", "String", "Date",
+        "Data", "Error", "Result", "Optional", "Codable", "CodingKeys", "codingKeys", "unknown", "Unknown", "knownCases",
+        "rawValue", "hashValue", "Channels", "Event", "AsyncStream", "ChannelSegment", "Decoder", "Encoder", "Hasher", "Bool",
+        "été", "日付", "🚀", "☀", "", "_", "1abc", "a b", "user_id", "userId", "user-id", "eventType", "timestamp", "source",
+        "parameters", "channel", "template", "value", "Value", "items", "Item", "PASSWORD_CHANGED", "*/", "\r\n", "x.y",
+        "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "description", "encode", "container", "state", "status",
+    ]
+    static let parameterNames = ["userId", "user_id", "orgId", "self", "channel", "parameters", "source", "Type", "été", "id", "init", "value"]
+    static let texts = [
+        "Plain.", "Two\nlines", "CR\rpublic static let injected = 1", "*/ /* //", "\"q\" \\b \\(x)", "\u{2028}LS", "\u{85}NEL",
+        "\u{1B}[1mbold", "\u{202E}rtl", "", "#\"raw\"#", "tab\there", "trailing   ", "é 日付 🚀",
+    ]
+
+    static func make(using random: inout SplitMix64) -> SpecBuilder {
+        var schemaNames = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random)
+        if schemaNames.isEmpty { schemaNames = ["Payload"] }
+        var schemas: [SpecBuilder.Schema] = []
+        for (index, name) in schemaNames.enumerated() {
+            // References only point forward, so no spec is recursive (recursion is its own error until it is supported).
+            let later = Array(schemaNames[(index + 1)...])
+            let propertyNames = unique(count: Int.random(in: 0...6, using: &random), from: names, using: &random)
+            let properties = propertyNames.map { propertyName in
+                SpecBuilder.PropertySpec(
+                    name: propertyName, schema: schema(depth: 0, refs: later, using: &random),
+                    required: Bool.random(using: &random))
+            }
+            schemas.append(SpecBuilder.Schema(
+                name: name, description: texts.randomElement(using: &random)!, properties: properties))
+        }
+        let channelKeys = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random)
+        let operationIds = unique(count: channelKeys.count, from: names.map { $0 + "Values" } + names, using: &random)
+        var channels: [SpecBuilder.ChannelSpec] = []
+        for (index, key) in channelKeys.enumerated() {
+            let parameters = unique(count: Int.random(in: 0...2, using: &random), from: parameterNames, using: &random)
+            let address = (["ns", "c\(index)"] + parameters.map { "{\($0)}" }).joined(separator: "/")
+            channels.append(SpecBuilder.ChannelSpec(
+                key: key, address: address, parameters: parameters, operationId: operationIds[index],
+                messageName: Bool.random(using: &random) ? texts.randomElement(using: &random)! : nil,
+                payload: schemaNames.randomElement(using: &random)!, description: texts.randomElement(using: &random)!))
+        }
+        return SpecBuilder(
+            title: (names + texts).randomElement(using: &random)!, text: texts.randomElement(using: &random)!,
+            channels: channels, schemas: schemas)
+    }
+
+    /// A property schema as a YAML flow mapping.
+    static func schema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
+        let y = TypeCheckSupport.yaml
+        let doc = "description: \(y(texts.randomElement(using: &random)!))"
+        switch Int.random(in: 0..<(depth < 2 ? 12 : 8), using: &random) {
+        case 0: return "{type: string, \(doc)}"
+        case 1: return "{type: integer, format: \(["int32", "int64", "int"].randomElement(using: &random)!)}"
+        case 2: return "{type: number, example: \(y(texts.randomElement(using: &random)!))}"
+        case 3: return "{type: boolean, nullable: true}"
+        case 4: return "{type: string, format: date-time, \(doc)}"
+        case 5:
+            let values = unique(count: Int.random(in: 1...5, using: &random), from: names + texts, using: &random)
+            return "{type: string, enum: [\(values.map(y).joined(separator: ", "))], \(doc)}"
+        case 6:
+            guard let target = refs.randomElement(using: &random) else { return "{type: string}" }
+            return "{$ref: \(TypeCheckSupport.reference("components/schemas", target))}"
+        case 7: return "{type: [string, 'null'], pattern: \(y(texts.randomElement(using: &random)!))}"
+        case 8: return "{type: array, items: \(schema(depth: depth + 1, refs: refs, using: &random))}"
+        case 9: return "{type: object, additionalProperties: \(schema(depth: depth + 1, refs: refs, using: &random))}"
+        default:
+            let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
+                "\(y(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
+            }
+            return "{type: object, \(doc), properties: {\(properties.joined(separator: ", "))}}"
+        }
+    }
+
+    /// `count` distinct names drawn from `pool` (a repeat gets a numeric suffix, as a YAML key must be unique).
+    static func unique(count: Int, from pool: [String], using random: inout SplitMix64) -> [String] {
+        var chosen: [String] = []
+        for _ in 0..<count {
+            var element = pool.randomElement(using: &random)!
+            while chosen.contains(element) { element += "\(chosen.count)" }
+            chosen.append(element)
+        }
+        return chosen
+    }
+}
