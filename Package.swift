@@ -37,7 +37,8 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
-        // Generator pipeline: load → resolve → validate (ChannelSpec), render (ChannelCodegen).
+        // Generator pipeline, one folder per stage: Load → Resolve → Translate (ChannelSpec, spec → IR),
+        // Structure → Render (ChannelCodegen, IR → Swift declarations as values → text).
         .target(name: "ChannelSpec", dependencies: ["CYaml"]),
         .target(name: "ChannelCodegen", dependencies: ["ChannelSpec"]),
         .executableTarget(

@@ -421,7 +421,6 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
         ]
 
         // Equality follows the raw value, so `.unknown("Pending")` equals its named case.
-
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.rawValue == rhs.rawValue
         }
@@ -546,7 +545,6 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
         ]
 
         // Equality follows the raw value, so `.unknown("SetupStatus")` equals its named case.
-
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.rawValue == rhs.rawValue
         }
@@ -829,7 +827,6 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
         public static let knownCases: [Self] = [.passwordChanged]
 
         // Equality follows the raw value, so `.unknown("PASSWORD_CHANGED")` equals its named case.
-
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.rawValue == rhs.rawValue
         }

@@ -23,7 +23,7 @@ public struct GenerationResult: Sendable {
     public var inputs: [String]
 }
 
-/// The whole pipeline: config → load → resolve → validate → name → render, all in memory.
+/// The whole pipeline: config → load → resolve → translate (IR) → name → structure → render, all in memory.
 /// Nothing touches the disk here, so a failed run can never leave half-written output.
 public enum Generator {
     public static func generate(configAt configPath: String) -> GenerationResult {
@@ -39,7 +39,7 @@ public enum Generator {
     }
 
     public static func generate(config: GeneratorConfig) -> GenerationResult {
-        let spec = SpecValidator.validate(specAt: config.specPath)
+        let spec = SpecTranslator.translate(specAt: config.specPath)
         guard let api = spec.api else {
             return GenerationResult(files: nil, diagnostics: spec.diagnostics, inputs: spec.files)
         }

@@ -22,10 +22,19 @@ struct SwiftIdentifiersTests {
         #expect(SwiftIdentifiers.upperCamel(input) == expected)
     }
 
-    @Test func keywordsAreEscaped() {
-        #expect(SwiftIdentifiers.escaped("default") == "`default`")
-        #expect(SwiftIdentifiers.escaped("protocol") == "`protocol`")
-        #expect(SwiftIdentifiers.escaped("self") == "`self`")
-        #expect(SwiftIdentifiers.escaped("online") == "online")
+    @Test func keywordsAreRecognised() {
+        #expect(SwiftIdentifiers.isKeyword("default"))
+        #expect(SwiftIdentifiers.isKeyword("protocol"))
+        #expect(SwiftIdentifiers.isKeyword("self"))
+        #expect(!SwiftIdentifiers.isKeyword("online"))
+    }
+
+    @Test(arguments: [
+        ("été", "été"), ("日付", "日付"), ("🚀", "🚀"), ("*/", "asteriskSlash"), ("\r\n", "crLf"), ("", "empty"),
+        ("_", "underscore"), ("a\u{200B}b", "aB"), ("\u{202E}evil", "evil"), ("☀", "u2600"),
+    ])
+    func unicodeLettersAreKeptAndSymbolsSpelledOut(_ input: String, _ expected: String) {
+        #expect(SwiftIdentifiers.lowerCamel(input) == expected)
+        #expect(SwiftIdentifiers.isValidIdentifier(SwiftIdentifiers.lowerCamel(input)))
     }
 }

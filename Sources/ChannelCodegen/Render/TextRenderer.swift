@@ -70,7 +70,7 @@ struct TextRenderer {
     /// them, as a hand-written type would be; documented static constants stand apart.
     private static func staysTogether(_ previous: Declaration, _ next: Declaration) -> Bool {
         switch (previous.kind, next.kind) {
-        case (.enumCase, .enumCase):
+        case (.enumCase, .enumCase), (.lineComment, _):
             return true
         case (.variable(let a), .variable(let b)) where a.getter == nil && b.getter == nil && a.isStatic == b.isStatic:
             return !a.isStatic || (previous.documentation == nil && next.documentation == nil)
@@ -278,8 +278,9 @@ struct TextRenderer {
         return result
     }
 
+    /// The identifier as written in source: keywords in backticks.
     static func identifier(_ identifier: Identifier) -> String {
-        SwiftIdentifiers.escaped(identifier.name)
+        SwiftIdentifiers.isKeyword(identifier.name) ? "`\(identifier.name)`" : identifier.name
     }
 
     /// A Swift string literal with exactly `text`'s value. Text with quotes or backslashes (and no

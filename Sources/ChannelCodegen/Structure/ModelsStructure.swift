@@ -143,7 +143,7 @@ struct ModelsStructure {
         let cases = Array(zip(values, names.cases[type.id] ?? []))
         let string = types.string
         var result = cases.map { value, name in
-            Declaration(documentation: DocComment(["`\(value.value)`"]), .enumCase(EnumCase(name: name)))
+            Declaration(documentation: DocComment([SwiftTypes.codeSpan(value.value)]), .enumCase(EnumCase(name: name)))
         }
         result.append(Declaration(
             documentation: DocComment([
@@ -167,7 +167,7 @@ struct ModelsStructure {
                 access: access, isStatic: true, binding: .let, name: Identifier("knownCases"), type: "[Self]",
                 value: .array(cases.map { ".\($0.1)" })))))
         result.append(Declaration(.lineComment([
-            "Equality follows the raw value, so `.unknown(\"\(values.first?.value ?? "")\")` equals its named case.",
+            "Equality follows the raw value, so `.unknown(\(SwiftTypes.quoted(values.first?.value ?? "")))` equals its named case.",
         ])))
         result.append(Declaration(.function(Function(
             access: access, isStatic: true, name: .operator("=="),

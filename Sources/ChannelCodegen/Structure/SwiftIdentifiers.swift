@@ -88,7 +88,7 @@ public enum SwiftIdentifiers {
         ",": "comma", "-": "minus", ".": "dot", "/": "slash", ":": "colon", ";": "semicolon", "<": "less",
         "=": "equals", ">": "greater", "?": "question", "@": "at", "[": "leftBracket", "\\": "backslash",
         "]": "rightBracket", "^": "caret", "`": "backtick", "{": "leftBrace", "|": "pipe", "}": "rightBrace",
-        "~": "tilde", "\n": "lf", "\r": "cr", "\t": "tab", "\0": "nul",
+        "~": "tilde", "_": "underscore", "\n": "lf", "\r": "cr", "\t": "tab", "\0": "nul",
     ]
 
     // MARK: What Swift allows
@@ -148,8 +148,8 @@ public enum SwiftIdentifiers {
         "self", "Self", "super", "throws", "true", "try", "_", "Type", "Protocol", "some", "any", "async",
     ]
 
-    /// The identifier as written in Swift source: keywords in backticks.
-    public static func escaped(_ identifier: String) -> String {
-        keywords.contains(identifier) ? "`\(identifier)`" : identifier
+    /// Whether `identifier` needs backticks in Swift source (`TextRenderer` adds them).
+    public static func isKeyword(_ identifier: String) -> Bool {
+        keywords.contains(identifier)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A node together with where it lives: its file and its JSON pointer inside that file.
-/// The validator walks cursors so every diagnostic and every "Generated from" remark can
+/// The translator walks cursors so every diagnostic and every "Generated from" remark can
 /// name the exact place.
 public struct Cursor: Sendable {
     public var node: YAMLNode

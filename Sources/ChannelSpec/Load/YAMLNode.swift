@@ -1,5 +1,5 @@
 /// A YAML value with the place it was written: the loader's output and the
-/// resolver's and validator's input. Mappings keep their keys in file order.
+/// resolver's and translator's input. Mappings keep their keys in file order.
 public struct YAMLNode: Sendable {
     public enum Content: Sendable {
         case scalar(YAMLScalar)

@@ -3,13 +3,13 @@ import Foundation
 import Testing
 
 @Suite("Spec validation into the IR")
-struct SpecValidatorTests {
+struct SpecTranslatorTests {
     static let vortex = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("spec/vortex-events.asyncapi.yaml").path
 
     @Test func vortexSpecHasNineChannelsAndOperations() throws {
-        let result = SpecValidator.validate(specAt: Self.vortex)
+        let result = SpecTranslator.translate(specAt: Self.vortex)
         #expect(result.diagnostics.isEmpty)
         let api = try #require(result.api)
         #expect(api.channels.count == 9)
@@ -30,7 +30,7 @@ struct SpecValidatorTests {
     }
 
     @Test func optionalityFollowsRequiredAndNullable() throws {
-        let api = try #require(SpecValidator.validate(specAt: Self.vortex).api)
+        let api = try #require(SpecTranslator.translate(specAt: Self.vortex).api)
         let revoke = try #require(api.types.first { $0.preferredName == "UserTokenRevokeOutput" })
         guard case .object(let properties) = revoke.kind else {
             Issue.record("not an object")
@@ -69,7 +69,7 @@ struct SpecValidatorTests {
             operations:
               cValues: {action: receive, channel: {$ref: '#/channels/c'}}
             """.write(to: spec, atomically: true, encoding: .utf8)
-        let api = try #require(SpecValidator.validate(specAt: spec.path).api)
+        let api = try #require(SpecTranslator.translate(specAt: spec.path).api)
         guard case .object(let properties) = try #require(api.types.first).kind else { return }
         #expect(properties.map(\.isOptional) == [true, false, true, true])
         #expect(properties.map(\.type) == [.string, .integer(bits: 64), .array(.dateTime), .dictionary(.number(isFloat: true))])

@@ -6,20 +6,21 @@ public struct SpecResult: Sendable {
     public var files: [String]
 }
 
-/// Load → resolve → validate: reads an AsyncAPI 3.0 document (the subset of DESIGN §4) into a `ChannelAPI`.
-public enum SpecValidator {
-    public static func validate(specAt path: String) -> SpecResult {
+/// Load → resolve → translate: reads an AsyncAPI 3.0 document (the subset of DESIGN §4) into a
+/// `ChannelAPI`, checking it as it goes; anything outside the subset is a located error.
+public enum SpecTranslator {
+    public static func translate(specAt path: String) -> SpecResult {
         let workspace = SpecWorkspace(rootFile: path)
-        var validator = Validation(workspace: workspace)
-        let api = validator.run()
-        var diagnostics = validator.diagnostics
-        diagnostics.append(contentsOf: validator.schemas.diagnostics.all)
+        var translator = Translation(workspace: workspace)
+        let api = translator.run()
+        var diagnostics = translator.diagnostics
+        diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
         let hasErrors = diagnostics.hasErrors
         return SpecResult(api: hasErrors ? nil : api, diagnostics: diagnostics.all, files: workspace.loadedFiles)
     }
 }
 
-private struct Validation {
+private struct Translation {
     let workspace: SpecWorkspace
     var diagnostics = Diagnostics()
     var schemas: SchemaTranslator

@@ -1,0 +1,414 @@
+import Foundation
+import Testing
+
+/// Snippet reference tests: a small spec in, the exact Swift out, one construct at a time (as
+/// swift-openapi-generator's `SnippetBasedReferenceTests` do). Each snippet is the `components/schemas`
+/// of a one-channel spec; the expected text is the named declaration of one output file.
+@Suite("Snippets")
+struct SnippetTests {
+    static let header = """
+        asyncapi: 3.0.0
+        info: {title: Snippets, version: 1.0.0}
+        channels:
+          events:
+            address: app/{userId}/events
+            parameters: {userId: {description: The subscriber.}}
+            messages:
+              changed:
+                name: thing/changed
+                payload: {$ref: '#/components/schemas/Payload'}
+        operations:
+          eventValues:
+            action: receive
+            channel: {$ref: '#/channels/events'}
+        components:
+          schemas:
+
+        """
+
+    /// Generates the snippet and returns the declaration named `name` in `file`, with its doc comment.
+    private func generate(_ schemas: String, file: String, declaration name: String) async throws -> String? {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("spec.yaml")
+        try (Self.header + schemas).write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let output = work.appendingPathComponent("out")
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try TestSupport.contents(output.appendingPathComponent(file))
+        return try Self.declaration(named: name, in: text)
+    }
+
+    /// A top-level declaration with the doc comment above it, up to its closing brace.
+    static func declaration(named name: String, in text: String) throws -> String? {
+        let lines = text.components(separatedBy: "\n")
+        let opening = try Regex("^(public |private )?(struct|enum|protocol|final class|extension) \\Q\(name)\\E[: {]")
+        guard let index = lines.firstIndex(where: { $0.firstMatch(of: opening) != nil }) else { return nil }
+        var start = index
+        while start > 0 && (lines[start - 1].hasPrefix("///") || lines[start - 1].hasPrefix("@available")) { start -= 1 }
+        if lines[index].hasSuffix("{}") { return lines[start...index].joined(separator: "\n") }
+        guard let end = lines[index...].firstIndex(of: "}") else { return nil }
+        return lines[start...end].joined(separator: "\n")
+    }
+
+    @Test func anObjectWithRequiredOptionalAndRenamedPropertiesUsesSynthesizedCoding() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  required: [eventType, item_count]
+                  properties:
+                    eventType: {type: string}
+                    item_count: {type: integer, format: int32, minimum: 0}
+                    note: {type: string, nullable: true, description: Free text.}
+            """#
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public struct Payload: Codable, Hashable, Sendable {
+                public var eventType: String
+                /// - Format: `int32`
+                /// - Minimum: `0`
+                public var itemCount: Int32
+                /// Free text.
+                public var note: String?
+
+                public init(
+                    eventType: String,
+                    itemCount: Int32,
+                    note: String? = nil,
+                ) {
+                    self.eventType = eventType
+                    self.itemCount = itemCount
+                    self.note = note
+                }
+
+                enum CodingKeys: String, CodingKey {
+                    case eventType
+                    case itemCount = "item_count"
+                    case note
+                }
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Models.swift", declaration: "Payload") == expected)
+    }
+
+    @Test func aDateMakesTheCodingWrittenOutWithTheISO8601Coder() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  required: [at]
+                  properties:
+                    at: {type: string, format: date-time}
+                    history: {type: array, items: {type: string, format: date-time}}
+            """#
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public struct Payload: Codable, Hashable, Sendable {
+                public var at: Date
+                public var history: [Date]?
+
+                public init(at: Date, history: [Date]? = nil) {
+                    self.at = at
+                    self.history = history
+                }
+
+                enum CodingKeys: String, CodingKey {
+                    case at
+                    case history
+                }
+
+                public init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.at = (try container.value(forKey: .at) as ISO8601Timestamp).date
+                    self.history = (try container.valueIfPresent(forKey: .history) as [ISO8601Timestamp]?).map { $0.map { $0.date } }
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(ISO8601Timestamp(self.at), forKey: .at)
+                    try container.encodeIfPresent(self.history.map { $0.map { ISO8601Timestamp($0) } }, forKey: .history)
+                }
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Models.swift", declaration: "Payload") == expected)
+    }
+
+    @Test func aStringEnumIsOpenAndKeepsEveryRawValue() async throws {
+        let snippet = #"""
+                Payload:
+                  type: string
+                  enum: [PASSWORD_CHANGED, "\r\n", "*/", unknown, ""]
+            """#
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public enum Payload: Codable, Hashable, Sendable, RawRepresentable {
+                /// `PASSWORD_CHANGED`
+                case passwordChanged
+                /// `` "\r\n" ``
+                case crLf
+                /// `*/`
+                case asteriskSlash
+                /// `unknown`
+                case unknown2
+                /// `` "" ``
+                case empty
+                /// A value this client does not know yet: decoding never fails on a new server value,
+                /// and the raw value is encoded back unchanged.
+                case unknown(String)
+
+                public init(rawValue: String) {
+                    switch rawValue {
+                    case "PASSWORD_CHANGED": self = .passwordChanged
+                    case "\r\n": self = .crLf
+                    case "*/": self = .asteriskSlash
+                    case "unknown": self = .unknown2
+                    case "": self = .empty
+                    default: self = .unknown(rawValue)
+                    }
+                }
+
+                public var rawValue: String {
+                    switch self {
+                    case .passwordChanged: "PASSWORD_CHANGED"
+                    case .crLf: "\r\n"
+                    case .asteriskSlash: "*/"
+                    case .unknown2: "unknown"
+                    case .empty: ""
+                    case .unknown(let rawValue): rawValue
+                    }
+                }
+
+                /// Every value this client knows, in spec order.
+                public static let knownCases: [Self] = [
+                    .passwordChanged,
+                    .crLf,
+                    .asteriskSlash,
+                    .unknown2,
+                    .empty,
+                ]
+
+                // Equality follows the raw value, so `.unknown("PASSWORD_CHANGED")` equals its named case.
+                public static func == (lhs: Self, rhs: Self) -> Bool {
+                    lhs.rawValue == rhs.rawValue
+                }
+
+                public func hash(into hasher: inout Hasher) {
+                    hasher.combine(self.rawValue)
+                }
+
+                public init(from decoder: any Decoder) throws {
+                    self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    var container = encoder.singleValueContainer()
+                    try container.encode(self.rawValue)
+                }
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Models.swift", declaration: "Payload") == expected)
+    }
+
+    @Test func nestedObjectsArraysAndMapsNestTheirTypes() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  properties:
+                    owner:
+                      type: object
+                      properties:
+                        name: {type: string}
+                    tags: {type: array, items: {type: string}}
+                    scores: {type: object, additionalProperties: {type: number}}
+                    String: {type: object, properties: {value: {type: string}}}
+            """#
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public struct Payload: Codable, Hashable, Sendable {
+                public var owner: Owner?
+                public var tags: [Swift.String]?
+                public var scores: [Swift.String: Double]?
+                public var string: String?
+
+                public init(
+                    owner: Owner? = nil,
+                    tags: [Swift.String]? = nil,
+                    scores: [Swift.String: Double]? = nil,
+                    string: String? = nil,
+                ) {
+                    self.owner = owner
+                    self.tags = tags
+                    self.scores = scores
+                    self.string = string
+                }
+
+                enum CodingKeys: Swift.String, CodingKey {
+                    case owner
+                    case tags
+                    case scores
+                    case string = "String"
+                }
+
+                /// - Remark: Generated from `#/components/schemas/Payload/properties/owner`.
+                public struct Owner: Codable, Hashable, Sendable {
+                    public var name: Swift.String?
+
+                    public init(name: Swift.String? = nil) {
+                        self.name = name
+                    }
+                }
+
+                /// - Remark: Generated from `#/components/schemas/Payload/properties/String`.
+                public struct String: Codable, Hashable, Sendable {
+                    public var value: Swift.String?
+
+                    public init(value: Swift.String? = nil) {
+                        self.value = value
+                    }
+                }
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Models.swift", declaration: "Payload") == expected)
+    }
+
+    @Test func hostileTextStaysInsideCommentsAndLiterals() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  description: "First.\rpublic let injected = 1\u2028*/ second"
+                  properties:
+                    code:
+                      type: string
+                      example: "a\"b\\c"
+                      pattern: "^[a-z]+\n$"
+            """#
+        let expected = #"""
+            /// First.
+            /// public let injected = 1
+            /// */ second
+            ///
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public struct Payload: Codable, Hashable, Sendable {
+                /// - Pattern: `^[a-z]+
+                /// $`
+                /// - Example: `a"b\c`
+                public var code: String?
+
+                public init(code: String? = nil) {
+                    self.code = code
+                }
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Models.swift", declaration: "Payload") == expected)
+    }
+
+    @Test func aChannelWithAParameterBecomesAValidatedSubscription() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  properties:
+                    value: {type: string}
+            """#
+        let expected = #"""
+            /// Subscription to `app/{userId}/events`.
+            ///
+            /// - Channel: `app/{userId}/events`
+            /// - Event type: `thing/changed`
+            /// - Remark: Generated from `#/channels/events`.
+            public struct EventsSubscription: ChannelSubscription {
+                public typealias Event = Payload
+
+                public static let template = Channels.events
+                public static let eventType: String? = "thing/changed"
+
+                /// The subscriber.
+                public let userId: ChannelSegment
+
+                public init(userId: ChannelSegment) {
+                    self.userId = userId
+                }
+
+                /// Validates each value against the channel segment rules before it can form a channel path.
+                public init(userId: String) throws(ChannelParameterError) {
+                    self.init(userId: try ChannelSegment(userId, parameter: "userId"))
+                }
+
+                public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
+                    guard let userId = parameters["userId"] else {
+                        throw .missing(parameter: "userId", channel: Self.template.address)
+                    }
+                    self.init(userId: userId)
+                }
+
+                public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
+
+                public var channel: String { "app/\(self.userId.value)/events" }
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Subscriptions.swift", declaration: "EventsSubscription") == expected)
+    }
+
+    @Test func theNotifierProtocolHasAStreamPerOperationAndASetterPerParameter() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  properties:
+                    value: {type: string}
+            """#
+        let expected = #"""
+            /// Typed event streams of Snippets 1.0.0, one per channel.
+            public protocol SnippetsNotifierProtocol: Sendable {
+                /// Events on `app/{userId}/events`.
+                ///
+                /// - Remark: Generated from `#/operations/eventValues`.
+                func eventValues() async -> AsyncStream<Payload>
+
+                /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
+                ///
+                /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
+                ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
+                func setUserId(_ userId: String) async throws(ChannelParameterError)
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Notifier.swift", declaration: "SnippetsNotifierProtocol") == expected)
+    }
+
+    @Test func channelConstantsListEveryChannel() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  properties:
+                    value: {type: string}
+            """#
+        let expected = #"""
+            /// The channel addresses of Snippets 1.0.0.
+            public enum Channels {
+                /// - Remark: Generated from `#/channels/events`.
+                public static let events = ChannelTemplate("app/{userId}/events")
+
+                /// Every channel, in spec order.
+                public static let all: [ChannelTemplate] = [events]
+            }
+            """#
+        #expect(try await generate(snippet + "\n", file: "Channels.swift", declaration: "Channels") == expected)
+    }
+}
+
+/// The compile guarantee rests on one place doing all escaping: the structure stage builds values,
+/// and only `TextRenderer` turns spec text into Swift text.
+@Suite("One renderer")
+struct OneRendererTests {
+    @Test func noStageButTheRendererEscapesOrQuotesSpecText() throws {
+        let structure = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelCodegen/Structure")
+        let files = try FileManager.default.contentsOfDirectory(atPath: structure.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 8)
+        for file in files {
+            let text = try TestSupport.contents(structure.appendingPathComponent(file))
+            for helper in ["swiftLiteral", "escaped(", "SwiftWriter", "Code(stringLiteral: name.description", "Code(stringLiteral: String"] {
+                #expect(!text.contains(helper), "\(file) uses \(helper)")
+            }
+        }
+        let renderer = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("Sources/ChannelCodegen/Render/TextRenderer.swift"))
+        #expect(renderer.contains("SwiftIdentifiers.isKeyword"))
+    }
+}
