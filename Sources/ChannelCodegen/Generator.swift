@@ -106,28 +106,3 @@ public enum Generator {
         return spec.lastPathComponent
     }
 }
-
-/// Writes generated files, touching only those whose bytes changed (stable mtimes keep
-/// incremental builds incremental). Each write replaces the file atomically.
-public enum GeneratedFileWriter {
-    public struct Report: Sendable, Equatable {
-        public var written: [String] = []
-        public var unchanged: [String] = []
-    }
-
-    public static func write(_ files: [GeneratedFile], to directory: String) throws -> Report {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var report = Report()
-        for file in files {
-            let path = (directory as NSString).appendingPathComponent(file.name)
-            let data = Data(file.contents.utf8)
-            if FileManager.default.contents(atPath: path) == data {
-                report.unchanged.append(file.name)
-                continue
-            }
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            report.written.append(file.name)
-        }
-        return report
-    }
-}

@@ -41,7 +41,7 @@ struct Generate: ParsableCommand {
         do {
             written = try GeneratedFileWriter.write(files, to: output)
         } catch {
-            _ = report([.error("cannot write to '\(output)': \(error.localizedDescription)", at: nil)])
+            _ = report([.error(error.description, at: nil)])
             throw ExitCode(1)
         }
         if !quiet {

@@ -199,3 +199,33 @@ struct GeneratorRegressionTests {
         #expect(result.models.contains(#"/// - Example: `first line"#))
     }
 }
+
+/// Output is all or nothing, and I/O errors name the path and the system's reason.
+@Suite("Writing output")
+struct OutputWritingTests {
+    @Test func aFailedWriteLeavesEveryOutputAsItWas() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let output = work.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output.appendingPathComponent("Channels.swift"), withIntermediateDirectories: true)
+        let models = output.appendingPathComponent("Models.swift")
+        try "// previous\n".write(to: models, atomically: true, encoding: .utf8)
+        let config = GeneratorOutputTests.vortexConfig
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: cannot write '\(output.path)/Channels.swift': Is a directory\n")
+        #expect(try TestSupport.contents(models) == "// previous\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(left == ["Channels.swift", "Models.swift"])
+    }
+
+    @Test func anOutputPathThatIsAFileIsReportedWithItsReason() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let output = work.appendingPathComponent("out")
+        try "not a folder".write(to: output, atomically: true, encoding: .utf8)
+        let result = try await TestSupport.channelgen(["generate", "--config", GeneratorOutputTests.vortexConfig.path, "--output", output.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: cannot write '\(output.path)': Not a directory\n")
+    }
+}

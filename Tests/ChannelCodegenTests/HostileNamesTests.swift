@@ -112,6 +112,13 @@ struct HostileNamesTests {
             spec.channels[0].messageName = text
             cases.append(("text \(text.debugDescription)", spec))
         }
+        // Caseless and digit-led names are the same in UpperCamel and lowerCamel.
+        for name in ["日付", "🚀", "1abc", "_"] {
+            var spec = SpecBuilder.single(schema: name, properties: [string(name, required: true), object(name + "x"), object(name + "!")])
+            spec.channels[0].key = name
+            spec.channels[0].operationId = name + "Subscription"
+            cases.append(("caseless \(name)", spec))
+        }
         // Explicit names used raw before.
         for name in ["time stamp", "1abc", "Self", "Date", "init", "String"] {
             var spec = SpecBuilder.single(properties: [string("a", required: true)])

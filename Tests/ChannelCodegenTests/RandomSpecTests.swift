@@ -19,7 +19,9 @@ struct RandomSpecTests {
         for index in 0..<Self.count {
             let spec = RandomSpec.make(using: &random)
             let label = "seed \(Self.seed) spec \(index)"
-            let (unit, diagnostics) = try TypeCheckSupport.generate(spec.yaml, label: label, index: index, in: work)
+            // Every access modifier in turn: `package` and internal output must compile as well as public.
+            let access = GeneratorConfig.AccessModifier.allCases[index % GeneratorConfig.AccessModifier.allCases.count]
+            let (unit, diagnostics) = try TypeCheckSupport.generate(spec.yaml, label: label, index: index, in: work) { $0.accessModifier = access }
             #expect(unit != nil, "\(label) was rejected:\n\(diagnostics.joined(separator: "\n"))\n\(spec.yaml)")
             if let unit { units.append(unit) }
         }

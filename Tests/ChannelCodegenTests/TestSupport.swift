@@ -35,7 +35,7 @@ enum TestSupport {
         let modules = productsDirectory.appendingPathComponent("Modules")
         return try await run(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path] + files.map(\.path))
+            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules.path] + files.map(\.path))
     }
 
     /// A fresh temporary folder, removed by the caller with `removeItem`.

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Writes generated files all or nothing, touching only those whose bytes changed (stable mtimes
+/// keep incremental builds incremental).
+///
+/// Changed files are first written into a staging folder beside the outputs, then every target is
+/// checked (a folder in a file's place, an unwritable directory), and only then moved into place one
+/// `rename` each. A failure before the moves leaves every output as it was.
+public enum GeneratedFileWriter {
+    public struct Report: Sendable, Equatable {
+        public var written: [String] = []
+        public var unchanged: [String] = []
+    }
+
+    /// An I/O failure with the path and the system's reason (`Is a directory`, `Permission denied`).
+    public struct WriteError: Error, CustomStringConvertible, Sendable {
+        public var path: String
+        public var reason: String
+        public var description: String { "cannot write '\(path)': \(reason)" }
+    }
+
+    public static func write(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> Report {
+        try check(mkdirp(directory), directory)
+        var report = Report()
+        var changed: [(name: String, data: Data)] = []
+        for file in files {
+            let path = (directory as NSString).appendingPathComponent(file.name)
+            let data = Data(file.contents.utf8)
+            if FileManager.default.contents(atPath: path) == data {
+                report.unchanged.append(file.name)
+            } else {
+                changed.append((file.name, data))
+            }
+        }
+        guard !changed.isEmpty else { return report }
+
+        let staging = (directory as NSString).appendingPathComponent(".channelgen-\(UUID().uuidString)")
+        try check(mkdir(staging, 0o755) == 0 ? 0 : errno, staging)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        for (name, data) in changed {
+            let path = (staging as NSString).appendingPathComponent(name)
+            guard FileManager.default.createFile(atPath: path, contents: data) else {
+                throw WriteError(path: (directory as NSString).appendingPathComponent(name), reason: reason(errno == 0 ? EIO : errno))
+            }
+        }
+        for (name, _) in changed {
+            let target = (directory as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw WriteError(path: target, reason: reason(EISDIR))
+            }
+        }
+        for (name, _) in changed {
+            let target = (directory as NSString).appendingPathComponent(name)
+            try check(rename((staging as NSString).appendingPathComponent(name), target) == 0 ? 0 : errno, target)
+            report.written.append(name)
+        }
+        return report
+    }
+
+    /// `mkdir -p`; 0 or the errno of the first failure.
+    private static func mkdirp(_ path: String) -> Int32 {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            return 0
+        } catch {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return isDirectory.boolValue ? 0 : ENOTDIR }
+            return (((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code).map { Int32($0) } ?? EACCES
+        }
+    }
+
+    private static func check(_ code: Int32, _ path: String) throws(WriteError) {
+        if code != 0 { throw WriteError(path: path, reason: reason(code)) }
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
