@@ -39,7 +39,7 @@ public enum Generator {
     }
 
     public static func generate(config: GeneratorConfig) -> GenerationResult {
-        let spec = SpecTranslator.translate(specAt: config.specPath)
+        let spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder)
         guard let api = spec.api else {
             return GenerationResult(files: nil, diagnostics: spec.diagnostics, inputs: spec.files)
         }

@@ -28,6 +28,9 @@ public struct GeneratorConfig: Sendable, Equatable {
     public var mode: Mode
     /// The module the mocks import (`generate: mocks`).
     public var clientModule: String?
+    /// The folder the spec and every file it references must lie in: the package holding the
+    /// config file. `nil` uses the package holding the spec (or, outside a package, its folder).
+    public var allowedFolder: String?
 
     public init(
         specPath: String, notifierName: String? = nil, accessModifier: AccessModifier = .public,
@@ -59,6 +62,7 @@ public struct GeneratorConfig: Sendable, Equatable {
             diagnostics.append(.error("unknown config key '\(entry.key)' (expected one of: \(keys.joined(separator: ", ")))", at: entry.keyLocation))
         }
         var config = GeneratorConfig(specPath: "")
+        config.allowedFolder = FilePath.packageRoot(containing: path)
         if let spec = root["spec"]?.string, !spec.isEmpty {
             let folder = (path as NSString).deletingLastPathComponent
             config.specPath = spec.hasPrefix("/") || folder.isEmpty ? spec : folder + "/" + spec

@@ -92,8 +92,8 @@ struct YAMLLoaderTests {
         #expect(error?.contains("aliases expand to more than 1000000 nodes") == true)
     }
 
-    @Test func deepNestingDoesNotOverflowTheStack() throws {
-        let depth = 5_000
+    @Test func nestingUpToTheLimitLoadsWithoutRecursion() throws {
+        let depth = 256
         let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         var node = try load(text)
         var levels = 0
@@ -102,6 +102,30 @@ struct YAMLLoaderTests {
             levels += 1
         }
         #expect(levels == depth - 1)
+    }
+
+    /// 40 000 levels used to crash while the tree was freed (recursively, in Swift's destructors).
+    @Test(arguments: [257, 5_000, 40_000])
+    func deeperNestingIsAnErrorWhereItGoesTooDeep(_ depth: Int) {
+        let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect(firstError(text) == "t.yaml:1:257: error: nesting is deeper than 256 levels")
+    }
+
+    /// Aliases nest without YAML nesting: each anchor one level deeper than the one it names.
+    @Test func aliasChainsCannotBuildADeepTree() {
+        var lines = ["a0: &a0 [x]"]
+        for level in 1...300 { lines.append("a\(level): &a\(level) [*a\(level - 1)]") }
+        let error = firstError(lines.joined(separator: "\n") + "\n")
+        #expect(error?.hasPrefix("t.yaml:256:") == true)
+        #expect(error?.contains("error: alias '*a254' nests 255 levels deep here, deeper than 256 in all") == true, "\(error ?? "")")
+    }
+
+    /// Appending used to copy the whole pending collection each time (28 s for 20 000 keys).
+    @Test func manyKeysLoad() throws {
+        let text = (0..<40_000).map { "key\($0): \($0)" }.joined(separator: "\n")
+        let node = try load(text)
+        #expect(node.entries?.count == 40_000)
+        #expect(node.entries?.last?.key == "key39999")
     }
 
     @Test func onlyOneDocumentPerFile() {

@@ -229,6 +229,10 @@ struct TextRenderer {
     /// or an editor honours (LF, CR, CRLF, VT, FF, NEL, LS, PS); other control characters and
     /// bidirectional overrides shown as `\u{…}`; trailing blanks and blank edges dropped.
     static func commentLines(_ text: String) -> [String] {
+        // Most texts are plain ASCII with `\n` at most: split them without visiting each scalar.
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {
+            return trimmed(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        }
         var lines: [String] = []
         var current = ""
         var previousWasCR = false
@@ -249,7 +253,19 @@ struct TextRenderer {
             }
         }
         lines.append(current)
-        lines = lines.map { String($0.reversed().drop(while: { $0 == " " }).reversed()) }
+        return trimmed(lines)
+    }
+
+    /// Lines without trailing blanks, and without blank lines at either end.
+    private static func trimmed(_ lines: [String]) -> [String] {
+        var lines = lines.map { line -> String in
+            guard line.utf8.last == UInt8(ascii: " ") else { return line }
+            var end = line.utf8.endIndex
+            while end > line.utf8.startIndex, line.utf8[line.utf8.index(before: end)] == UInt8(ascii: " ") {
+                end = line.utf8.index(before: end)
+            }
+            return String(line[..<end])
+        }
         while lines.first?.isEmpty == true { lines.removeFirst() }
         while lines.last?.isEmpty == true { lines.removeLast() }
         return lines

@@ -26,7 +26,7 @@ extension Generator {
     /// Generates every output file with its declarations inside `extension <namespace>`, mocks
     /// included (importing nothing but the runtime). Tests declare `enum <namespace> {}` once.
     package static func generateForTypeChecking(config: GeneratorConfig, namespace: String) -> GenerationResult {
-        let spec = SpecTranslator.translate(specAt: config.specPath)
+        let spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder)
         guard let api = spec.api else { return GenerationResult(files: nil, diagnostics: spec.diagnostics, inputs: spec.files) }
         let names = SwiftNaming(api: api, config: config)
         let diagnostics = spec.diagnostics + names.diagnostics.all

@@ -8,22 +8,24 @@ struct SubscriptionsStructure {
     let access: AccessModifier?
 
     func file(header: [String]) -> SwiftFile {
+        let typesByID = Dictionary(api.types.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var declarations = api.channels.map(subscription)
         // Payloads with a required `eventType` string report it, so the runtime can drop mismatches.
         var reported: Set<String> = []
         for channel in api.channels {
-            guard case .named(let id) = channel.message.payload, reportsEventType(id), reported.insert(id).inserted else { continue }
+            guard case .named(let id) = channel.message.payload, let type = typesByID[id], reportsEventType(type),
+                  reported.insert(id).inserted else { continue }
             declarations.append(Declaration(.type(TypeDeclaration(
                 keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))
         }
         return SwiftFile(header: header, imports: [Identifier("ChannelRuntime"), Identifier("Foundation")], declarations: declarations)
     }
 
-    private func reportsEventType(_ id: String) -> Bool {
-        guard let type = api.types.first(where: { $0.id == id }), case .object(let properties) = type.kind,
+    private func reportsEventType(_ type: NamedType) -> Bool {
+        guard case .object(let properties) = type.kind,
               let index = properties.firstIndex(where: { $0.jsonName == "eventType" }) else { return false }
         let property = properties[index]
-        return property.type == .string && !property.isOptional && names.properties[id]?[index].name == "eventType"
+        return property.type == .string && !property.isOptional && names.properties[type.id]?[index].name == "eventType"
     }
 
     private func subscription(_ channel: Channel) -> Declaration {

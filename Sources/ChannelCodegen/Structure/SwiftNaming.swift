@@ -115,21 +115,22 @@ struct SwiftNaming {
         // level (`Outer.Inner`) always means what it says. Parents come before their children in
         // `api.types`, so each parent is named when its children are.
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
-        var visibleInside: [String: Set<String>] = [:]
-        let topLevelNames = topLevel.names
+        // The names visible inside a type: the top level's, then each enclosing type's nested names.
+        var visibleInside: [String: [Set<String>]] = [:]
+        let topLevelNames = [topLevel.names]
         for type in api.types {
             guard let parent = types[type.id] else { continue }
             let visible = visibleInside[type.id] ?? topLevelNames
             guard let nested = children[type.id] else { continue }
-            var scope = Scope(what: "nested type")
-            for name in visible { scope.reserve(name, "a type visible in '\(parent.local.name)'") }
+            var scope = Scope(what: "nested type", visible: visible, visibleDescription: "a type visible in '\(parent.local.name)'")
             scope.reserve(parent.local.name, "its enclosing type")
             for property in properties[type.id] ?? [] { scope.reserve(property.name, "a property of '\(parent.local.name)'") }
             scope.reserve("CodingKeys", "the coding keys the generator declares")
             let names = scope.claim(nested.map(Self.candidate), &diagnostics)
+            let siblings = Set(names)
             for (child, name) in zip(nested, names) {
                 types[child.id] = TypeName(local: Identifier(name), path: parent.path + [Identifier(name)])
-                visibleInside[child.id] = visible.union(names)
+                visibleInside[child.id] = visible + [siblings]
             }
         }
         declaredTypeNames = Set(types.values.map(\.local.name) + subscriptionNames + [
@@ -244,10 +245,24 @@ struct Scope {
     /// How the user can choose the name, ending each rename warning.
     let hint: String
     private var taken: [String: Owner] = [:]
+    /// Names declared in enclosing scopes that this scope's names must not shadow.
+    private let visible: [Set<String>]
+    private let visibleDescription: String
 
-    init(what: String, hint: String = "set x-swift-name to choose") {
+    init(what: String, hint: String = "set x-swift-name to choose", visible: [Set<String>] = [], visibleDescription: String = "") {
         self.what = what
         self.hint = hint
+        self.visible = visible
+        self.visibleDescription = visibleDescription
+    }
+
+    /// Who holds `name` here, if anyone.
+    private func owner(of name: String) -> Owner? {
+        if let owner = taken[name] { return owner }
+        if visible.contains(where: { $0.contains(name) }) {
+            return Owner(location: nil, description: visibleDescription, isExplicit: false)
+        }
+        return nil
     }
 
     /// Every name taken or reserved.
@@ -270,18 +285,18 @@ struct Scope {
 
     private mutating func claim(_ candidate: Candidate, _ diagnostics: inout Diagnostics) -> String {
         let what = candidate.what ?? self.what
-        guard let owner = taken[candidate.name] else {
+        guard let holder = owner(of: candidate.name) else {
             taken[candidate.name] = Owner(location: candidate.location, description: "", isExplicit: candidate.isExplicit)
             return candidate.name
         }
-        let other = owner.location.map { "the \(what) at \($0)" } ?? owner.description
-        if candidate.isExplicit && owner.isExplicit {
+        let other = holder.location.map { "the \(what) at \($0)" } ?? holder.description
+        if candidate.isExplicit && holder.isExplicit {
             diagnostics.error("x-swift-name '\(candidate.name)' is used twice in one scope; the other is \(other)", at: candidate.location)
-            if let location = owner.location { diagnostics.append(.note("'\(candidate.name)' is also declared here", at: location)) }
+            if let location = holder.location { diagnostics.append(.note("'\(candidate.name)' is also declared here", at: location)) }
             return candidate.name
         }
         var suffix = 2
-        while taken["\(candidate.name)\(suffix)"] != nil { suffix += 1 }
+        while owner(of: "\(candidate.name)\(suffix)") != nil { suffix += 1 }
         let unique = "\(candidate.name)\(suffix)"
         taken[unique] = Owner(location: candidate.location, description: "", isExplicit: candidate.isExplicit)
         diagnostics.warning(

@@ -6,6 +6,9 @@ import CYaml
 public enum YAMLLoader {
     /// Upper bound on nodes produced by alias expansion ("billion laughs" guard).
     static let maximumExpandedNodes = 1_000_000
+    /// Upper bound on nesting, aliases included: every later stage walks the tree, and a deeper tree
+    /// would overflow the stack somewhere (freeing it, at the latest). Real specs nest a few dozen levels.
+    static let maximumDepth = 256
 
     public static func load(_ text: String, file: String) throws(DiagnosticsError) -> YAMLNode {
         var bytes = Array(text.utf8)
@@ -45,26 +48,38 @@ public enum YAMLLoader {
     }
 }
 
-/// Builds the tree from the event stream with an explicit stack, so deep input cannot overflow the call stack.
+/// Builds the tree from the event stream with an explicit stack, so deep input cannot overflow the
+/// call stack. Each open collection appends in place (amortised O(1)), and every node's depth is
+/// bounded, counting the depth an alias brings with it, so no later stage (or freeing the tree)
+/// recurses deeper than `YAMLLoader.maximumDepth`.
 private struct TreeBuilder {
     let file: String
     var root: YAMLNode?
     private var stack: [Frame] = []
-    private var anchors: [String: (node: YAMLNode, weight: Int)] = [:]
+    private var anchors: [String: Anchor] = [:]
     private var openAnchors: Set<String> = []
     private var expandedNodes = 0
     private var documents = 0
 
-    private enum Pending {
-        case sequence([YAMLNode])
-        case mapping(entries: [YAMLNode.Entry], firstSeen: [String: SourceLocation], key: (String, SourceLocation)?)
+    private struct Anchor {
+        var node: YAMLNode
+        var weight: Int
+        var depth: Int
     }
 
+    /// A sequence or mapping being read.
     private struct Frame {
-        var pending: Pending
+        var isMapping: Bool
+        var items: [YAMLNode] = []
+        var entries: [YAMLNode.Entry] = []
+        var firstSeen: [String: SourceLocation] = [:]
+        var key: (String, SourceLocation)?
         var location: SourceLocation
         var anchor: String?
-        var weight: Int
+        /// Nodes below and including this one, after alias expansion.
+        var weight = 1
+        /// Levels below this node, after alias expansion.
+        var childDepth = 0
     }
 
     init(file: String) { self.file = file }
@@ -86,85 +101,78 @@ private struct TreeBuilder {
             let text = string(data.value, length: data.length)
             let isPlain = data.style == YAML_PLAIN_SCALAR_STYLE && data.tag == nil
             let node = YAMLNode(.scalar(YAMLScalar(text: text, isPlain: isPlain)), at: here)
-            try register(anchor: data.anchor, node: node, weight: 1)
-            try add(node, weight: 1)
-        case YAML_SEQUENCE_START_EVENT:
-            stack.append(Frame(pending: .sequence([]), location: here, anchor: cString(event.data.sequence_start.anchor), weight: 1))
-            try markOpen(stack.last?.anchor, at: here)
-        case YAML_MAPPING_START_EVENT:
-            stack.append(Frame(
-                pending: .mapping(entries: [], firstSeen: [:], key: nil),
-                location: here, anchor: cString(event.data.mapping_start.anchor), weight: 1))
-            try markOpen(stack.last?.anchor, at: here)
+            if let name = cString(data.anchor) { anchors[name] = Anchor(node: node, weight: 1, depth: 0) }
+            try add(node, weight: 1, depth: 0)
+        case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            if stack.count >= YAMLLoader.maximumDepth {
+                throw DiagnosticsError(.error("nesting is deeper than \(YAMLLoader.maximumDepth) levels", at: here))
+            }
+            let isMapping = event.type == YAML_MAPPING_START_EVENT
+            let anchor = cString(isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor)
+            stack.append(Frame(isMapping: isMapping, location: here, anchor: anchor))
+            if let anchor { openAnchors.insert(anchor) }
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             let frame = stack.removeLast()
-            let node: YAMLNode
-            switch frame.pending {
-            case .sequence(let items): node = YAMLNode(.sequence(items), at: frame.location)
-            case .mapping(let entries, _, _): node = YAMLNode(.mapping(entries), at: frame.location)
-            }
+            let node = YAMLNode(frame.isMapping ? .mapping(frame.entries) : .sequence(frame.items), at: frame.location)
             if let anchor = frame.anchor {
                 openAnchors.remove(anchor)
-                anchors[anchor] = (node, frame.weight)
+                anchors[anchor] = Anchor(node: node, weight: frame.weight, depth: frame.childDepth + 1)
             }
-            try add(node, weight: frame.weight)
+            try add(node, weight: frame.weight, depth: frame.childDepth + 1)
         case YAML_ALIAS_EVENT:
             let name = cString(event.data.alias.anchor) ?? ""
             if openAnchors.contains(name) {
                 throw DiagnosticsError(.error("alias '*\(name)' refers to a node that contains it (recursive alias)", at: here))
             }
-            guard let (node, weight) = anchors[name] else {
+            guard let anchor = anchors[name] else {
                 throw DiagnosticsError(.error("unknown alias '*\(name)'", at: here))
             }
-            expandedNodes += weight
+            expandedNodes += anchor.weight
             if expandedNodes > YAMLLoader.maximumExpandedNodes {
-                throw DiagnosticsError(.error("aliases expand to more than \(YAMLLoader.maximumExpandedNodes) nodes", at: here))
+                throw DiagnosticsError(.error(
+                    "aliases expand to more than \(YAMLLoader.maximumExpandedNodes) nodes (at '*\(name)', which alone expands to \(anchor.weight))",
+                    at: here))
             }
-            try add(node, weight: weight)
+            if stack.count + anchor.depth > YAMLLoader.maximumDepth {
+                throw DiagnosticsError(.error(
+                    "alias '*\(name)' nests \(anchor.depth) levels deep here, deeper than \(YAMLLoader.maximumDepth) in all", at: here))
+            }
+            try add(anchor.node, weight: anchor.weight, depth: anchor.depth)
         default:
             break
         }
     }
 
-    private mutating func markOpen(_ anchor: String?, at location: SourceLocation) throws(DiagnosticsError) {
-        if let anchor { openAnchors.insert(anchor) }
-    }
-
-    private mutating func register(anchor: UnsafeMutablePointer<yaml_char_t>?, node: YAMLNode, weight: Int) throws(DiagnosticsError) {
-        if let name = cString(anchor) { anchors[name] = (node, weight) }
-    }
-
-    private mutating func add(_ node: YAMLNode, weight: Int) throws(DiagnosticsError) {
+    private mutating func add(_ node: YAMLNode, weight: Int, depth: Int) throws(DiagnosticsError) {
         guard !stack.isEmpty else {
             root = node
             return
         }
         let index = stack.count - 1
         stack[index].weight += weight
-        switch stack[index].pending {
-        case .sequence(var items):
-            items.append(node)
-            stack[index].pending = .sequence(items)
-        case .mapping(var entries, var firstSeen, let key):
-            if let (key, keyLocation) = key {
-                entries.append(YAMLNode.Entry(key: key, keyLocation: keyLocation, value: node))
-                stack[index].pending = .mapping(entries: entries, firstSeen: firstSeen, key: nil)
-            } else {
-                guard case .scalar(let scalar) = node.content else {
-                    throw DiagnosticsError(.error("mapping keys must be plain strings, not \(node.kindDescription)", at: node.location))
-                }
-                if scalar.isPlain && scalar.text == "<<" {
-                    throw DiagnosticsError(.error("YAML merge keys ('<<') are not supported; write the keys out", at: node.location))
-                }
-                if let first = firstSeen[scalar.text] {
-                    throw DiagnosticsError(.error(
-                        "duplicate key '\(scalar.text)' (first defined at line \(first.line), column \(first.column))",
-                        at: node.location))
-                }
-                firstSeen[scalar.text] = node.location
-                stack[index].pending = .mapping(entries: entries, firstSeen: firstSeen, key: (scalar.text, node.location))
-            }
+        stack[index].childDepth = max(stack[index].childDepth, depth)
+        guard stack[index].isMapping else {
+            stack[index].items.append(node)
+            return
         }
+        if let (key, keyLocation) = stack[index].key {
+            stack[index].entries.append(YAMLNode.Entry(key: key, keyLocation: keyLocation, value: node))
+            stack[index].key = nil
+            return
+        }
+        guard case .scalar(let scalar) = node.content else {
+            throw DiagnosticsError(.error("mapping keys must be plain strings, not \(node.kindDescription)", at: node.location))
+        }
+        if scalar.isPlain && scalar.text == "<<" {
+            throw DiagnosticsError(.error("YAML merge keys ('<<') are not supported; write the keys out", at: node.location))
+        }
+        if let first = stack[index].firstSeen[scalar.text] {
+            throw DiagnosticsError(.error(
+                "duplicate key '\(scalar.text)' (first defined at line \(first.line), column \(first.column))",
+                at: node.location))
+        }
+        stack[index].firstSeen[scalar.text] = node.location
+        stack[index].key = (scalar.text, node.location)
     }
 
     private func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int) -> String {

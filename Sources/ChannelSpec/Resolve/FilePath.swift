@@ -1,6 +1,8 @@
+import Foundation
+
 /// Lexical path helpers. Paths keep the form the user gave (relative stays relative) so
 /// diagnostics print the way the user typed them; `..` and `.` are folded away.
-enum FilePath {
+public enum FilePath {
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
@@ -42,5 +44,28 @@ enum FilePath {
         while common < pathParts.count, common < baseParts.count, pathParts[common] == baseParts[common] { common += 1 }
         let up = Array(repeating: "..", count: baseParts.count - common)
         return (up + pathParts[common...].map(String.init)).joined(separator: "/")
+    }
+
+    /// The absolute, symlink-free form of an existing path (`realpath`); `nil` when it does not exist.
+    static func real(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether `path` is `folder` or lies inside it (both absolute and normalised).
+    static func isInside(_ path: String, _ folder: String) -> Bool {
+        folder == "/" || path == folder || path.hasPrefix(folder + "/")
+    }
+
+    /// The package a file belongs to: the nearest folder above it holding a `Package.swift`
+    /// (absolute, symlinks resolved), or `nil` when there is none.
+    public static func packageRoot(containing path: String) -> String? {
+        guard var folder = real(directory(of: path)) else { return nil }
+        while true {
+            if FileManager.default.fileExists(atPath: folder + "/Package.swift") { return folder }
+            if folder == "/" { return nil }
+            folder = directory(of: folder)
+        }
     }
 }

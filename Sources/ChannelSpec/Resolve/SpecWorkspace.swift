@@ -43,17 +43,29 @@ public struct Cursor: Sendable {
 
 /// Loads each spec file once and follows `$ref`s: local (`#/components/...`) and relative-file
 /// (`./openapi-schemas.yaml#/components/schemas/X`), with JSON-pointer escapes and cycle detection.
+///
+/// Files are read only inside `allowedFolder` (the package the spec belongs to): a `$ref` to
+/// `/etc/passwd`, `../../outside.yaml` or through a symlink that leads out is an error naming it.
 public final class SpecWorkspace {
     /// The file generation started from (as given by the user).
     public let rootFile: String
+    /// The folder every file read must lie in (absolute, symlinks resolved).
+    public let allowedFolder: String?
+    /// Mapping keys → entry index, for mappings that `$ref`s look into (`components/schemas` with
+    /// thousands of entries must not be searched linearly per reference).
+    private var childIndexes: [String: [String: Int]] = [:]
     private var documents: [String: YAMLNode] = [:]
     /// Files that failed to load: their error is reported once, at the first `$ref` into them.
     private var failedFiles: Set<String> = []
     /// Every file read, in the order first read: the inputs a build system must watch.
     public private(set) var loadedFiles: [String] = []
 
-    public init(rootFile: String) {
+    /// - Parameter allowedFolder: where files may be read; by default the package holding the root
+    ///   file (nearest `Package.swift` above it), else the root file's folder.
+    public init(rootFile: String, allowedFolder: String? = nil) {
         self.rootFile = FilePath.normalize(rootFile)
+        self.allowedFolder = allowedFolder.flatMap(FilePath.real)
+            ?? FilePath.packageRoot(containing: rootFile) ?? FilePath.real(FilePath.directory(of: rootFile))
     }
 
     /// The root document.
@@ -80,9 +92,23 @@ public final class SpecWorkspace {
     }
 
     private func load(_ path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             let message = location == nil ? "cannot read spec '\(path)': no such file" : "cannot read '\(path)' named by $ref: no such file"
             throw DiagnosticsError(.error(message, at: location))
+        }
+        if let allowedFolder, let real = FilePath.real(path), !FilePath.isInside(real, allowedFolder) {
+            let what = location == nil ? "the spec '\(path)'" : "'\(path)' named by $ref"
+            throw DiagnosticsError(.error("\(what) is outside '\(allowedFolder)'; specs may only read files inside their package", at: location))
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if isDirectory.boolValue || (attributes?[.type] as? FileAttributeType).map({ $0 != .typeRegular }) == true {
+            let what = location == nil ? "spec '\(path)'" : "'\(path)' named by $ref"
+            throw DiagnosticsError(.error("cannot read \(what): not a regular file", at: location))
+        }
+        if let size = attributes?[.size] as? Int, size > Self.maximumFileSize {
+            let what = location == nil ? "spec '\(path)'" : "'\(path)' named by $ref"
+            throw DiagnosticsError(.error("cannot read \(what): \(size) bytes is over the \(Self.maximumFileSize)-byte limit for a spec file", at: location))
         }
         let data: Data
         do {
@@ -101,17 +127,21 @@ public final class SpecWorkspace {
         return node
     }
 
+    /// Spec files larger than this are refused before reading (a spec is a few hundred KB at most).
+    static let maximumFileSize = 64 << 20
+
     /// Follows `$ref`s from `cursor` until a node that is not a reference; reports dangling
     /// references and cycles at the `$ref` that starts them.
     public func resolve(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
         var current = cursor
         var chain: [String] = []
+        var seen: Set<String> = []
         while let refNode = current.node["$ref"] {
             guard let ref = refNode.string else {
                 throw DiagnosticsError(.error("$ref must be a string, found \(refNode.kindDescription)", at: refNode.location))
             }
             let key = current.file + "#" + current.pointer
-            if chain.contains(key) {
+            if !seen.insert(key).inserted {
                 let names = (chain + [key]).map { displayName($0) }
                 throw DiagnosticsError(.error("$ref cycle: \(names.joined(separator: " → "))", at: refNode.location))
             }
@@ -143,13 +173,19 @@ public final class SpecWorkspace {
                 "remote $ref '\(ref)' is not supported: download the document and reference it by relative path",
                 at: location))
         }
-        guard let decoded = JSONPointer.percentDecoded(String(fragment)), let tokens = JSONPointer.tokens(decoded) else {
+        if ref.isEmpty {
+            throw DiagnosticsError(.error("$ref is empty; name a target such as '#/components/schemas/Name'", at: location))
+        }
+        guard let decoded = JSONPointer.percentDecoded(String(fragment)) else {
+            throw DiagnosticsError(.error("$ref '\(ref)' has an invalid percent-escape (each '%' must be followed by two hex digits)", at: location))
+        }
+        guard let tokens = JSONPointer.tokens(decoded) else {
             throw DiagnosticsError(.error("$ref '\(ref)' has an invalid JSON pointer (it must start with '#/')", at: location))
         }
         let targetFile = filePart.isEmpty ? file : FilePath.join(FilePath.directory(of: file), String(filePart))
         var cursor = Cursor(node: try document(at: targetFile, requestedAt: location), file: targetFile, pointer: "")
         for token in tokens {
-            if let next = cursor.child(token) {
+            if let next = child(of: cursor, token) {
                 cursor = next
             } else if let items = cursor.node.items, let index = Int(token), items.indices.contains(index) {
                 cursor = cursor.elements[index]
@@ -161,5 +197,22 @@ public final class SpecWorkspace {
             }
         }
         return cursor
+    }
+
+    /// `cursor.child(key)` through a per-mapping index built on first use.
+    private func child(of cursor: Cursor, _ key: String) -> Cursor? {
+        guard let entries = cursor.node.entries else { return nil }
+        if entries.count < 16 { return cursor.child(key) }
+        let id = cursor.file + "#" + cursor.pointer
+        let index: [String: Int]
+        if let cached = childIndexes[id] {
+            index = cached
+        } else {
+            index = Dictionary(entries.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+            childIndexes[id] = index
+        }
+        guard let position = index[key] else { return nil }
+        let entry = entries[position]
+        return Cursor(node: entry.value, file: cursor.file, pointer: cursor.pointer + "/" + JSONPointer.escape(key), keyLocation: entry.keyLocation)
     }
 }

@@ -15,9 +15,8 @@ public struct ChannelAPI: Sendable {
 
     /// Each receive operation with the channel it reads.
     public var receivers: [(operation: ReceiveOperation, channel: Channel)] {
-        operations.compactMap { operation in
-            channels.first { $0.key == operation.channelKey }.map { (operation, $0) }
-        }
+        let byKey = Dictionary(channels.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        return operations.compactMap { operation in byKey[operation.channelKey].map { (operation, $0) } }
     }
 }
 

@@ -6,8 +6,14 @@ struct SchemaTranslator {
     var diagnostics = Diagnostics()
     private(set) var types: [NamedType] = []
     private var typeIndex: [String: Int] = [:]
-    /// Named schemas being translated, to report recursion instead of looping.
+    /// Referenced schemas being translated (objects, arrays, maps alike), to report recursion
+    /// instead of looping; a set beside the path keeps the check O(1).
     private var inProgress: [(id: String, name: String)] = []
+    private var inProgressIDs: Set<String> = []
+    /// Schemas being translated, through properties, items and `$ref`s: the recursion depth.
+    private var depth = 0
+    /// Deeper nesting is an error: the translator recurses once per level. Real payloads nest a few levels.
+    static let maximumDepth = 64
 
     init(workspace: SpecWorkspace) { self.workspace = workspace }
 
@@ -16,6 +22,14 @@ struct SchemaTranslator {
     /// The type for the schema at `cursor` (possibly a `$ref`); `nil` after reporting an error.
     /// `name` is the name an inline object or enum gets; `parent` the type it nests in.
     mutating func type(of cursor: Cursor, name: String, parent: String?) -> TypeReference? {
+        guard depth < Self.maximumDepth else {
+            diagnostics.error(
+                "schema '\(name)' is nested more than \(Self.maximumDepth) levels deep (through properties, items and $refs)",
+                at: cursor.declarationLocation)
+            return nil
+        }
+        depth += 1
+        defer { depth -= 1 }
         guard cursor.isReference else {
             return translate(cursor, name: name, parent: parent, isComponent: false)
         }
@@ -27,14 +41,21 @@ struct SchemaTranslator {
             return nil
         }
         let id = Self.id(of: target)
-        if let start = inProgress.firstIndex(where: { $0.id == id }) {
-            // A struct cannot contain itself; Swift would need indirection the subset does not describe.
+        if inProgressIDs.contains(id), let start = inProgress.firstIndex(where: { $0.id == id }) {
+            // A value cannot contain itself (through an object, an array or a map) without indirection
+            // the subset does not describe yet.
             let loop = (inProgress[start...].map(\.name) + [inProgress[start].name]).joined(separator: " → ")
             diagnostics.error("recursive schema '\(inProgress[start].name)' is not supported (\(loop))", at: cursor.node["$ref"]?.location ?? cursor.location)
             return nil
         }
         if let index = typeIndex[id] { return .named(types[index].id) }
         let componentName = JSONPointer.tokens(target.pointer)?.last ?? name
+        inProgress.append((id, componentName))
+        inProgressIDs.insert(id)
+        defer {
+            inProgress.removeLast()
+            inProgressIDs.remove(id)
+        }
         return translate(target, name: componentName, parent: nil, isComponent: true)
     }
 
@@ -149,8 +170,6 @@ struct SchemaTranslator {
             return nil
         }
         let id = Self.id(of: cursor)
-        inProgress.append((id, name))
-        defer { inProgress.removeLast() }
 
         var required: Set<String> = []
         var requiredLocations: [(String, SourceLocation)] = []

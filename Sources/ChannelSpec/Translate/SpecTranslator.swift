@@ -9,8 +9,9 @@ public struct SpecResult: Sendable {
 /// Load → resolve → translate: reads an AsyncAPI 3.0 document (the subset of DESIGN §4) into a
 /// `ChannelAPI`, checking it as it goes; anything outside the subset is a located error.
 public enum SpecTranslator {
-    public static func translate(specAt path: String) -> SpecResult {
-        let workspace = SpecWorkspace(rootFile: path)
+    /// - Parameter allowedFolder: the folder files may be read from (see `SpecWorkspace`).
+    public static func translate(specAt path: String, allowedFolder: String? = nil) -> SpecResult {
+        let workspace = SpecWorkspace(rootFile: path, allowedFolder: allowedFolder)
         var translator = Translation(workspace: workspace)
         let api = translator.run()
         var diagnostics = translator.diagnostics
@@ -83,8 +84,9 @@ private struct Translation {
 
         var operations: [ReceiveOperation] = []
         if let operationsCursor = root.child("operations"), let entries = mapping(operationsCursor, "operations") {
+            let lookup = ChannelLookup(channels: channels, resolved: resolvedChannels)
             for (key, keyLocation, cursor) in entries {
-                if let operation = operation(id: key, keyLocation: keyLocation, cursor, channels: channels) {
+                if let operation = operation(id: key, keyLocation: keyLocation, cursor, channels: lookup) {
                     operations.append(operation)
                 }
             }
@@ -273,7 +275,20 @@ private struct Translation {
 
     // MARK: Operations
 
-    private mutating func operation(id: String, keyLocation: SourceLocation, _ reference: Cursor, channels: [Channel]) -> ReceiveOperation? {
+    /// Channels by key and by resolved target, so matching operations stays linear in their number.
+    private struct ChannelLookup {
+        var byKey: [String: Channel] = [:]
+        var byTarget: [String: Channel] = [:]
+
+        init(channels: [Channel], resolved: [String: String]) {
+            for channel in channels {
+                byKey[channel.key] = channel
+                if let target = resolved[channel.key], byTarget[target] == nil { byTarget[target] = channel }
+            }
+        }
+    }
+
+    private mutating func operation(id: String, keyLocation: SourceLocation, _ reference: Cursor, channels: ChannelLookup) -> ReceiveOperation? {
         guard let cursor = resolve(reference), mapping(cursor, "operation '\(id)'") != nil else { return nil }
         KeyRules.operation.check(cursor, named: "'\(id)'", into: &diagnostics)
         guard let actionNode = cursor.node["action"] else {
@@ -305,7 +320,7 @@ private struct Translation {
         // `$ref`s as a channel declared there (a channel kept in another file).
         let named = localChannelKey(channelReference)
         let targetID = SchemaTranslator.id(of: target)
-        guard let channel = channels.first(where: { $0.key == named || resolvedChannels[$0.key] == targetID }) else {
+        guard let channel = named.flatMap({ channels.byKey[$0] }) ?? channels.byTarget[targetID] else {
             if let named, declaredChannelKeys.contains(named) {
                 return nil  // the channel itself was reported
             }

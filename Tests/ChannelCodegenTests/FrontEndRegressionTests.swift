@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// The generator front end on adversarial input (issue: no crash, `$ref`s confined, safe
+/// diagnostics): each case exits 1 with a precise `file:line:col` diagnostic, never a crash.
+@Suite("Front end on adversarial specs")
+struct FrontEndRegressionTests {
+    /// Writes `files` into a fresh package folder (with a `Package.swift`, so `$ref`s are confined to
+    /// it), runs `channelgen lint main.yaml` there, and returns exit status and stderr.
+    private func lint(_ files: [String: String], spec: String = "main.yaml") async throws -> (status: Int32, stderr: String, folder: URL) {
+        let work = try TestSupport.temporaryDirectory()
+        let package = work.appendingPathComponent("package")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try "// swift-tools-version: 6.1\n".write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        for (path, text) in files {
+            let url = path.hasPrefix("../") ? work.appendingPathComponent(String(path.dropFirst(3))) : package.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        let result = try await TestSupport.channelgen(["lint", spec], in: package)
+        #expect(!result.stderr.contains("Fatal error"))
+        return (result.status, result.stderr, work)
+    }
+
+    private static func spec(payload: String, schemas: String) -> String {
+        """
+        asyncapi: 3.0.0
+        info: {title: Adversarial, version: 1.0.0}
+        channels:
+          c:
+            address: app/c
+            messages: {m: {payload: \(payload)}}
+        operations:
+          cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+        components:
+          schemas:
+        \(schemas)
+        """
+    }
+
+    @Test func aSchemaRecursiveThroughAnArrayIsAnError() async throws {
+        let text = Self.spec(payload: "{$ref: '#/components/schemas/L'}", schemas: "    L: {type: array, items: {$ref: '#/components/schemas/L'}}")
+        let result = try await lint(["main.yaml": text])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 1)
+        #expect(result.stderr == "main.yaml:11:36: error: recursive schema 'L' is not supported (L → L)\n")
+    }
+
+    @Test func aSchemaRecursiveThroughAMapIsAnError() async throws {
+        let text = Self.spec(
+            payload: "{$ref: '#/components/schemas/T'}",
+            schemas: "    T: {type: object, additionalProperties: {$ref: '#/components/schemas/T'}}")
+        let result = try await lint(["main.yaml": text])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 1)
+        #expect(result.stderr == "main.yaml:11:52: error: recursive schema 'T' is not supported (T → T)\n")
+    }
+
+    @Test func deeplyNestedInlineObjectsAreAnErrorAtTheDepthLimit() async throws {
+        var schema = "{type: string}"
+        for _ in 0..<100 { schema = "{type: object, properties: {p: \(schema)}}" }
+        let result = try await lint(["main.yaml": Self.spec(payload: schema, schemas: "    {}")])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: schema 'p' is nested more than 64 levels deep (through properties, items and $refs)"))
+        #expect(result.stderr.wholeMatch(of: /main\.yaml:\d+:\d+: error: [^\n]+\n/) != nil, "\(result.stderr)")
+    }
+
+    @Test(arguments: ["/etc/passwd", "../outside.yaml", "../../../../../../etc/hostname"])
+    func refsOutsideThePackageAreNotRead(_ target: String) async throws {
+        let text = Self.spec(payload: "{$ref: '\(target)#/x'}", schemas: "    {}")
+        let result = try await lint(["main.yaml": text, "../outside.yaml": "x: {type: string}\n"])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 1)
+        let line = try #require(result.stderr.split(separator: "\n").first)
+        #expect(line.hasPrefix("main.yaml:6:36: error: '"), "\(result.stderr)")
+        #expect(line.hasSuffix("named by $ref is outside '\(result.folder.resolvingSymlinksInPath().path)/package'; specs may only read files inside their package"))
+    }
+
+    @Test func aSymlinkLeadingOutOfThePackageIsNotFollowed() async throws {
+        let text = Self.spec(payload: "{$ref: 'link.yaml#/x'}", schemas: "    {}")
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try "x: {type: string}\n".write(to: work.appendingPathComponent("secret.yaml"), atomically: true, encoding: .utf8)
+        let package = work.appendingPathComponent("package")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try "// swift-tools-version: 6.1\n".write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try text.write(to: package.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: package.appendingPathComponent("link.yaml").path, withDestinationPath: "../secret.yaml")
+        let result = try await TestSupport.channelgen(["lint", "main.yaml"], in: package)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("main.yaml:6:36: error: 'link.yaml' named by $ref is outside"))
+    }
+
+    @Test func aDeviceIsNotARegularFile() async throws {
+        let result = try await TestSupport.channelgen(["lint", "/dev/zero"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: cannot read spec '/dev/zero': not a regular file\n")
+    }
+
+    @Test func aBadPercentEscapeAndAnEmptyRefSayWhatIsWrong() async throws {
+        let text = Self.spec(payload: "{$ref: '#/components/schemas/%zz'}", schemas: "    S: {type: string}")
+        let bad = try await lint(["main.yaml": text])
+        defer { try? FileManager.default.removeItem(at: bad.folder) }
+        #expect(bad.stderr == "main.yaml:6:36: error: $ref '#/components/schemas/%zz' has an invalid percent-escape (each '%' must be followed by two hex digits)\n")
+        let empty = try await lint(["main.yaml": Self.spec(payload: "{$ref: ''}", schemas: "    S: {type: string}")])
+        defer { try? FileManager.default.removeItem(at: empty.folder) }
+        #expect(empty.stderr == "main.yaml:6:36: error: $ref is empty; name a target such as '#/components/schemas/Name'\n")
+    }
+
+    @Test func specTextInDiagnosticsCannotForgeLinesOrEscapeSequences() async throws {
+        let text = Self.spec(payload: "{$ref: '#/components/schemas/S'}", schemas: "    S: {type: \"strng\\nfake.yaml:1:1: error: forged\\u001B[2J\"}")
+        let result = try await lint(["main.yaml": text])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains(#"unknown schema type 'strng\u{A}fake.yaml:1:1: error: forged\u{1B}[2J'"#))
+        #expect(!result.stderr.contains("\u{1B}"))
+    }
+}
