@@ -117,4 +117,41 @@ struct FrontEndRegressionTests {
         #expect(result.stderr.contains(#"unknown schema type 'strng\u{A}fake.yaml:1:1: error: forged\u{1B}[2J'"#))
         #expect(!result.stderr.contains("\u{1B}"))
     }
+
+    @Test func invalidUTF8IsReportedAtItsByte() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("bad.yaml")
+        try Data("asyncapi: 3.0.0\ninfo: {title: \"caf".utf8 + [0xC3, 0x28] + "\"}\n".utf8).write(to: spec)
+        let result = try await TestSupport.channelgen(["lint", "bad.yaml"], in: work)
+        #expect(result.status == 1)
+        #expect(result.stderr == "bad.yaml:2:19: error: invalid UTF-8 (byte 0xC3 at offset 34); spec files must be UTF-8 text\n")
+    }
+
+    @Test func aNULByteIsReportedWhereItIs() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try Data("asyncapi: 3.0.0\ninfo: {title: é\u{0}}\n".utf8).write(to: work.appendingPathComponent("nul.yaml"))
+        let result = try await TestSupport.channelgen(["lint", "nul.yaml"], in: work)
+        #expect(result.status == 1)
+        #expect(result.stderr == "nul.yaml:2:17: error: YAML syntax error: control characters are not allowed (U+0)\n", "\(result.stderr)")
+    }
+
+    @Test func keywordsThatDoNotFitTheTypeAreWarnings() async throws {
+        let text = Self.spec(payload: "{$ref: '#/components/schemas/S'}", schemas: """
+                S:
+                  type: object
+                  properties:
+                    count: {type: integer, format: date-time, enum: [1, two]}
+                    name: {type: string, items: {type: string}}
+            """)
+        let result = try await lint(["main.yaml": text])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 0)
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            "main.yaml:14:40: warning: format 'date-time' applies to string schemas; it is ignored on an integer",
+            "main.yaml:14:61: warning: enum value 'two' is not an integer; it is ignored",
+            "main.yaml:15:30: warning: 'items' applies to array schemas; it is ignored on a string",
+        ])
+    }
 }

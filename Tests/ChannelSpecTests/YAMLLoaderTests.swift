@@ -120,6 +120,28 @@ struct YAMLLoaderTests {
         #expect(error?.contains("error: alias '*a254' nests 255 levels deep here, deeper than 256 in all") == true, "\(error ?? "")")
     }
 
+    /// Aliases ten per level over five levels: under the node guard, but almost a million nodes of output.
+    @Test func aliasAmplificationIsAnErrorNamingTheAlias() {
+        var lines = ["a0: &a0 {k: v}"]
+        for level in 1...5 {
+            let refs = (0..<10).map { "k\($0): *a\(level - 1)" }.joined(separator: ", ")
+            lines.append("a\(level): &a\(level) {\(refs)}")
+        }
+        lines.append("b: [*a5]")
+        let error = firstError(lines.joined(separator: "\n") + "\n")
+        #expect(error?.contains("over 10× the file; '*a5' alone adds") == true, "\(error ?? "")")
+        #expect(error?.hasPrefix("t.yaml:7:5: error: aliases expand 67 written nodes to ") == true)
+    }
+
+    /// libyaml counts characters; compilers and editors count UTF-8 bytes.
+    @Test func columnsCountUTF8Bytes() throws {
+        let node = try load("é日: {x: 1}\n")
+        let entry = try #require(node.entries?.first)
+        #expect(entry.keyLocation.column == 1)
+        #expect(entry.value.location.column == 8)  // "é" is 2 bytes, "日" 3, then ": "
+        #expect(entry.value.entries?.first?.keyLocation.column == 9)
+    }
+
     /// Appending used to copy the whole pending collection each time (28 s for 20 000 keys).
     @Test func manyKeysLoad() throws {
         let text = (0..<40_000).map { "key\($0): \($0)" }.joined(separator: "\n")

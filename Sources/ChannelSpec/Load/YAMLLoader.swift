@@ -6,6 +6,11 @@ import CYaml
 public enum YAMLLoader {
     /// Upper bound on nodes produced by alias expansion ("billion laughs" guard).
     static let maximumExpandedNodes = 1_000_000
+    /// Aliases may add at most this many nodes, or `amplificationFactor` times the nodes written,
+    /// whichever is larger: every node can become generated code, and a small file of nested
+    /// aliases (10 × 10 × 10 × 10 × 10) would otherwise generate tens of megabytes of Swift.
+    static let freeExpansion = 20_000
+    static let amplificationFactor = 10
     /// Upper bound on nesting, aliases included: every later stage walks the tree, and a deeper tree
     /// would overflow the stack somewhere (freeing it, at the latest). Real specs nest a few dozen levels.
     static let maximumDepth = 256
@@ -19,11 +24,12 @@ public enum YAMLLoader {
             }
             defer { yaml_parser_delete(&parser) }
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-            var builder = TreeBuilder(file: file)
+            let columns = ByteColumns(UnsafeBufferPointer(buffer))
+            var builder = TreeBuilder(file: file, columns: columns)
             while true {
                 var event = yaml_event_t()
                 guard yaml_parser_parse(&parser, &event) == 1 else {
-                    throw DiagnosticsError(syntaxError(parser, file: file))
+                    throw DiagnosticsError(syntaxError(parser, file: file, columns: columns))
                 }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
@@ -32,19 +38,79 @@ public enum YAMLLoader {
             guard let root = builder.root else {
                 throw DiagnosticsError(.error("file is empty", at: SourceLocation(file: file, line: 1, column: 1)))
             }
+            try builder.checkAmplification()
             return root
         }
     }
 
-    private static func syntaxError(_ parser: yaml_parser_t, file: String) -> Diagnostic {
+    private static func syntaxError(_ parser: yaml_parser_t, file: String, columns: ByteColumns) -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        if parser.error == YAML_READER_ERROR {
+            // Reader errors (bad encoding, control characters) carry a byte offset, not a mark.
+            let character = parser.problem_value >= 0 ? " (U+\(String(parser.problem_value, radix: 16, uppercase: true)))" : ""
+            return .error("YAML syntax error: \(problem)\(character)", at: columns.location(ofByte: Int(parser.problem_offset), in: file))
+        }
         let mark = parser.problem_mark
         var message = "YAML syntax error: \(problem)"
         if let context = parser.context.map({ String(cString: $0) }) {
             let contextMark = parser.context_mark
-            message += " (\(context) at line \(contextMark.line + 1), column \(contextMark.column + 1))"
+            message += " (\(context) at line \(contextMark.line + 1), column \(columns.column(contextMark)))"
         }
-        return .error(message, at: SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1))
+        return .error(message, at: SourceLocation(file: file, line: Int(mark.line) + 1, column: columns.column(mark)))
+    }
+}
+
+/// libyaml counts columns in characters; compilers and editors count UTF-8 bytes. This maps a
+/// mark's (line, character column) to a 1-based byte column, using where each line starts.
+struct ByteColumns {
+    private let bytes: [UInt8]
+    /// Byte offset where each line starts, with libyaml's line breaks (CR, LF, CRLF, NEL, LS, PS).
+    private let lineStarts: [Int]
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        bytes = Array(buffer)
+        var starts = [0]
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x0A:
+                index += 1
+            case 0x0D:
+                index += index + 1 < bytes.count && bytes[index + 1] == 0x0A ? 2 : 1
+            case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0x85:
+                index += 2
+            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                index += 3
+            default:
+                index += 1
+                continue
+            }
+            starts.append(index)
+        }
+        lineStarts = starts
+    }
+
+    /// The line and byte column of a byte offset.
+    func location(ofByte offset: Int, in file: String) -> SourceLocation {
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return SourceLocation(file: file, line: low + 1, column: offset - lineStarts[low] + 1)
+    }
+
+    func column(_ mark: yaml_mark_t) -> Int {
+        let line = Int(mark.line), characters = Int(mark.column)
+        guard line < lineStarts.count else { return characters + 1 }
+        var offset = lineStarts[line]
+        var remaining = characters
+        while remaining > 0 && offset < bytes.count {
+            offset += 1
+            while offset < bytes.count && bytes[offset] & 0xC0 == 0x80 { offset += 1 }  // continuation bytes
+            remaining -= 1
+        }
+        return offset - lineStarts[line] + remaining + 1
     }
 }
 
@@ -54,11 +120,15 @@ public enum YAMLLoader {
 /// recurses deeper than `YAMLLoader.maximumDepth`.
 private struct TreeBuilder {
     let file: String
+    let columns: ByteColumns
     var root: YAMLNode?
     private var stack: [Frame] = []
     private var anchors: [String: Anchor] = [:]
     private var openAnchors: Set<String> = []
     private var expandedNodes = 0
+    private var writtenNodes = 0
+    /// Per alias name: nodes it added in all, and where it was first used.
+    private var expansions: [String: (nodes: Int, location: SourceLocation)] = [:]
     private var documents = 0
 
     private struct Anchor {
@@ -82,10 +152,13 @@ private struct TreeBuilder {
         var childDepth = 0
     }
 
-    init(file: String) { self.file = file }
+    init(file: String, columns: ByteColumns) {
+        self.file = file
+        self.columns = columns
+    }
 
     private func location(_ mark: yaml_mark_t) -> SourceLocation {
-        SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+        SourceLocation(file: file, line: Int(mark.line) + 1, column: columns.column(mark))
     }
 
     mutating func consume(_ event: yaml_event_t) throws(DiagnosticsError) {
@@ -97,6 +170,7 @@ private struct TreeBuilder {
                 throw DiagnosticsError(.error("a spec file must hold exactly one YAML document", at: here))
             }
         case YAML_SCALAR_EVENT:
+            writtenNodes += 1
             let data = event.data.scalar
             let text = string(data.value, length: data.length)
             let isPlain = data.style == YAML_PLAIN_SCALAR_STYLE && data.tag == nil
@@ -104,6 +178,7 @@ private struct TreeBuilder {
             if let name = cString(data.anchor) { anchors[name] = Anchor(node: node, weight: 1, depth: 0) }
             try add(node, weight: 1, depth: 0)
         case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            writtenNodes += 1
             if stack.count >= YAMLLoader.maximumDepth {
                 throw DiagnosticsError(.error("nesting is deeper than \(YAMLLoader.maximumDepth) levels", at: here))
             }
@@ -128,6 +203,7 @@ private struct TreeBuilder {
                 throw DiagnosticsError(.error("unknown alias '*\(name)'", at: here))
             }
             expandedNodes += anchor.weight
+            expansions[name, default: (0, here)].nodes += anchor.weight
             if expandedNodes > YAMLLoader.maximumExpandedNodes {
                 throw DiagnosticsError(.error(
                     "aliases expand to more than \(YAMLLoader.maximumExpandedNodes) nodes (at '*\(name)', which alone expands to \(anchor.weight))",
@@ -141,6 +217,16 @@ private struct TreeBuilder {
         default:
             break
         }
+    }
+
+    /// Reports aliases that multiply the document far beyond what was written, at the alias that adds the most.
+    func checkAmplification() throws(DiagnosticsError) {
+        let limit = max(YAMLLoader.freeExpansion, YAMLLoader.amplificationFactor * writtenNodes)
+        guard expandedNodes > limit, let (name, largest) = expansions.max(by: { $0.value.nodes < $1.value.nodes }) else { return }
+        throw DiagnosticsError(.error(
+            "aliases expand \(writtenNodes) written nodes to \(writtenNodes + expandedNodes), over \(YAMLLoader.amplificationFactor)× the file; "
+                + "'*\(name)' alone adds \(largest.nodes) (write the repeated parts once and $ref them)",
+            at: largest.location))
     }
 
     private mutating func add(_ node: YAMLNode, weight: Int, depth: Int) throws(DiagnosticsError) {

@@ -118,13 +118,49 @@ public final class SpecWorkspace {
             let message = location == nil ? "cannot read spec '\(path)': \(reason)" : "cannot read '\(path)' named by $ref: \(reason)"
             throw DiagnosticsError(.error(message, at: location))
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw DiagnosticsError(.error("'\(path)' is not UTF-8 text", at: location ?? SourceLocation(file: path, line: 1, column: 1)))
+        let bytes = [UInt8](data)
+        if let offset = Self.firstInvalidUTF8(bytes) {
+            let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+            let line = bytes[..<offset].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+            throw DiagnosticsError(.error(
+                "invalid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)); spec files must be UTF-8 text",
+                at: SourceLocation(file: path, line: line, column: offset - lineStart + 1)))
         }
+        let text = String(decoding: bytes, as: UTF8.self)
         let node = try YAMLLoader.load(text, file: path)
         documents[path] = node
         loadedFiles.append(path)
         return node
+    }
+
+    /// The offset of the first byte that does not start or continue a valid UTF-8 sequence.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return index
+            }
+            guard index + length <= bytes.count else { return index }
+            var scalar = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+            for offset in 1..<length {
+                let byte = bytes[index + offset]
+                guard byte & 0xC0 == 0x80 else { return index }
+                scalar = scalar << 6 | UInt32(byte & 0x3F)
+            }
+            let overlong = (length == 3 && scalar < 0x800) || (length == 4 && scalar < 0x10000)
+            if overlong || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return index }
+            index += length
+        }
+        return nil
     }
 
     /// Spec files larger than this are refused before reading (a spec is a few hundred KB at most).

@@ -89,6 +89,7 @@ struct SchemaTranslator {
         // A schema using an unsupported keyword has no meaningful type; stop before follow-up noise.
         if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
         guard let typeName = schemaType(cursor, name: name) else { return nil }
+        warnAboutKeywordsThatDoNotApply(cursor, type: typeName)
         let documentation = documentation(of: cursor)
         switch typeName {
         case "object":
@@ -120,6 +121,50 @@ struct SchemaTranslator {
             return nil
         }
     }
+
+    /// Keywords that mean nothing for the schema's type are ignored, with a warning at the keyword:
+    /// `format: date-time` on an integer, `items` on a string, string values in an integer enum.
+    private mutating func warnAboutKeywordsThatDoNotApply(_ cursor: Cursor, type: String) {
+        let appliesTo: [(key: String, types: Set<String>)] = [
+            ("items", ["array"]), ("minItems", ["array"]), ("maxItems", ["array"]), ("uniqueItems", ["array"]),
+            ("properties", ["object"]), ("additionalProperties", ["object"]), ("required", ["object"]),
+            ("minProperties", ["object"]), ("maxProperties", ["object"]),
+            ("pattern", ["string"]), ("minLength", ["string"]), ("maxLength", ["string"]),
+            ("minimum", ["integer", "number"]), ("maximum", ["integer", "number"]), ("multipleOf", ["integer", "number"]),
+            ("exclusiveMinimum", ["integer", "number"]), ("exclusiveMaximum", ["integer", "number"]),
+        ]
+        for (key, types) in appliesTo where !types.contains(type) {
+            guard let entry = cursor.node.entries?.first(where: { $0.key == key }) else { continue }
+            diagnostics.warning("'\(key)' applies to \(types.sorted().joined(separator: " and ")) schemas; it is ignored on \(Self.article(type)) \(type)", at: entry.keyLocation)
+        }
+        if let format = cursor.node["format"], let text = format.string {
+            let formats: [String: Set<String>] = [
+                "date-time": ["string"], "date": ["string"], "time": ["string"], "uuid": ["string"], "email": ["string"],
+                "uri": ["string"], "byte": ["string"], "binary": ["string"], "int32": ["integer"], "int64": ["integer"],
+                "float": ["number"], "double": ["number"],
+            ]
+            if let types = formats[text], !types.contains(type) {
+                diagnostics.warning("format '\(text)' applies to \(types.sorted().joined(separator: " and ")) schemas; it is ignored on \(Self.article(type)) \(type)", at: format.location)
+            }
+        }
+        if let values = cursor.node["enum"]?.items {
+            for value in values where !(value.scalar?.isNull ?? false) {
+                let fits: Bool
+                switch type {
+                case "integer": fits = value.scalar?.integer != nil
+                case "number": fits = value.scalar?.number != nil
+                case "boolean": fits = value.scalar?.bool != nil
+                case "string": fits = value.scalar != nil
+                default: fits = true
+                }
+                if !fits {
+                    diagnostics.warning("enum value '\(value.scalar?.text ?? value.kindDescription)' is not \(Self.article(type)) \(type); it is ignored", at: value.location)
+                }
+            }
+        }
+    }
+
+    private static func article(_ word: String) -> String { "aeiou".contains(word.first ?? "x") ? "an" : "a" }
 
     /// The schema's single non-null type, inferred from `properties`, `items`, `enum` or `const` when `type` is absent.
     private mutating func schemaType(_ cursor: Cursor, name: String) -> String? {

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""How the generator's front end grows with input size: it must be linear.
+
+    python3 Benchmarks/scripts/bench_scaling.py [--runs 3] [--tool .build/release/channelgen]
+
+Builds channelgen in release unless --tool is given, then times (median of --runs):
+  - `generate` on synthetic specs of 1k, 2k, 4k and 10k channels (make_specs.py);
+  - `lint` on a spec with 20k and 40k extra top-level keys (`x-k<n>`), the loader's worst case before;
+  - `lint` on a 5 000-long `$ref` chain (S0 → S1 → … → S4999);
+  - `check` on a package whose Generated/ differs from the spec in every one of N files' lines.
+Prints a markdown table with seconds and seconds per 1 000 units; linear growth keeps the last
+column flat.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+HEADER = """asyncapi: 3.0.0
+info: {title: Scaling, version: 1.0.0}
+channels:
+  c:
+    address: app/c
+    messages: {m: {payload: {$ref: '#/components/schemas/S0'}}}
+operations:
+  cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+"""
+
+
+def timed(cmd, runs, cwd=None, ok=(0,)):
+    times = []
+    for _ in range(runs):
+        start = time.monotonic()
+        result = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        times.append(time.monotonic() - start)
+        if result.returncode not in ok:
+            sys.exit(f"failed ({result.returncode}): {' '.join(cmd)}\n{result.stderr[:2000]}")
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tool")
+    args = parser.parse_args()
+    tool = args.tool
+    if not tool:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "channelgen"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        tool = os.path.join(ROOT, ".build", "release", "channelgen")
+    work = tempfile.mkdtemp(prefix="channelgen-scaling-")
+    rows = []
+
+    for count in [1000, 2000, 4000, 10000]:
+        folder = os.path.join(work, f"channels-{count}")
+        subprocess.run([sys.executable, os.path.join(HERE, "make_specs.py"), "--channels", str(count), "--out", folder], check=True,
+                       stdout=subprocess.DEVNULL)
+        seconds = timed([tool, "generate", "--config", os.path.join(folder, "channelgen.yaml"), "--output", os.path.join(folder, "out"), "--quiet"], args.runs)
+        rows.append((f"generate, {count} channels", count, seconds))
+
+    for count in [20000, 40000]:
+        path = os.path.join(work, f"keys-{count}.yaml")
+        with open(path, "w") as f:
+            f.write(HEADER.replace("info:", "".join(f"x-k{i}: {i}\n" for i in range(count)) + "info:", 1))
+            f.write("components:\n  schemas:\n    S0: {type: object, properties: {a: {type: string}}}\n")
+        rows.append((f"lint, {count} top-level keys", count, timed([tool, "lint", path], args.runs)))
+
+    for count in [2500, 5000]:
+        path = os.path.join(work, f"chain-{count}.yaml")
+        with open(path, "w") as f:
+            f.write(HEADER + "components:\n  schemas:\n")
+            for i in range(count - 1):
+                f.write(f"    S{i}: {{$ref: '#/components/schemas/S{i + 1}'}}\n")
+            f.write(f"    S{count - 1}: {{type: object, properties: {{a: {{type: string}}}}}}\n")
+        rows.append((f"lint, {count}-long $ref chain", count, timed([tool, "lint", path], args.runs)))
+
+    for count in [1000, 4000]:
+        package = os.path.join(work, f"check-{count}")
+        folder = os.path.join(package, "Sources", "Events")
+        os.makedirs(folder)
+        open(os.path.join(package, "Package.swift"), "w").write("// swift-tools-version: 6.1\n")
+        subprocess.run([sys.executable, os.path.join(HERE, "make_specs.py"), "--channels", str(count), "--out", os.path.join(package, "spec")],
+                       check=True, stdout=subprocess.DEVNULL)
+        open(os.path.join(folder, "channelgen.yaml"), "w").write("spec: ../../spec/asyncapi.yaml\n")
+        generated = os.path.join(package, "Generated", "Events")
+        subprocess.run([tool, "generate", "--config", os.path.join(folder, "channelgen.yaml"), "--output", generated, "--quiet"], check=True)
+        # Every line of Models.swift changed: the worst case for a diff.
+        models = os.path.join(generated, "Models.swift")
+        text = open(models).read()
+        open(models, "w").write("".join(line + " // edited\n" for line in text.splitlines()))
+        lines = text.count("\n")
+        rows.append((f"check, {lines} changed lines", lines, timed([tool, "check"], args.runs, cwd=package, ok=(1,))))
+
+    print(f"| input | median of {args.runs} | per 1 000 units |\n|---|---:|---:|")
+    for name, units, seconds in rows:
+        print(f"| {name} | {seconds:.3f} s | {seconds / units * 1000:.4f} s |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
