@@ -3,9 +3,12 @@ import PackagePlugin
 
 /// Runs `channelgen generate` for a target that holds a `channelgen.yaml`.
 ///
-/// Inputs are the config and every YAML/JSON file in the spec's folder (and below), so editing
-/// anything there reruns generation while a build with no change does not. SwiftPM needs the
-/// output files named up front, so the set is fixed; see `ChannelCodegen.OutputFile`.
+/// Inputs are the config, every YAML/JSON file in the spec's folder (and below), and every file
+/// the last generation read wherever it lives in the package (`channelgen` records them with
+/// `--inputs-record`), with the YAML/JSON files beside them so files added there later count too.
+/// Editing any of them reruns generation; a build with no change does not. Hidden folders (`.build`,
+/// `.git`, …) are never walked. SwiftPM needs the output files named up front, so the set is fixed;
+/// see `ChannelCodegen.OutputFile`.
 @main
 struct ChannelGenBuildPlugin: BuildToolPlugin {
     static let configFileName = "channelgen.yaml"
@@ -22,7 +25,15 @@ struct ChannelGenBuildPlugin: BuildToolPlugin {
 
     static func commands(config: URL, targetName: String, tool: URL, workDirectory: URL) throws -> [Command] {
         let output = workDirectory.appending(component: "GeneratedSources")
-        let specFiles = try specFiles(configuredIn: config)
+        let record = workDirectory.appending(component: "channelgen-inputs.txt")
+        let declared = workDirectory.appending(component: "channelgen-declared-inputs.txt")
+        let specFiles = Set(try specFiles(configuredIn: config) + recordedInputs(record)).sorted { $0.path < $1.path }
+        if !FileManager.default.fileExists(atPath: record.path(percentEncoded: false)) {
+            try Data().write(to: record)  // a declared input must exist; the first run fills it in
+        }
+        // What this plan watches, for the generator to compare with what it reads (see `--declared-inputs`).
+        try (([config] + specFiles).map { $0.path(percentEncoded: false) }.joined(separator: "\n") + "\n")
+            .write(to: declared, atomically: true, encoding: .utf8)
         return [
             .buildCommand(
                 displayName: "Generating channel client for \(targetName)",
@@ -31,9 +42,14 @@ struct ChannelGenBuildPlugin: BuildToolPlugin {
                     "generate",
                     "--config", config.path(percentEncoded: false),
                     "--output", output.path(percentEncoded: false),
+                    "--inputs-record", record.path(percentEncoded: false),
+                    "--declared-inputs", declared.path(percentEncoded: false),
                     "--quiet",
                 ],
-                inputFiles: [config] + specFiles,
+                // The record is an input too: the generator touches it while this plan misses a file it
+                // read, so every build reruns it until SwiftPM plans again (which it does only when a
+                // target's folder structure or a manifest changes) and picks the file up from the record.
+                inputFiles: [config, record] + specFiles,
                 outputFiles: outputFiles.map { output.appending(component: $0) }
             )
         ]
@@ -47,16 +63,29 @@ struct ChannelGenBuildPlugin: BuildToolPlugin {
             return []  // channelgen reports the missing key with its location.
         }
         let spec = URL(fileURLWithPath: specPath, relativeTo: config.deletingLastPathComponent()).standardizedFileURL
-        let folder = spec.deletingLastPathComponent()
-        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
-            return [spec]
-        }
-        var files: [URL] = []
-        for case let url as URL in walker where ["yaml", "yml", "json"].contains(url.pathExtension) {
-            files.append(url.standardizedFileURL)
-        }
+        var files = specDocuments(in: spec.deletingLastPathComponent(), recursive: true)
         if !files.contains(spec) { files.append(spec) }
         return files.sorted { $0.path < $1.path }
+    }
+
+    /// The files the last run read (none before the first run), and the spec documents beside them.
+    static func recordedInputs(_ record: URL) -> [URL] {
+        guard let text = try? String(contentsOf: record, encoding: .utf8) else { return [] }
+        let files = text.split(whereSeparator: \.isNewline).map { URL(fileURLWithPath: String($0)).standardizedFileURL }
+            .filter { FileManager.default.fileExists(atPath: $0.path(percentEncoded: false)) }
+        let folders = Set(files.map { $0.deletingLastPathComponent() })
+        return files + folders.flatMap { specDocuments(in: $0, recursive: false) }
+    }
+
+    /// YAML and JSON files in `folder`, skipping hidden files and folders (`.build`, `.git`, `.swiftpm`).
+    static func specDocuments(in folder: URL, recursive: Bool) -> [URL] {
+        let options: FileManager.DirectoryEnumerationOptions = recursive ? [.skipsHiddenFiles] : [.skipsHiddenFiles, .skipsSubdirectoryDescendants]
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil, options: options) else { return [] }
+        var files: [URL] = []
+        for case let url as URL in walker where ["yaml", "yml", "json"].contains(url.pathExtension) && url.lastPathComponent != "Package.resolved" {
+            files.append(url.standardizedFileURL)
+        }
+        return files
     }
 
     private static func specValue(_ line: Substring) -> String? {

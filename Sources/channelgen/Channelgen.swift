@@ -33,8 +33,24 @@ struct Generate: ParsableCommand {
     @Flag(help: "Print nothing but diagnostics.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "Write the files the spec graph read to this file, one path per line (the build plugin declares them as inputs).",
+        valueName: "file"))
+    var inputsRecord: String?
+
+    @Option(help: ArgumentHelp(
+        "The files the build system watches, one per line: when the spec read others, the inputs record is touched so the next build runs again.",
+        valueName: "file"))
+    var declaredInputs: String?
+
     func run() throws {
         let result = Generator.generate(configAt: config)
+        // Recorded on failure too: a broken file that is fixed must rerun the next build.
+        if let inputsRecord {
+            let watched = declaredInputs.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+                .map { Set($0.split(separator: "\n").map { ($0 as NSString).standardizingPath }) }
+            writeInputsRecord(result.inputs, to: inputsRecord, watched: watched)
+        }
         let failed = report(result.diagnostics)
         guard !failed, let files = result.files else { throw ExitCode(1) }
         let written: GeneratedFileWriter.Report
@@ -47,6 +63,23 @@ struct Generate: ParsableCommand {
         if !quiet {
             print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
         }
+    }
+}
+
+/// Absolute paths, one per line, written only when they change, or also when `watched` (what the
+/// build system's current plan watches) misses one of them: the new modification time makes the next
+/// build run the generator again, until a new plan watches every file.
+func writeInputsRecord(_ inputs: [String], to path: String, watched: Set<String>?) {
+    let base = FileManager.default.currentDirectoryPath
+    let lines = inputs.map { $0.hasPrefix("/") ? $0 : (base as NSString).appendingPathComponent($0) }
+        .map { ($0 as NSString).standardizingPath }
+    let text = Set(lines).sorted().joined(separator: "\n") + "\n"
+    let planIsStale = watched.map { watched in lines.contains { !watched.contains($0) } } ?? false
+    guard planIsStale || FileManager.default.contents(atPath: path) != Data(text.utf8) else { return }
+    do {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        _ = report([.warning("cannot record the spec's input files in '\(path)': \(error.localizedDescription)", at: nil)])
     }
 }
 
