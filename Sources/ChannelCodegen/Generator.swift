@@ -39,7 +39,13 @@ public enum Generator {
     }
 
     public static func generate(config: GeneratorConfig) -> GenerationResult {
-        let spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder)
+        var spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder)
+        // A spec file that cannot be read is the config's problem: report it at the `spec:` line.
+        spec.diagnostics = spec.diagnostics.map { diagnostic in
+            var diagnostic = diagnostic
+            if diagnostic.location == nil { diagnostic.location = config.specLocation }
+            return diagnostic
+        }
         guard let api = spec.api else {
             return GenerationResult(files: nil, diagnostics: spec.diagnostics, inputs: spec.files)
         }

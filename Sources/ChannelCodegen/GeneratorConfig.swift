@@ -31,6 +31,8 @@ public struct GeneratorConfig: Sendable, Equatable {
     /// The folder the spec and every file it references must lie in: the package holding the
     /// config file. `nil` uses the package holding the spec (or, outside a package, its folder).
     public var allowedFolder: String?
+    /// Where the config names the spec (its `spec:` value), for errors about the spec file itself.
+    public var specLocation: SourceLocation?
 
     public init(
         specPath: String, notifierName: String? = nil, accessModifier: AccessModifier = .public,
@@ -66,6 +68,7 @@ public struct GeneratorConfig: Sendable, Equatable {
         if let spec = root["spec"]?.string, !spec.isEmpty {
             let folder = (path as NSString).deletingLastPathComponent
             config.specPath = spec.hasPrefix("/") || folder.isEmpty ? spec : folder + "/" + spec
+            config.specLocation = root["spec"]?.location
         } else {
             diagnostics.append(.error("missing required key 'spec' (the AsyncAPI document, relative to this file)", at: root["spec"]?.location ?? root.location))
         }

@@ -98,25 +98,24 @@ struct Lint: ParsableCommand {
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Regenerate every target with a Sources/<Target>/channelgen.yaml and compare with Generated/<Target>/.",
+        abstract: "Regenerate every target with a channelgen.yaml (Generated/targets.yaml, or Sources/<Target>/) and compare with Generated/<Target>/.",
         discussion: "Exits 0 when Generated/ is current, 1 with a unified diff when it is not.")
 
     @Option(help: "The package root.")
     var packagePath = "."
 
     func run() throws {
-        let sources = (packagePath as NSString).appendingPathComponent("Sources")
         let generatedRoot = (packagePath as NSString).appendingPathComponent("Generated")
-        let targets = ((try? FileManager.default.contentsOfDirectory(atPath: sources)) ?? []).sorted().filter { target in
-            FileManager.default.fileExists(atPath: "\(sources)/\(target)/channelgen.yaml")
-        }
+        let (targets, problems) = TargetDiscovery.targets(inPackage: packagePath)
+        if report(problems) { throw ExitCode(1) }
         guard !targets.isEmpty else {
-            _ = report([.error("no Sources/<Target>/channelgen.yaml under '\(packagePath)'", at: nil)])
+            _ = report([.error("no target with a channelgen.yaml under '\(packagePath)' (looked in \(TargetDiscovery.index) and Sources/<Target>/)", at: nil)])
             throw ExitCode(1)
         }
         var stale = false
-        for target in targets {
-            let result = Generator.generate(configAt: "\(sources)/\(target)/channelgen.yaml")
+        for target in targets.map(\.name) {
+            let config = targets.first { $0.name == target }!.config
+            let result = Generator.generate(configAt: (packagePath as NSString).appendingPathComponent(config))
             if report(result.diagnostics) { throw ExitCode(1) }
             let folder = "\(generatedRoot)/\(target)"
             var expected = Set<String>()
@@ -144,6 +143,6 @@ struct Check: ParsableCommand {
                 """.utf8))
             throw ExitCode(1)
         }
-        print("channelgen: Generated/ is current (\(targets.joined(separator: ", ")))")
+        print("channelgen: Generated/ is current (\(targets.map(\.name).joined(separator: ", ")))")
     }
 }

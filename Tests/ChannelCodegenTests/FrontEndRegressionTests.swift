@@ -154,4 +154,21 @@ struct FrontEndRegressionTests {
             "main.yaml:15:30: warning: 'items' applies to array schemas; it is ignored on a string",
         ])
     }
+
+    /// The config names the spec, so a spec that cannot be read is reported at the config's `spec:` value.
+    @Test(arguments: [("../../missing.yaml", "cannot read spec 'missing.yaml': no such file"),
+                      ("/etc/hosts", "the spec '/etc/hosts' is outside '<package>'; specs may only read files inside their package")])
+    func aSpecPathProblemIsReportedAtTheConfigLine(_ spec: String, _ message: String) async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let target = work.appendingPathComponent("Sources/T")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        try "// swift-tools-version: 6.1\n".write(to: work.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try "# the spec\nspec: \(spec)\n".write(to: target.appendingPathComponent("channelgen.yaml"), atomically: true, encoding: .utf8)
+        let result = try await TestSupport.channelgen(
+            ["generate", "--config", "Sources/T/channelgen.yaml", "--output", work.appendingPathComponent("out").path], in: work)
+        #expect(result.status == 1)
+        let expected = message.replacingOccurrences(of: "<package>", with: work.resolvingSymlinksInPath().path)
+        #expect(result.stderr == "Sources/T/channelgen.yaml:2:7: error: \(expected)\n")
+    }
 }

@@ -96,11 +96,57 @@ struct GeneratorOutputTests {
         try manager.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Generated"), to: work.appendingPathComponent("Generated"))
         for target in ["VortexEvents", "VortexEventsTesting"] {
             try manager.createDirectory(at: work.appendingPathComponent("Sources/\(target)"), withIntermediateDirectories: true)
-            try manager.copyItem(
-                at: TestSupport.packageRoot.appendingPathComponent("Sources/\(target)/channelgen.yaml"),
-                to: work.appendingPathComponent("Sources/\(target)/channelgen.yaml"))
+            for file in ["channelgen.yaml", "\(target).swift"] {
+                try manager.copyItem(
+                    at: TestSupport.packageRoot.appendingPathComponent("Sources/\(target)/\(file)"),
+                    to: work.appendingPathComponent("Sources/\(target)/\(file)"))
+            }
         }
         return work
+    }
+
+    /// A target with a custom `path:`: `generate-channels` records it in Generated/targets.yaml, and
+    /// `check` compares it like any other (before, it said "Generated/ is current" without looking).
+    @Test func checkFindsTargetsWithACustomPathThroughTheIndex() async throws {
+        let package = try packageCopy()
+        defer { try? FileManager.default.removeItem(at: package) }
+        let manager = FileManager.default
+        try manager.moveItem(at: package.appendingPathComponent("Sources/VortexEvents"), to: package.appendingPathComponent("Client"))
+        try (try TestSupport.contents(package.appendingPathComponent("Client/channelgen.yaml")))
+            .replacingOccurrences(of: "spec: ../../spec/", with: "spec: ../spec/")
+            .write(to: package.appendingPathComponent("Client/channelgen.yaml"), atomically: true, encoding: .utf8)
+
+        let unknown = try await TestSupport.channelgen(["check"], in: package)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.hasPrefix("Client/channelgen.yaml:1:1: error: no target `check` knows uses this config"))
+
+        try "VortexEvents: \"Client/channelgen.yaml\"\n".write(
+            to: package.appendingPathComponent("Generated/targets.yaml"), atomically: true, encoding: .utf8)
+        let current = try await TestSupport.channelgen(["check"], in: package)
+        #expect(current.status == 0, "\(current.stderr)")
+        #expect(current.stdout.contains("Generated/ is current (VortexEvents, VortexEventsTesting)"))
+
+        let models = package.appendingPathComponent("Generated/VortexEvents/Models.swift")
+        try (try TestSupport.contents(models)).replacingOccurrences(of: "public var online: Bool?", with: "public var online: Bool")
+            .write(to: models, atomically: true, encoding: .utf8)
+        let drifted = try await TestSupport.channelgen(["check"], in: package)
+        #expect(drifted.status == 1)
+        #expect(drifted.stdout.contains("+    public var online: Bool?\n"))
+    }
+
+    /// SwiftPM skips a target folder with no Swift file, so the plugin never runs: say so, with the fix.
+    @Test func checkExplainsATargetWithoutASwiftFile() async throws {
+        let package = try packageCopy()
+        defer { try? FileManager.default.removeItem(at: package) }
+        try FileManager.default.removeItem(at: package.appendingPathComponent("Sources/VortexEventsTesting/VortexEventsTesting.swift"))
+        let result = try await TestSupport.channelgen(["check"], in: package)
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            Sources/VortexEventsTesting/channelgen.yaml:1:1: error: target 'VortexEventsTesting' has no Swift file, so SwiftPM skips \
+            it and nothing is generated; add one, e.g. Sources/VortexEventsTesting/VortexEventsTesting.swift containing \
+            `@_exported import ChannelRuntime`
+
+            """)
     }
 
     @Test func checkPassesWhenGeneratedIsCurrent() async throws {

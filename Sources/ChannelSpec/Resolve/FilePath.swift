@@ -3,7 +3,7 @@ import Foundation
 /// Lexical path helpers. Paths keep the form the user gave (relative stays relative) so
 /// diagnostics print the way the user typed them; `..` and `.` are folded away.
 public enum FilePath {
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
@@ -19,7 +19,7 @@ public enum FilePath {
         return normalize(directory == "." ? relative : directory + "/" + relative)
     }
 
-    static func normalize(_ path: String) -> String {
+    package static func normalize(_ path: String) -> String {
         let isAbsolute = path.hasPrefix("/")
         var parts: [Substring] = []
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {

@@ -97,9 +97,14 @@ public final class SpecWorkspace {
             let message = location == nil ? "cannot read spec '\(path)': no such file" : "cannot read '\(path)' named by $ref: no such file"
             throw DiagnosticsError(.error(message, at: location))
         }
-        if let allowedFolder, let real = FilePath.real(path), !FilePath.isInside(real, allowedFolder) {
+        if let allowedFolder {
             let what = location == nil ? "the spec '\(path)'" : "'\(path)' named by $ref"
-            throw DiagnosticsError(.error("\(what) is outside '\(allowedFolder)'; specs may only read files inside their package", at: location))
+            guard let real = FilePath.real(path) else {
+                throw DiagnosticsError(.error("cannot read \(what): \(String(cString: strerror(errno)))", at: location))
+            }
+            if !FilePath.isInside(real, allowedFolder) {
+                throw DiagnosticsError(.error("\(what) is outside '\(allowedFolder)'; specs may only read files inside their package", at: location))
+            }
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if isDirectory.boolValue || (attributes?[.type] as? FileAttributeType).map({ $0 != .typeRegular }) == true {
