@@ -105,7 +105,27 @@ public struct GeneratorConfig: Sendable, Equatable {
         if config.mode == .mocks && config.clientModule == nil {
             diagnostics.append(.error("'generate: mocks' needs 'clientModule' (the module the mocks import)", at: root["generate"]?.location))
         }
+        if config.mode == .mocks, let module = config.clientModule, let diagnostic = accessMismatch(mocks: config, at: root, configPath: path, client: module) {
+            diagnostics.append(diagnostic)
+        }
         if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
         return config
+    }
+
+    /// Mocks conform to the client's notifier protocol, so they cannot be more visible than it. In the
+    /// default layout the client's config sits beside this one (`../<clientModule>/channelgen.yaml`).
+    private static func accessMismatch(mocks: GeneratorConfig, at root: YAMLNode, configPath: String, client: String) -> Diagnostic? {
+        let clientConfig = FilePath.normalize(FilePath.directory(of: configPath) + "/../\(client)/channelgen.yaml")
+        guard let text = try? String(contentsOfFile: clientConfig, encoding: .utf8),
+              let clientRoot = try? YAMLLoader.load(text, file: clientConfig) else { return nil }
+        let clientAccess = clientRoot["accessModifier"]?.string.flatMap(AccessModifier.init(rawValue:)) ?? .public
+        let rank: [AccessModifier: Int] = [.internal: 0, .package: 1, .public: 2]
+        guard rank[mocks.accessModifier]! > rank[clientAccess]! else { return nil }
+        let fix = clientAccess == .internal
+            ? "make the client public or package (mocks in another target cannot see internal types)"
+            : "set 'accessModifier: \(clientAccess.rawValue)' here too"
+        return .error(
+            "the mocks would be \(mocks.accessModifier.rawValue) but \(client)'s client is \(clientAccess.rawValue) (\(clientConfig)); \(fix)",
+            at: root["accessModifier"]?.location ?? root["generate"]?.location ?? root.location)
     }
 }

@@ -229,3 +229,29 @@ struct OutputWritingTests {
         #expect(result.stderr == "error: cannot write '\(output.path)': Not a directory\n")
     }
 }
+
+/// Config problems that used to surface as compiler errors inside `.build/plugins/…`.
+@Suite("Config checks")
+struct ConfigCheckTests {
+    @Test func publicMocksOfAPackageClientAreAConfigError() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let manager = FileManager.default
+        try manager.createDirectory(at: work.appendingPathComponent("Sources/Shop"), withIntermediateDirectories: true)
+        try manager.createDirectory(at: work.appendingPathComponent("Sources/ShopTesting"), withIntermediateDirectories: true)
+        try manager.copyItem(at: TestSupport.packageRoot.appendingPathComponent("spec"), to: work.appendingPathComponent("spec"))
+        try "spec: ../../spec/vortex-events.asyncapi.yaml\naccessModifier: package\n"
+            .write(to: work.appendingPathComponent("Sources/Shop/channelgen.yaml"), atomically: true, encoding: .utf8)
+        let mocks = work.appendingPathComponent("Sources/ShopTesting/channelgen.yaml")
+        try "spec: ../../spec/vortex-events.asyncapi.yaml\ngenerate: mocks\nclientModule: Shop\n".write(to: mocks, atomically: true, encoding: .utf8)
+        let arguments = ["generate", "--config", "Sources/ShopTesting/channelgen.yaml", "--output", "out", "--quiet"]
+        let mismatch = try await TestSupport.channelgen(arguments, in: work)
+        #expect(mismatch.status == 1)
+        #expect(mismatch.stderr == "Sources/ShopTesting/channelgen.yaml:2:11: error: the mocks would be public but Shop's client is package (Sources/Shop/channelgen.yaml); set 'accessModifier: package' here too\n")
+
+        try "spec: ../../spec/vortex-events.asyncapi.yaml\ngenerate: mocks\nclientModule: Shop\naccessModifier: package\n"
+            .write(to: mocks, atomically: true, encoding: .utf8)
+        let matching = try await TestSupport.channelgen(arguments, in: work)
+        #expect(matching.status == 0, "\(matching.stderr)")
+    }
+}
