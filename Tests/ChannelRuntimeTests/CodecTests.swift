@@ -70,6 +70,26 @@ struct CodecTests {
         #expect(try ServerMessage.decode(#"{"type":"start_ack","id":"a"}"#) == .unknown(type: "start_ack"))
     }
 
+    /// `Int(Double)` traps outside Int's range: such numbers from a server are decode errors (the frame
+    /// is dropped and counted), never the end of the process.
+    @Test(arguments: [
+        #"{"type":"connection_ack","connectionTimeoutMs":1e19}"#,
+        #"{"type":"connection_ack","connectionTimeoutMs":-1e19}"#,
+        #"{"type":"ka","connectionTimeoutMs":1e300}"#,
+        #"{"type":"connection_ack","payload":{"connectionTimeoutMs":1e19}}"#,
+        #"{"type":"publish_success","id":"p","successful":[{"identifier":"a","index":1e30}],"failed":[]}"#,
+        #"{"type":"publish_success","id":"p","successful":[],"failed":[{"identifier":"a","index":-1e19}]}"#,
+    ])
+    func outOfRangeNumbersAreDecodeErrorsNotTraps(_ frame: String) {
+        #expect(throws: (any Error).self) { try ServerMessage.decode(frame) }
+    }
+
+    @Test func fractionalAndLargeInRangeNumbersStillDecode() throws {
+        #expect(try ServerMessage.decode(#"{"type":"connection_ack","connectionTimeoutMs":300000.9}"#) == .connectionAck(connectionTimeoutMs: 300000))
+        #expect(PublishResult.decode(Data(#"{"successful":[{"identifier":"a","index":2}],"failed":[]}"#.utf8))?.successful.first?.index == 2)
+        #expect(PublishResult.decode(Data(#"{"successful":[{"identifier":"a","index":1e19}],"failed":[]}"#.utf8)) == nil)
+    }
+
     @Test func malformedFramesAreTypedFailures() {
         #expect(throws: ServerMessage.DecodingFailure.notJSON) { try ServerMessage.decode("not json") }
         #expect(throws: ServerMessage.DecodingFailure.notJSON) { try ServerMessage.decode("[1,2]") }

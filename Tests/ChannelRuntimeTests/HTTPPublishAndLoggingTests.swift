@@ -99,3 +99,16 @@ struct LoggingTests {
         #expect(!captured.contains { $0.contains("header-") })
     }
 }
+
+@Suite("HTTP publish answers")
+struct HTTPPublishAnswerTests {
+    /// An empty or unreadable success answer used to count as a publish with no failures.
+    @Test(arguments: ["", #"{"successful":[{"identifier":"a","index":1e19}],"failed":[]}"#, "<html>"])
+    func anUnreadableSuccessAnswerIsAnError(_ body: String) async throws {
+        let client = RecordingHTTPClient(status: 200, response: body)
+        let publisher = AppSyncHTTPPublisher(endpoint: Harness.endpoint, authorization: .apiKey("da2-key"), client: client)
+        await #expect(throws: AppSyncError.service([ServiceError(errorType: "InvalidResponse", message: "the publish response could not be read", code: "200")])) {
+            try await publisher.publish(["{}"], to: "default/channel")
+        }
+    }
+}

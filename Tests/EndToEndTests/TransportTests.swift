@@ -218,3 +218,26 @@ struct TransportTests {
         await server.stop()
     }
 }
+
+/// HTTP publish never forwards credentials to another host: a redirect is an error, not followed.
+@Suite("HTTP publish over real sockets")
+struct HTTPPublishRedirectTests {
+    @Test func aRedirectIsAnErrorAndTheOtherHostGetsNothing() async throws {
+        let reached = NIOLockedValueBox(false)
+        let other = try await ScriptedServer.start { _ in
+            reached.withLockedValue { $0 = true }
+            return Array("HTTP/1.1 200 OK\r\nContent-Length: 31\r\n\r\n{\"successful\":[],\"failed\":[]} ".utf8)
+        }
+        let redirecting = try await ScriptedServer.start { _ in
+            Array("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:\(other.port)/event\r\nContent-Length: 0\r\n\r\n".utf8)
+        }
+        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(redirecting.port)/event")
+        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: URLSessionPostClient())
+        await #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 307", code: "307")])) {
+            try await publisher.publish(["{}"], to: "default/channel")
+        }
+        #expect(reached.withLockedValue { $0 } == false)
+        await other.stop()
+        await redirecting.stop()
+    }
+}

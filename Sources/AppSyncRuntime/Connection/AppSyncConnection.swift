@@ -15,6 +15,8 @@ public actor AppSyncConnection {
     public nonisolated let metrics: RuntimeMetrics
     /// Subscriptions per connection that AppSync allows.
     public static let maximumSubscriptions = 200
+    /// The longest keep-alive silence accepted from `connection_ack` (1 hour; AppSync sends 5 minutes).
+    public static let maximumKeepAliveTimeoutMs = 3_600_000
 
     private let transport: any WebSocketTransport
     private let clock: RuntimeClock
@@ -220,7 +222,9 @@ public actor AppSyncConnection {
         switch message {
         case .connectionAck(let timeoutMs):
             isConnected = true
-            keepAliveTimeout = timeoutMs.map { .milliseconds($0) } ?? configuration.defaultKeepAliveTimeout
+            // Clamped: a server announcing 10^12 ms (or a negative value) must not disable the watchdog.
+            keepAliveTimeout = timeoutMs.map { .milliseconds(min(max($0, 0), Self.maximumKeepAliveTimeoutMs)) }
+                ?? configuration.defaultKeepAliveTimeout
             setState(.connected)
             startKeepAliveWatchdog(current)
             startTimer(after: configuration.plannedReconnectInterval) { connection in

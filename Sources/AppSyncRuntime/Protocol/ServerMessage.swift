@@ -105,7 +105,9 @@ public enum ServerMessage: Sendable, Equatable {
     }
 }
 
-/// A number that may arrive as a JSON number or a string.
+/// A number that may arrive as a JSON number or a string. A number outside `Int`'s range (`1e19`),
+/// NaN or infinity is a decoding error, so the frame is dropped and counted: `Int(Double)` would trap,
+/// and server input must never end the process.
 struct LenientInt: Decodable {
     var value: Int?
 
@@ -114,7 +116,10 @@ struct LenientInt: Decodable {
         if let number = try? container.decode(Int.self) {
             value = number
         } else if let number = try? container.decode(Double.self) {
-            value = Int(number)
+            guard number.isFinite, let exact = Int(exactly: number.rounded(.towardZero)) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not an Int")
+            }
+            value = exact
         } else {
             value = Int(try container.decode(String.self))
         }
@@ -195,7 +200,8 @@ public struct PublishResult: Sendable, Equatable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             identifier = (try? container.decodeIfPresent(String.self, forKey: .identifier)) ?? ""
-            index = (try? container.decodeIfPresent(LenientInt.self, forKey: .index))??.value ?? 0
+            // An index that is not an Int fails the whole frame (dropped and counted) rather than read as 0.
+            index = try container.decodeIfPresent(LenientInt.self, forKey: .index)?.value ?? 0
         }
     }
 
@@ -218,7 +224,7 @@ public struct PublishResult: Sendable, Equatable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             identifier = try? container.decodeIfPresent(String.self, forKey: .identifier)
-            index = (try? container.decodeIfPresent(LenientInt.self, forKey: .index))??.value ?? 0
+            index = try container.decodeIfPresent(LenientInt.self, forKey: .index)?.value ?? 0
             code = (try? container.decodeIfPresent(LenientCode.self, forKey: .code))??.text
             message = try? container.decodeIfPresent(String.self, forKey: .message)
         }
@@ -233,7 +239,7 @@ public struct PublishResult: Sendable, Equatable {
     }
 
     /// Decodes an HTTP publish response body (`{"successful": […], "failed": […]}`).
-    static func decode(_ data: Data) -> PublishResult? {
+    package static func decode(_ data: Data) -> PublishResult? {
         struct Body: Decodable {
             var successful: [Success]?
             var failed: [Failure]?

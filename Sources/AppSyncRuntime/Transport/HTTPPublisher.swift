@@ -10,16 +10,33 @@ public protocol HTTPPostClient: Sendable {
 }
 
 /// `URLSession` (plain HTTP works on Linux too; only its WebSocket support does not).
+///
+/// Redirects are not followed: the 3xx answer comes back as it is (and `AppSyncHTTPPublisher` reports
+/// it as an error), because following one would send the `x-api-key` or `Authorization` header to
+/// whatever host the `Location` names.
 public struct URLSessionPostClient: HTTPPostClient {
-    public init() {}
+    private let session: URLSession
+
+    public init() {
+        session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
+    }
 
     public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 
@@ -61,6 +78,10 @@ public struct AppSyncHTTPPublisher: Sendable {
             }
             throw .service(errors.isEmpty ? [ServiceError(errorType: nil, message: "HTTP \(response.status)", code: String(response.status))] : errors)
         }
-        return PublishResult.decode(response.body) ?? PublishResult(successful: [], failed: [])
+        // An answer that is not a publish result (empty, cut short, numbers out of range) is not a success.
+        guard let result = PublishResult.decode(response.body) else {
+            throw .service([ServiceError(errorType: "InvalidResponse", message: "the publish response could not be read", code: String(response.status))])
+        }
+        return result
     }
 }
