@@ -3,11 +3,17 @@
 /// per segment, with no leading or trailing `-`. Validating before a value becomes part of a
 /// channel path stops one user from naming another's channels (`a/b`, `*`, …).
 public struct ChannelSegment: Hashable, Sendable, CustomStringConvertible {
+    /// The longest segment AppSync Events accepts, in characters (all ASCII).
     public static let maximumLength = 50
 
+    /// The validated text.
     public let value: String
 
-    /// - Parameter parameter: the spec's parameter name, used in the error.
+    /// Validates `value` as one channel segment.
+    ///
+    /// - Parameters:
+    ///   - value: the text that becomes one segment of a channel path.
+    ///   - parameter: the spec's parameter name, used in the error.
     public init(_ value: String, parameter: String = "segment") throws(ChannelParameterError) {
         if value.isEmpty { throw .empty(parameter: parameter) }
         if value.utf8.count > Self.maximumLength {
@@ -29,18 +35,25 @@ public struct ChannelSegment: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The validated text, as it appears in a channel path.
     public var description: String { value }
 }
 
 /// Why a value cannot be used as a channel parameter. The value itself is not repeated: it may
 /// be something the app would rather not log.
 public enum ChannelParameterError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The value is empty.
     case empty(parameter: String)
+    /// The value is longer than ``ChannelSegment/maximumLength``.
     case tooLong(parameter: String, length: Int)
+    /// The value holds a character outside `A–Z a–z 0–9 -` (such as `/` or `*`).
     case invalidCharacter(parameter: String, character: Character)
+    /// The value starts or ends with `-`.
     case edgeHyphen(parameter: String)
+    /// No value was set for a parameter the channel needs.
     case missing(parameter: String, channel: String)
 
+    /// What is wrong, naming the parameter but not the value.
     public var description: String {
         switch self {
         case .empty(let parameter):

@@ -4,6 +4,7 @@ public protocol ChannelSubscription: Hashable, Sendable {
     /// The payload type of the channel's events.
     associatedtype Event: Codable & Sendable
 
+    /// The channel's address template.
     static var template: ChannelTemplate { get }
     /// The message `name` from the spec (e.g. `device/presenceChanged`); the runtime compares it
     /// with the payload's `eventType` and counts mismatches. Routing never depends on it.
@@ -12,6 +13,7 @@ public protocol ChannelSubscription: Hashable, Sendable {
     /// Builds the subscription from named parameter values (the runtime's current session).
     init(parameters: [String: ChannelSegment]) throws(ChannelParameterError)
 
+    /// The parameter values this subscription was built from, by spec name.
     var parameters: [String: ChannelSegment] { get }
     /// The concrete channel path to subscribe to.
     var channel: String { get }
@@ -21,6 +23,8 @@ public protocol ChannelSubscription: Hashable, Sendable {
 /// test double. The source holds the channel parameters (such as the signed-in user id) and fills
 /// them into each subscription; a stream stays open across reconnects and parameter changes.
 public protocol ChannelEventSource: Sendable {
+    /// The typed events of a channel for the source's current parameters; the stream stays open
+    /// across reconnects and parameter changes until its consumer stops.
     func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event>
 
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
@@ -30,5 +34,6 @@ public protocol ChannelEventSource: Sendable {
 /// A payload that names its own event type. The runtime compares it with the subscription's
 /// `eventType` and drops (and counts) mismatches; routing never depends on it.
 public protocol EventTypeReporting {
+    /// The event type the payload announces (e.g. `device/presenceChanged`).
     var eventType: String { get }
 }

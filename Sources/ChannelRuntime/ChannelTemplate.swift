@@ -4,10 +4,12 @@ import Foundation
 /// `vortex-app/user/{userId}/device/presenceChanged`. The generator has checked the template
 /// against the channel rules; values are checked by `ChannelSegment`.
 public struct ChannelTemplate: Hashable, Sendable, CustomStringConvertible {
+    /// The address as the spec writes it, with `{parameter}` placeholders.
     public let address: String
     /// Parameter names in address order.
     public let parameterNames: [String]
 
+    /// A template for `address`; its parameter names are read from the `{…}` placeholders.
     public init(_ address: String) {
         self.address = address
         var names: [String] = []
@@ -29,6 +31,7 @@ public struct ChannelTemplate: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 
+    /// The address with its placeholders.
     public var description: String { address }
 }
 

@@ -9,6 +9,7 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     private var nextID = 0
     private var sent: [Event] = []
 
+    /// A broadcaster with no consumers and no history.
     public init() {}
 
     /// A new consumer's stream; values sent from now on arrive in it.
