@@ -1,83 +1,71 @@
 import Foundation
 import Testing
 
-/// The build plugin as a user meets it: a fresh package that depends on this checkout, with its
-/// own spec. A schema file in a sibling folder, `$ref`'d after the first build, must regenerate the
-/// client when it is edited (the plugin declares every file the last generation read).
+/// The build plugin as a user meets it: the README's recipe, file by file (every fenced block after a
+/// `<!-- recipe: <path> -->` marker), built in a fresh package that depends on this checkout. Then a
+/// schema file in a sibling folder, `$ref`'d after the first build, must regenerate the client when it
+/// is edited (the plugin declares every file the last generation read).
 @Suite("Consumer package", .serialized)
 struct ConsumerPackageTests {
-    static let spec = """
-        asyncapi: 3.0.0
-        info: {title: Shop events, version: 1.0.0}
-        channels:
-          orders:
-            address: shop/user/{userId}/orders
-            parameters: {userId: {description: The shopper.}}
-            messages:
-              placed:
-                name: order/placed
-                payload: {$ref: '#/components/schemas/OrderPlaced'}
-        operations:
-          orderValues:
-            action: receive
-            channel: {$ref: '#/channels/orders'}
-        components:
-          schemas:
-            OrderPlaced:
-              type: object
-              required: [eventType]
-              properties:
-                eventType: {type: string}
+    /// The README's recipe: path → file contents.
+    static func recipe() throws -> [String: String] {
+        let readme = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("README.md"))
+        var files: [String: String] = [:]
+        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let marker = lines.popFirst() {
+            guard let match = marker.wholeMatch(of: /<!-- recipe: (.+) -->/) else { continue }
+            guard lines.popFirst()?.hasPrefix("```") == true else { continue }
+            var body: [Substring] = []
+            while let line = lines.popFirst(), !line.hasPrefix("```") { body.append(line) }
+            files[String(match.1)] = body.joined(separator: "\n") + "\n"
+        }
+        return files
+    }
 
-        """
-
-    /// Writes the consumer package; returns its folder.
+    /// Writes the recipe into a fresh package; returns its folder.
     private func makeConsumer() throws -> URL {
         let work = try TestSupport.temporaryDirectory()
         // A path dependency is known by its folder's name: reach this checkout as `swift-channelgen`.
         try FileManager.default.createDirectory(at: work.appendingPathComponent("deps"), withIntermediateDirectories: true)
-        let root = work.appendingPathComponent("deps/swift-channelgen").path
-        try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: TestSupport.packageRoot.path)
-        try """
-            // swift-tools-version: 6.1
-            import PackageDescription
-
-            let package = Package(
-                name: "Shop",
-                platforms: [.macOS(.v14), .iOS(.v17)],
-                dependencies: [.package(path: "\(root)")],
-                targets: [
-                    .target(
-                        name: "ShopEvents",
-                        dependencies: [.product(name: "ChannelRuntime", package: "swift-channelgen")],
-                        exclude: ["channelgen.yaml"],
-                        plugins: [.plugin(name: "ChannelGenBuildPlugin", package: "swift-channelgen")]
-                    ),
-                ]
-            )
-
-            """.write(to: work.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        let target = work.appendingPathComponent("Sources/ShopEvents")
-        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        try "spec: ../../spec/shop.asyncapi.yaml\n".write(to: target.appendingPathComponent("channelgen.yaml"), atomically: true, encoding: .utf8)
-        try "@_exported import ChannelRuntime\n".write(to: target.appendingPathComponent("ShopEvents.swift"), atomically: true, encoding: .utf8)
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("spec"), withIntermediateDirectories: true)
-        try Self.spec.write(to: work.appendingPathComponent("spec/shop.asyncapi.yaml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(
+            atPath: work.appendingPathComponent("deps/swift-channelgen").path, withDestinationPath: TestSupport.packageRoot.path)
+        for (path, text) in try Self.recipe() {
+            var text = text
+            if path == "Package.swift" {
+                text = text.replacingOccurrences(
+                    of: #".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>")"#,
+                    with: #".package(path: "deps/swift-channelgen")"#)
+            }
+            let url = work.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
         return work
     }
 
+    /// Builds the package; returns the generated `Models.swift` of `ShopEvents`.
     private func build(_ package: URL) async throws -> String {
-        let result = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build", "--target", "ShopEvents"], in: package)
+        let result = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build"], in: package)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let enumerator = FileManager.default.enumerator(at: package.appendingPathComponent(".build/plugins/outputs"), includingPropertiesForKeys: nil)
         while let url = enumerator?.nextObject() as? URL {
-            if url.lastPathComponent == "Models.swift", url.path.contains("ShopEvents") { return try TestSupport.contents(url) }
+            if url.lastPathComponent == "Models.swift", url.path.contains("/ShopEvents/") { return try TestSupport.contents(url) }
         }
         Issue.record("no generated Models.swift under .build/plugins/outputs")
         return ""
     }
 
-    @Test func editingARefdFileInASiblingFolderRegenerates() async throws {
+    @Test func theReadmeRecipeIsComplete() throws {
+        let files = try Self.recipe()
+        #expect(files.keys.sorted() == [
+            "Package.swift", "Sources/ShopEvents/ShopEvents.swift", "Sources/ShopEvents/channelgen.yaml",
+            "Sources/ShopEventsTesting/ShopEventsTesting.swift", "Sources/ShopEventsTesting/channelgen.yaml",
+            "spec/shop.asyncapi.yaml",
+        ])
+        #expect(files["Package.swift"]?.contains(#".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>")"#) == true)
+    }
+
+    @Test func theRecipeBuildsAndEditingARefdFileInASiblingFolderRegenerates() async throws {
         let package = try makeConsumer()
         defer { try? FileManager.default.removeItem(at: package) }
         let first = try await build(package)
@@ -90,7 +78,7 @@ struct ConsumerPackageTests {
         try "components:\n  schemas:\n    Basket:\n      type: object\n      properties:\n        itemCount: {type: integer}\n"
             .write(to: extra, atomically: true, encoding: .utf8)
         let spec = package.appendingPathComponent("spec/shop.asyncapi.yaml")
-        try (Self.spec + "        basket: {$ref: '../shared-schemas/extra.yaml#/components/schemas/Basket'}\n")
+        try (try TestSupport.contents(spec) + "        basket: {$ref: '../shared-schemas/extra.yaml#/components/schemas/Basket'}\n")
             .write(to: spec, atomically: true, encoding: .utf8)
         let second = try await build(package)
         #expect(second.contains("public var itemCount: Int?"))

@@ -394,6 +394,32 @@ struct SnippetTests {
     }
 }
 
+@Suite("Real-world schema spellings")
+struct RealWorldSpellingTests {
+    /// OpenAPI 3.1 documents write `type: [string, null]` with a YAML null as often as with `'null'`.
+    @Test func aTypeListWithAYAMLNullIsOptional() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("spec.yaml")
+        try (SnippetTests.header + """
+                Payload:
+                  type: object
+                  required: [tags, name]
+                  properties:
+                    tags: {type: [array, null], items: {type: [string, null]}}
+                    name: {type: [string, 'null']}
+
+            """).write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let output = work.appendingPathComponent("out")
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public var tags: [String]?"))
+        #expect(models.contains("public var name: String?"))
+    }
+}
+
 /// The compile guarantee rests on one place doing all escaping: the structure stage builds values,
 /// and only `TextRenderer` turns spec text into Swift text.
 @Suite("One renderer")

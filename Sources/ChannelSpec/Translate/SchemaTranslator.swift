@@ -69,7 +69,7 @@ struct SchemaTranslator {
 
     private static func admitsNull(_ node: YAMLNode) -> Bool {
         if node["nullable"]?.scalar?.bool == true { return true }
-        if let types = node["type"]?.items, types.contains(where: { $0.string == "null" }) { return true }
+        if let types = node["type"]?.items, types.contains(where: { $0.string == "null" || $0.scalar?.isNull == true }) { return true }
         if let values = node["enum"]?.items, values.contains(where: { $0.scalar?.isNull == true }) { return true }
         return false
     }
@@ -173,6 +173,8 @@ struct SchemaTranslator {
             if let items = typeNode.items { names = items } else { names = [typeNode] }
             var nonNull: [String] = []
             for node in names {
+                // `type: [string, null]` (a YAML null, not the string) means the same as `'null'`.
+                if names.count > 1, node.scalar?.isNull == true { continue }
                 guard let text = node.string else {
                     diagnostics.error("'type' must be a string or a list of strings, found \(node.kindDescription)", at: node.location)
                     return nil
