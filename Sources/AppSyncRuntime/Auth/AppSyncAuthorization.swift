@@ -4,15 +4,22 @@ import Foundation
 /// What an authorizer is asked to sign: the operation, and the request AppSync expects signed
 /// (a `POST` of `body` to the API's HTTP endpoint).
 public struct AuthorizationRequest: Sendable {
+    /// The operation being authorized.
     public enum Operation: Sendable, Equatable {
+        /// Opening the WebSocket (`connection_init`).
         case connect
+        /// Subscribing to `channel`.
         case subscribe(channel: String)
+        /// Publishing `events` (JSON texts) to `channel`.
         case publish(channel: String, events: [String])
     }
 
+    /// What is being authorized.
     public var operation: Operation
+    /// The API it is authorized against.
     public var endpoint: AppSyncEndpoint
 
+    /// A request to authorize `operation` against `endpoint`.
     public init(operation: Operation, endpoint: AppSyncEndpoint) {
         self.operation = operation
         self.endpoint = endpoint

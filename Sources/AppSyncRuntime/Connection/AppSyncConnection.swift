@@ -11,7 +11,9 @@ import Logging
 ///   applies. `disconnect()` ends it with no reconnect; non-retryable auth failures end in `.failed`.
 /// - Malformed frames are logged, counted in `metrics` and dropped.
 public actor AppSyncConnection {
+    /// The settings the connection was made with.
     public nonisolated let configuration: AppSyncConfiguration
+    /// Counters of frames, reconnects and per-channel events.
     public nonisolated let metrics: RuntimeMetrics
     /// Subscriptions per connection that AppSync allows.
     public static let maximumSubscriptions = 200
@@ -22,6 +24,7 @@ public actor AppSyncConnection {
     private let clock: RuntimeClock
     private let logger: Logger
 
+    /// What the connection is doing now; `stateUpdates()` streams its changes.
     public private(set) var state: ConnectionState = .idle
     private var observers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
 
@@ -56,12 +59,20 @@ public actor AppSyncConnection {
         case failed(ConnectionFailure)
     }
 
+    /// A connection that does nothing until `start()`.
+    ///
+    /// - Parameters:
+    ///   - configuration: the endpoint, authorization and timing.
+    ///   - transport: the WebSocket client (`WSClientTransport` by default).
+    ///   - clock: the clock every delay and timeout uses (inject one in tests).
+    ///   - metrics: where counters go.
+    ///   - logger: where diagnostics go; tokens never reach it.
     public init(
         configuration: AppSyncConfiguration,
         transport: any WebSocketTransport = WSClientTransport(),
         clock: some Clock<Duration> = ContinuousClock(),
         metrics: RuntimeMetrics = RuntimeMetrics(),
-        logger: Logger = Logger(label: "ChannelRuntime.AppSyncConnection")
+        logger: Logger = Logger(label: "AppSyncRuntime.AppSyncConnection")
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -346,8 +357,11 @@ public actor AppSyncConnection {
 
     /// A subscription's id and its stream of raw event JSON texts.
     public struct RawSubscription: Sendable {
+        /// The subscription id used on the wire.
         public let id: String
+        /// The concrete channel path.
         public let channel: String
+        /// Each event's JSON text, in arrival order.
         public let events: AsyncStream<String>
     }
 

@@ -1,13 +1,16 @@
 /// Settings of an `AppSyncConnection`. The defaults follow the seeds: a fixed 10 s reconnect delay,
 /// a planned reconnect shortly before the service's 24 h connection limit.
 public struct AppSyncConfiguration: Sendable {
+    /// The API to connect to.
     public var endpoint: AppSyncEndpoint
+    /// How every connect, subscribe and publish is authorized.
     public var authorization: AppSyncAuthorization
     /// Delay before reconnecting after an abnormal end. Default: fixed 10 s.
     public var reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10))
     /// Asked before every connection attempt; while it returns false the connection waits
     /// `signedOutRetryInterval` and asks again.
     public var isSignedIn: @Sendable () async -> Bool = { true }
+    /// How long to wait before asking `isSignedIn` again.
     public var signedOutRetryInterval: Duration = .seconds(10)
     /// Upper bound for the WebSocket upgrade plus `connection_ack`.
     public var connectTimeout: Duration = .seconds(15)
@@ -18,6 +21,7 @@ public struct AppSyncConfiguration: Sendable {
     /// Reconnect proactively after this long; AppSync ends connections after 24 h.
     public var plannedReconnectInterval: Duration = .seconds(24 * 3600 - 5 * 60)
 
+    /// Settings with the defaults above for `endpoint` and `authorization`.
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
         self.endpoint = endpoint
         self.authorization = authorization
@@ -34,6 +38,7 @@ public struct ReconnectPolicy: Sendable {
         self.delay = delay
     }
 
+    /// The delay before the next attempt, or `nil` to give up.
     public func delay(afterFailedAttempts attempts: Int) -> Duration? { delay(attempts) }
 
     /// The same delay every time (the seeds' policy: 10 s).
@@ -48,13 +53,17 @@ public struct ReconnectPolicy: Sendable {
         }
     }
 
+    /// Never reconnect: the first abnormal end is final.
     public static let never = ReconnectPolicy { _ in nil }
 }
 
 /// What the connection is doing; observe it with `AppSyncConnection.stateUpdates()`.
 public enum ConnectionState: Sendable, Equatable {
+    /// Not started.
     case idle
+    /// Opening the WebSocket and waiting for `connection_ack`.
     case connecting
+    /// Acknowledged: subscriptions are (re)sent and events flow.
     case connected
     /// Waiting `after` before the next attempt (after a drop, or while signed out).
     case reconnecting(after: Duration)
@@ -64,6 +73,7 @@ public enum ConnectionState: Sendable, Equatable {
     case failed(ConnectionFailure)
 }
 
+/// Why a connection ended for good.
 public enum ConnectionFailure: Error, Sendable, Equatable {
     /// The service rejected the credentials (`UnauthorizedException`, 401/403).
     case unauthorized([ServiceError])
@@ -75,11 +85,16 @@ public enum ConnectionFailure: Error, Sendable, Equatable {
 
 /// Errors of single operations.
 public enum AppSyncError: Error, Sendable, Equatable {
+    /// The operation needs a connected session.
     case notConnected
+    /// The service did not answer within `operationTimeout`.
     case timedOut
     /// The connection ended before the operation completed.
     case connectionLost
+    /// The connection already has the most subscriptions AppSync allows.
     case subscriptionLimitReached(Int)
+    /// The service refused the operation.
     case service([ServiceError])
+    /// The publish cannot be sent as it is (event count, authorization).
     case invalidPublish(String)
 }

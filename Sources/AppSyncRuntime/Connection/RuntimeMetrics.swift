@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 /// Counters a running client keeps, readable at any time as a `Snapshot`. Malformed frames and
 /// payloads are counted here and dropped; the streams go on.
 public final class RuntimeMetrics: Sendable {
+    /// Events of one channel.
     public struct Channel: Sendable, Equatable {
         /// Events that arrived for the channel.
         public var received = 0
@@ -12,6 +13,7 @@ public final class RuntimeMetrics: Sendable {
         /// Events dropped: the payload did not decode or carried another `eventType`.
         public var dropped = 0
 
+        /// Counts for one channel.
         public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0) {
             self.received = received
             self.decoded = decoded
@@ -19,21 +21,32 @@ public final class RuntimeMetrics: Sendable {
         }
     }
 
+    /// The counters at one moment.
     public struct Snapshot: Sendable, Equatable {
+        /// Every frame read from the WebSocket.
         public var framesReceived = 0
+        /// Frames that were not a server message (logged and dropped).
         public var malformedFrames = 0
+        /// Messages of a type this client does not know.
         public var unknownMessageTypes = 0
+        /// Data for a subscription id the connection does not have.
         public var unknownSubscriptionFrames = 0
+        /// `subscribe_error` answers.
         public var subscribeErrors = 0
+        /// Connections ended because nothing arrived within `connectionTimeoutMs`.
         public var keepAliveTimeouts = 0
+        /// Reconnects, planned or after a drop.
         public var reconnects = 0
+        /// Per channel path: events received, decoded and dropped.
         public var channels: [String: Channel] = [:]
     }
 
     private let box = NIOLockedValueBox(Snapshot())
 
+    /// Counters at zero.
     public init() {}
 
+    /// The counters now.
     public func snapshot() -> Snapshot { box.withLockedValue { $0 } }
 
     func update(_ change: (inout Snapshot) -> Void) { box.withLockedValue(change) }

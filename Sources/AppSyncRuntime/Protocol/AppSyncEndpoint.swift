@@ -13,11 +13,14 @@ public struct AppSyncEndpoint: Sendable, Hashable {
     /// The HTTP host (with its port, when the URL has one): the `host` of every auth object.
     public let host: String
 
+    /// Why a URL cannot be an AppSync Event API endpoint.
     public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The text is not an `http`/`https` URL with a host.
         case invalidURL(String)
         /// Plain `http`/`ws` is allowed for loopback hosts only.
         case insecureScheme(String)
 
+        /// What is wrong with the URL.
         public var description: String {
             switch self {
             case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
@@ -26,6 +29,7 @@ public struct AppSyncEndpoint: Sendable, Hashable {
         }
     }
 
+    /// The endpoint whose HTTP URL is `url`; the WebSocket URL is derived from it.
     public init(http url: URL) throws(Failure) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let scheme = components.scheme?.lowercased(), let hostName = components.host, !hostName.isEmpty
@@ -50,6 +54,7 @@ public struct AppSyncEndpoint: Sendable, Hashable {
         self.realtime = URL(string: "\(secure ? "wss" : "ws")://\(realtimeURLHost)\(port)/event/realtime")!
     }
 
+    /// The endpoint whose HTTP URL is `string`, such as `https://abc123.appsync-api.eu-west-1.amazonaws.com/event`.
     public init(http string: String) throws(Failure) {
         guard let url = URL(string: string) else { throw .invalidURL(string) }
         try self.init(http: url)

@@ -3,8 +3,11 @@ import Foundation
 
 /// A message the client sends over the AppSync Events WebSocket.
 public enum ClientMessage: Sendable, Equatable {
+    /// `connection_init`, the first frame after the upgrade.
     case connectionInit
+    /// `subscribe` to `channel`, answered with `subscribe_success` or `subscribe_error` for `id`.
     case subscribe(id: String, channel: String, authorization: [String: String])
+    /// `unsubscribe` the subscription `id`.
     case unsubscribe(id: String)
     /// `events` are 1–5 JSON texts, each one serialized event.
     case publish(id: String, channel: String, events: [String], authorization: [String: String])

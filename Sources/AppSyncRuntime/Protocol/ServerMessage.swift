@@ -6,24 +6,38 @@ import Foundation
 /// `connectionTimeoutMs` is read at the top level (or under `payload`), error codes may be
 /// strings or numbers, and unknown fields are ignored.
 public enum ServerMessage: Sendable, Equatable {
+    /// `connection_ack`: the connection is ready; silence longer than `connectionTimeoutMs` means it is dead.
     case connectionAck(connectionTimeoutMs: Int?)
+    /// `ka`, sent about every minute.
     case keepAlive
+    /// `connection_error`: the connection was refused (credentials, for instance).
     case connectionError([ServiceError])
+    /// `subscribe_success` for the subscription `id`.
     case subscribeSuccess(id: String)
+    /// `subscribe_error`: the subscription `id` was refused.
     case subscribeError(id: String, [ServiceError])
+    /// `unsubscribe_success` for the subscription `id`.
     case unsubscribeSuccess(id: String)
+    /// `unsubscribe_error` for the subscription `id`.
     case unsubscribeError(id: String, [ServiceError])
     /// One message per event on the wire; the array form of the docs is accepted too.
     case data(id: String, events: [String])
+    /// `broadcast_error`: an event for the subscription `id` could not be delivered.
     case broadcastError(id: String, [ServiceError])
+    /// `publish_success` for the publish `id`, with per-event results.
     case publishSuccess(id: String, PublishResult)
+    /// `publish_error`: the publish `id` was refused.
     case publishError(id: String, [ServiceError])
+    /// `error`, for an operation `id` when the service names one.
     case error(id: String?, [ServiceError])
     /// A message type this client does not know; the caller logs and counts it.
     case unknown(type: String)
 
+    /// Why a frame is not a server message; the caller logs, counts and drops it.
     public enum DecodingFailure: Error, Equatable {
+        /// The frame is not a JSON object (or a number in it is out of range).
         case notJSON
+        /// A field the message type needs is missing.
         case missingField(String)
     }
 
@@ -146,11 +160,14 @@ struct LenientCode: Decodable {
 
 /// One entry of an `errors` list.
 public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConvertible {
+    /// The service's error type, such as `UnauthorizedException`.
     public var errorType: String?
+    /// The service's explanation.
     public var message: String?
     /// `errorCode`, which the service sends as a number or a string, or not at all.
     public var code: String?
 
+    /// An error as the service reports it.
     public init(errorType: String?, message: String?, code: String? = nil) {
         self.errorType = errorType
         self.message = message
@@ -159,6 +176,7 @@ public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConverti
 
     private enum CodingKeys: String, CodingKey { case errorType, message, errorCode }
 
+    /// Decodes the service's JSON, accepting numbers or strings where the service and its docs differ.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         errorType = try? container.decodeIfPresent(String.self, forKey: .errorType)
@@ -179,6 +197,7 @@ public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConverti
         isAuthorizationFailure || errorType == "BadRequestException" || code == "400"
     }
 
+    /// The error type, code and message, for logs.
     public var description: String {
         [errorType, code.map { "code \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
     }
@@ -186,10 +205,14 @@ public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConverti
 
 /// The outcome of a publish (WebSocket or HTTP): per-event successes and failures.
 public struct PublishResult: Sendable, Equatable {
+    /// An event the service accepted.
     public struct Success: Sendable, Equatable, Decodable {
+        /// The service's identifier of the event.
         public var identifier: String
+        /// The event's position in the published list.
         public var index: Int
 
+        /// An accepted event.
         public init(identifier: String, index: Int) {
             self.identifier = identifier
             self.index = index
@@ -197,6 +220,7 @@ public struct PublishResult: Sendable, Equatable {
 
         private enum CodingKeys: String, CodingKey { case identifier, index }
 
+        /// Decodes the service's JSON, accepting numbers or strings where the service and its docs differ.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             identifier = (try? container.decodeIfPresent(String.self, forKey: .identifier)) ?? ""
@@ -205,13 +229,18 @@ public struct PublishResult: Sendable, Equatable {
         }
     }
 
+    /// An event the service refused, with why.
     public struct Failure: Sendable, Equatable, Decodable {
+        /// The service's identifier of the event, when it gave one.
         public var identifier: String?
+        /// The event's position in the published list.
         public var index: Int
         /// A number or a string on the wire (`401`, `"EventTooLargeException"`).
         public var code: String?
+        /// The service's explanation.
         public var message: String?
 
+        /// A refused event.
         public init(identifier: String?, index: Int, code: String?, message: String?) {
             self.identifier = identifier
             self.index = index
@@ -221,6 +250,7 @@ public struct PublishResult: Sendable, Equatable {
 
         private enum CodingKeys: String, CodingKey { case identifier, index, code, message }
 
+        /// Decodes the service's JSON, accepting numbers or strings where the service and its docs differ.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             identifier = try? container.decodeIfPresent(String.self, forKey: .identifier)
@@ -230,9 +260,12 @@ public struct PublishResult: Sendable, Equatable {
         }
     }
 
+    /// The events the service accepted.
     public var successful: [Success]
+    /// The events the service refused.
     public var failed: [Failure]
 
+    /// A publish result.
     public init(successful: [Success], failed: [Failure]) {
         self.successful = successful
         self.failed = failed

@@ -11,21 +11,24 @@ import NIOConcurrencyHelpers
 /// is logged, counted and dropped. Changing a parameter (the user id) moves every open stream to
 /// the new channels without ending it.
 public actor ChannelEventHub: ChannelEventSource {
+    /// The connection the subscriptions run on.
     public nonisolated let connection: AppSyncConnection
     private var parameters: [String: ChannelSegment]
     private var entries: [String: any HubEntry] = [:]
     private let logger: Logger
 
+    /// A hub serving typed streams from `connection`.
     public init(
         connection: AppSyncConnection,
         parameters: [String: ChannelSegment] = [:],
-        logger: Logger = Logger(label: "ChannelRuntime.ChannelEventHub")
+        logger: Logger = Logger(label: "AppSyncRuntime.ChannelEventHub")
     ) {
         self.connection = connection
         self.parameters = parameters
         self.logger = logger
     }
 
+    /// The typed events of `subscription` for the current parameters; consumers of one channel share one AppSync subscription, and the stream stays open across reconnects and parameter changes.
     public func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event> {
         let key = Subscription.template.address
         let entry: Entry<Subscription>
@@ -44,6 +47,7 @@ public actor ChannelEventHub: ChannelEventSource {
         return stream
     }
 
+    /// Sets a channel parameter; every open stream moves to the channels the new value names.
     public func setParameter(_ name: String, to value: ChannelSegment) async {
         guard parameters[name] != value else { return }
         parameters[name] = value

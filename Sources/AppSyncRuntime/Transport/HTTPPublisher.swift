@@ -6,6 +6,7 @@ import FoundationNetworking
 
 /// Sends an HTTP `POST`; behind a protocol so tests and apps can bring their own client.
 public protocol HTTPPostClient: Sendable {
+/// Posts `body` to `url` with `headers`; returns the answer's status and body (a redirect is an answer, not followed).
     func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data)
 }
 
@@ -17,10 +18,12 @@ public protocol HTTPPostClient: Sendable {
 public struct URLSessionPostClient: HTTPPostClient {
     private let session: URLSession
 
+    /// A client with its own session that does not follow redirects.
     public init() {
         session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
+    /// Posts `body` to `url` and returns the status and body of the answer, a redirect included.
     public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
@@ -43,16 +46,20 @@ private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable 
 /// Publishes over HTTP: `POST <http endpoint>/event` with `{"channel": …, "events": [1–5 JSON texts]}`.
 /// Per-event failures come back inside a successful response (`PublishResult.failed`).
 public struct AppSyncHTTPPublisher: Sendable {
+    /// The API published to.
     public let endpoint: AppSyncEndpoint
+    /// How each publish is authorized.
     public let authorization: AppSyncAuthorization
     private let client: any HTTPPostClient
 
+    /// A publisher for `endpoint`; `client` sends the request (`URLSessionPostClient` by default).
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, client: any HTTPPostClient = URLSessionPostClient()) {
         self.endpoint = endpoint
         self.authorization = authorization
         self.client = client
     }
 
+    /// Publishes 1–5 events (JSON texts) to `channel`; per-event results come back in the `PublishResult`.
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
         let request = AuthorizationRequest(operation: .publish(channel: channel, events: events), endpoint: endpoint)

@@ -10,14 +10,16 @@ import WSClient
 /// with the upgrade set up by `AppSyncClientChannel`. `URLSessionWebSocketTask` is not used because it
 /// does not work on Linux.
 public struct WSClientTransport: WebSocketTransport {
+    /// Where the transport logs.
     public var logger: Logger
     /// Largest message accepted or sent in one frame; AppSync events are at most 240 KB, escaped inside a frame.
     public var maximumMessageSize: Int
     /// TLS for `wss` URLs; the default verifies the server against the system's trust roots.
     public var tlsConfiguration: TLSConfiguration
 
+    /// A transport; `tlsConfiguration` replaces the system trust roots for `wss` servers.
     public init(
-        logger: Logger = Logger(label: "ChannelRuntime.WebSocket"),
+        logger: Logger = Logger(label: "AppSyncRuntime.WSClientTransport"),
         maximumMessageSize: Int = 1 << 21,
         tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
     ) {
@@ -26,6 +28,7 @@ public struct WSClientTransport: WebSocketTransport {
         self.tlsConfiguration = tlsConfiguration
     }
 
+    /// Opens a WebSocket to `url` offering `subprotocols`; the upgrade must choose the first one.
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
         let (inbound, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         let session = WSClientSession(inbound: inbound)
@@ -68,7 +71,9 @@ public struct WSClientTransport: WebSocketTransport {
 
 /// The connection ended before the WebSocket upgrade completed.
 public struct WebSocketSessionClosed: Error, CustomStringConvertible {
+    /// The error.
     public init() {}
+    /// What happened.
     public var description: String { "the WebSocket closed before the upgrade completed" }
 }
 

@@ -13,6 +13,7 @@ public protocol WebSocketSession: Sendable {
     /// Text frames from the server. Finishes when the connection ends, for whatever reason:
     /// AppSync's close codes carry no meaning, so the runtime does not look at them.
     var inbound: AsyncStream<String> { get }
+/// Sends one text frame.
     func send(_ text: String) async throws
     /// Closes the connection; `inbound` finishes.
     func close() async
