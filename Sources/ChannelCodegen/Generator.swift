@@ -3,21 +3,31 @@ import Foundation
 
 /// The fixed set of files a generation produces (SwiftPM build plugins must name outputs up front).
 public enum OutputFile: String, CaseIterable, Sendable {
+    /// Payload models.
     case models = "Models.swift"
+    /// Channel address constants.
     case channels = "Channels.swift"
+    /// One subscription type per channel.
     case subscriptions = "Subscriptions.swift"
+    /// The notifier protocol and class.
     case notifier = "Notifier.swift"
+    /// The mock notifier (`generate: mocks`).
     case mocks = "Mocks.swift"
 }
 
+/// One output file.
 public struct GeneratedFile: Sendable, Equatable {
+    /// The file name, one of ``OutputFile``'s.
     public var name: String
+    /// The Swift source.
     public var contents: String
 }
 
+/// What a generation produced.
 public struct GenerationResult: Sendable {
     /// Every output file, in `OutputFile` order; `nil` when there were errors.
     public var files: [GeneratedFile]?
+    /// Errors, warnings and notes, each at its `file:line:col`.
     public var diagnostics: [Diagnostic]
     /// The spec files that were read.
     public var inputs: [String]
@@ -26,6 +36,7 @@ public struct GenerationResult: Sendable {
 /// The whole pipeline: config → load → resolve → translate (IR) → name → structure → render, all in memory.
 /// Nothing touches the disk here, so a failed run can never leave half-written output.
 public enum Generator {
+    /// Generates from the `channelgen.yaml` at `configPath`.
     public static func generate(configAt configPath: String) -> GenerationResult {
         let config: GeneratorConfig
         do {
@@ -38,6 +49,7 @@ public enum Generator {
         return result
     }
 
+    /// Generates from `config`, in memory.
     public static func generate(config: GeneratorConfig) -> GenerationResult {
         var spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder)
         // A spec file that cannot be read is the config's problem: report it at the `spec:` line.

@@ -11,20 +11,26 @@ import Foundation
 /// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
 /// ```
 public struct GeneratorConfig: Sendable, Equatable {
+    /// The access level of the generated declarations.
     public enum AccessModifier: String, Sendable, CaseIterable {
+        /// Visible to other packages, to this package's modules, or to the target only.
         case `public`, package, `internal`
     }
 
     /// What a target gets: the client (models, channels, subscriptions, notifier) or a mock
     /// notifier for tests, kept in its own target so apps do not ship it.
     public enum Mode: String, Sendable, CaseIterable {
+        /// The client (models, channels, subscriptions, notifier), or a mock notifier.
         case client, mocks
     }
 
     /// Path of the AsyncAPI document, resolved against the config file's folder.
     public var specPath: String
+    /// The notifier's type name, when the config sets one.
     public var notifierName: String?
+    /// The access level of the generated declarations.
     public var accessModifier: AccessModifier
+    /// What the target gets.
     public var mode: Mode
     /// The module the mocks import (`generate: mocks`).
     public var clientModule: String?
@@ -34,6 +40,7 @@ public struct GeneratorConfig: Sendable, Equatable {
     /// Where the config names the spec (its `spec:` value), for errors about the spec file itself.
     public var specLocation: SourceLocation?
 
+/// A configuration for the spec at `specPath`.
     public init(
         specPath: String, notifierName: String? = nil, accessModifier: AccessModifier = .public,
         mode: Mode = .client, clientModule: String? = nil

@@ -22,8 +22,8 @@ public enum ChildProcess {
 
     /// Runs `executable` to completion and returns its exit status and output.
     ///
-    /// Output goes to temporary files rather than pipes, so no pipe end can be inherited and held open
-    /// by a child spawned concurrently by another test. A death by signal reports 128 + signal, as
+    /// Output goes to temporary files rather than pipes, and the child inherits no other descriptor, so
+    /// no pipe end or socket of another test can be held open by it. A death by signal reports 128 + signal, as
     /// shells do. With `mergingOutput`, stderr goes to the same file as stdout.
     public static func run(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, mergingOutput: Bool = false
@@ -58,13 +58,38 @@ public enum ChildProcess {
         } else {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
+        // Nothing else is inherited: a child holding a copy of a test's socket keeps that connection
+        // open after the test closes it (loopback tests waiting for the close then wait in vain for as
+        // long as the child runs: a batched type-check, a nested `swift build`).
+        #if canImport(Glibc)
+        guard let closeFrom = Self.addCloseFrom else { throw POSIXError(.ENOSYS) }
+        _ = closeFrom(&actions, 3)
+        #endif
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
+        #if canImport(Darwin)
+        // Darwin: close every descriptor the actions do not set up.
+        var attributes: posix_spawnattr_t = nil
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        #else
         let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        #endif
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
         return pid
     }
+
+    #if canImport(Glibc)
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34+), looked up at run time: Swift's Glibc
+    /// module does not declare it (it is behind `_GNU_SOURCE`).
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+    #endif
 
     /// Waits for `pid` on a dedicated thread, off the cooperative pool.
     private static func exitStatus(of pid: pid_t) async -> Int32 {

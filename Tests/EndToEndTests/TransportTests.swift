@@ -192,6 +192,23 @@ struct TransportTests {
         await server.stop()
     }
 
+    /// A server that never answers the upgrade: cancelling the connect (what the connection's connect
+    /// timeout does) must close the socket, not leave it open until the server gives up.
+    @Test func aCancelledConnectClosesItsSocket() async throws {
+        let requested = NIOLockedValueBox(false)
+        let server = try await ScriptedServer.start(closing: false) { _ in
+            requested.withLockedValue { $0 = true }
+            return []
+        }
+        let transport = self.transport, target = url(server)
+        let connect = Task { try await transport.connect(to: target, subprotocols: [AppSyncAuthorization.eventSubprotocol]) }
+        try await waitFor("the upgrade request to arrive") { requested.withLockedValue { $0 } }
+        connect.cancel()
+        await #expect(throws: (any Error).self) { _ = try await connect.value }
+        try await waitFor("the client to close the connection") { server.closedConnections.withLockedValue { $0 == 1 } }
+        await server.stop()
+    }
+
     @Test func aRefusedUpgradeFailsTheConnectAndClosesTheConnection() async throws {
         let server = try await ScriptedServer.start(closing: false) { _ in
             Array("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n".utf8)

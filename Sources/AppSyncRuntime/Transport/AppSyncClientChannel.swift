@@ -25,7 +25,12 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         case notUpgraded(any Channel)
     }
 
-    typealias Value = EventLoopFuture<UpgradeResult>
+    /// The channel with its upgrade in flight: `handle` closes the channel whatever ends the upgrade
+    /// other than success (a refusal, an error, or the connect being cancelled while it waits).
+    struct Value: Sendable {
+        let channel: any Channel
+        let upgrade: EventLoopFuture<UpgradeResult>
+    }
 
     let url: URL
     /// Where to connect: the URL's host and port (default 443 for `wss`, 80 for `ws`).
@@ -84,12 +89,27 @@ struct AppSyncClientChannel: ClientConnectionChannel {
             configuration.leftOverBytesStrategy = .forwardBytes
             let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
             upgraded.assumeIsolated().whenComplete { _ in endOfInput.upgradeFinished() }
-            return upgraded
+            // A failed upgrade leaves nothing else to close the socket.
+            upgraded.whenFailure { _ in channel.close(promise: nil) }
+            return Value(channel: channel, upgrade: upgraded)
         }
     }
 
     func handle(value: Value, logger: Logger) async throws {
-        switch try await value.get() {
+        // Awaiting an `EventLoopFuture` ignores task cancellation: closing the channel fails the
+        // upgrade, so a cancelled connect (its timeout fired) ends at once and leaks no socket.
+        let result: UpgradeResult
+        do {
+            result = try await withTaskCancellationHandler {
+                try await value.upgrade.get()
+            } onCancel: {
+                value.channel.close(promise: nil)
+            }
+        } catch {
+            try? await value.channel.close()
+            throw error
+        }
+        switch result {
         case .websocket(let channel):
             _ = try await WebSocketHandler.handle(
                 type: .client,

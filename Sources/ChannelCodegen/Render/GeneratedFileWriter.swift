@@ -7,18 +7,25 @@ import Foundation
 /// checked (a folder in a file's place, an unwritable directory), and only then moved into place one
 /// `rename` each. A failure before the moves leaves every output as it was.
 public enum GeneratedFileWriter {
+    /// Which files were written and which already had the right bytes.
     public struct Report: Sendable, Equatable {
+        /// Files written.
         public var written: [String] = []
+        /// Files left as they were.
         public var unchanged: [String] = []
     }
 
     /// An I/O failure with the path and the system's reason (`Is a directory`, `Permission denied`).
     public struct WriteError: Error, CustomStringConvertible, Sendable {
+        /// The path that could not be written.
         public var path: String
+        /// The system's reason.
         public var reason: String
+        /// The path and the reason.
         public var description: String { "cannot write '\(path)': \(reason)" }
     }
 
+    /// Writes the files that changed into `directory`, all or nothing.
     public static func write(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> Report {
         try check(mkdirp(directory), directory)
         var report = Report()
