@@ -56,15 +56,25 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
     public static func printable(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F:
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default:
-                result.unicodeScalars.append(scalar)
-            }
+            if scalar.isHiddenOrControl { result += scalar.visibleEscape } else { result.unicodeScalars.append(scalar) }
         }
         return result
     }
+}
+
+extension Unicode.Scalar {
+    /// Control characters, line and paragraph separators, bidirectional controls and the BOM: text
+    /// that would break a line, move the terminal or hide what a reviewer reads. Diagnostics, comments
+    /// and literals show these as `\u{…}`.
+    package var isHiddenOrControl: Bool {
+        switch value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0xFEFF: return true
+        default: return false
+        }
+    }
+
+    /// `\u{…}` with the scalar's hexadecimal value, as Swift writes it.
+    package var visibleEscape: String { "\\u{" + String(value, radix: 16, uppercase: true) + "}" }
 }
 
 /// Collects diagnostics across a pipeline stage; a stage fails when it holds any error.

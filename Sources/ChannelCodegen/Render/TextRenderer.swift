@@ -246,10 +246,8 @@ struct TextRenderer {
                 current = ""
             case 0x09:
                 current += "    "
-            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0xFEFF:
-                current += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default:
-                current.unicodeScalars.append(scalar)
+                if scalar.isHiddenOrControl { current += scalar.visibleEscape } else { current.unicodeScalars.append(scalar) }
             }
         }
         lines.append(current)
@@ -302,7 +300,7 @@ struct TextRenderer {
     /// A Swift string literal with exactly `text`'s value. Text with quotes or backslashes (and no
     /// other escapes needed) becomes a raw string (`#"a\b"#`) so it reads as the spec wrote it.
     static func stringLiteral(_ text: String) -> String {
-        let needsEscapes = text.unicodeScalars.contains(where: needsEscape)
+        let needsEscapes = text.unicodeScalars.contains(where: \.isHiddenOrControl)
         if !needsEscapes && (text.contains("\\") || text.contains("\"")) {
             var delimiter = "#"
             while text.contains("\"" + delimiter) || text.contains("\\" + delimiter) { delimiter += "#" }
@@ -312,7 +310,7 @@ struct TextRenderer {
     }
 
     /// `text` escaped for the inside of a `"…"` literal.
-    private static func escapedStringContents(_ text: String) -> String {
+    static func escapedStringContents(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -323,23 +321,10 @@ struct TextRenderer {
             case "\t": result += "\\t"
             case "\0": result += "\\0"
             default:
-                if needsEscape(scalar) {
-                    result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+                if scalar.isHiddenOrControl { result += scalar.visibleEscape } else { result.unicodeScalars.append(scalar) }
             }
         }
         return result
-    }
-
-    /// Control characters, line separators and bidirectional controls: legal in a literal only escaped,
-    /// or invisible in review.
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0xFEFF: return true
-        default: return false
-        }
     }
 
     // MARK: Lines

@@ -26,11 +26,12 @@ extension Generator {
     /// Generates every output file with its declarations inside `extension <namespace>`, mocks
     /// included (importing nothing but the runtime). Tests declare `enum <namespace> {}` once.
     package static func generateForTypeChecking(config: GeneratorConfig, namespace: String) -> GenerationResult {
-        let spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder)
-        guard let api = spec.api else { return GenerationResult(files: nil, diagnostics: spec.diagnostics, inputs: spec.files) }
-        let names = SwiftNaming(api: api, config: config)
-        let diagnostics = spec.diagnostics + names.diagnostics.all
-        guard !names.diagnostics.hasErrors else { return GenerationResult(files: nil, diagnostics: diagnostics, inputs: spec.files) }
+        let named: Named
+        switch name(config: config) {
+        case .success(let value): named = value
+        case .failure(let failed): return failed.result
+        }
+        let (api, names) = (named.api, named.names)
         var mocks = config
         mocks.mode = .mocks
         mocks.clientModule = mocks.clientModule ?? "ClientModule"
@@ -41,6 +42,6 @@ extension Generator {
                 name: file.rawValue,
                 contents: TextRenderer.render(structure.namespaced(in: Identifier(namespace), dropping: Identifier(mocks.clientModule!))))
         }
-        return GenerationResult(files: files, diagnostics: diagnostics, inputs: spec.files)
+        return GenerationResult(files: files, diagnostics: named.diagnostics, inputs: named.inputs)
     }
 }

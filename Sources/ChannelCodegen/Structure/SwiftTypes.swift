@@ -49,30 +49,12 @@ struct SwiftTypes {
     /// A value shown in a doc comment as code: `` `value` ``, or the quoted, escaped value when it
     /// holds line breaks, control characters or backticks that would break the span.
     static func codeSpan(_ value: String) -> String {
-        let plain = !value.isEmpty && !value.contains("`") && value.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
+        let plain = !value.isEmpty && !value.contains("`") && !value.unicodeScalars.contains(where: \.isHiddenOrControl)
         return plain ? "`\(value)`" : "`` \(quoted(value)) ``"
     }
 
-    /// `"value"` with quotes, backslashes and control characters escaped as in a Swift literal.
-    static func quoted(_ value: String) -> String {
-        var result = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    /// `"value"` escaped as the renderer writes a Swift string literal.
+    static func quoted(_ value: String) -> String { "\"" + TextRenderer.escapedStringContents(value) + "\"" }
 
     /// The doc comment for a spec element: summary (or `fallback`), description, then the documented
     /// constraints and where it came from as a list.
