@@ -2,7 +2,7 @@ import ChannelSpec
 import Foundation
 
 /// The fixed set of files a generation produces (SwiftPM build plugins must name outputs up front).
-public enum OutputFile: String, CaseIterable, Sendable {
+package enum OutputFile: String, CaseIterable, Sendable {
     /// Payload models.
     case models = "Models.swift"
     /// Channel address constants.
@@ -16,28 +16,28 @@ public enum OutputFile: String, CaseIterable, Sendable {
 }
 
 /// One output file.
-public struct GeneratedFile: Sendable, Equatable {
+package struct GeneratedFile: Sendable, Equatable {
     /// The file name, one of ``OutputFile``'s.
-    public var name: String
+    package var name: String
     /// The Swift source.
-    public var contents: String
+    package var contents: String
 }
 
 /// What a generation produced.
-public struct GenerationResult: Sendable {
+package struct GenerationResult: Sendable {
     /// Every output file, in `OutputFile` order; `nil` when there were errors.
-    public var files: [GeneratedFile]?
+    package var files: [GeneratedFile]?
     /// Errors, warnings and notes, each at its `file:line:col`.
-    public var diagnostics: [Diagnostic]
+    package var diagnostics: [Diagnostic]
     /// The spec files that were read.
-    public var inputs: [String]
+    package var inputs: [String]
 }
 
 /// The whole pipeline: config → load → resolve → translate (IR) → name → structure → render, all in memory.
 /// Nothing touches the disk here, so a failed run can never leave half-written output.
-public enum Generator {
+package enum Generator {
     /// Generates from the `channelgen.yaml` at `configPath`.
-    public static func generate(configAt configPath: String) -> GenerationResult {
+    package static func generate(configAt configPath: String) -> GenerationResult {
         let config: GeneratorConfig
         do {
             config = try GeneratorConfig.load(from: configPath)
@@ -50,7 +50,7 @@ public enum Generator {
     }
 
     /// Generates from `config`, in memory.
-    public static func generate(config: GeneratorConfig) -> GenerationResult {
+    package static func generate(config: GeneratorConfig) -> GenerationResult {
         let named: Named
         switch name(config: config) {
         case .success(let value): named = value

@@ -10,38 +10,38 @@ import Foundation
 /// generate: client                              # client (default) or mocks
 /// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
 /// ```
-public struct GeneratorConfig: Sendable, Equatable {
+package struct GeneratorConfig: Sendable, Equatable {
     /// The access level of the generated declarations.
-    public enum AccessModifier: String, Sendable, CaseIterable {
+    package enum AccessModifier: String, Sendable, CaseIterable {
         /// Visible to other packages, to this package's modules, or to the target only.
         case `public`, package, `internal`
     }
 
     /// What a target gets: the client (models, channels, subscriptions, notifier) or a mock
     /// notifier for tests, kept in its own target so apps do not ship it.
-    public enum Mode: String, Sendable, CaseIterable {
+    package enum Mode: String, Sendable, CaseIterable {
         /// The client (models, channels, subscriptions, notifier), or a mock notifier.
         case client, mocks
     }
 
     /// Path of the AsyncAPI document, resolved against the config file's folder.
-    public var specPath: String
+    package var specPath: String
     /// The notifier's type name, when the config sets one.
-    public var notifierName: String?
+    package var notifierName: String?
     /// The access level of the generated declarations.
-    public var accessModifier: AccessModifier
+    package var accessModifier: AccessModifier
     /// What the target gets.
-    public var mode: Mode
+    package var mode: Mode
     /// The module the mocks import (`generate: mocks`).
-    public var clientModule: String?
+    package var clientModule: String?
     /// The folder the spec and every file it references must lie in: the package holding the
     /// config file. `nil` uses the package holding the spec (or, outside a package, its folder).
-    public var allowedFolder: String?
+    package var allowedFolder: String?
     /// Where the config names the spec (its `spec:` value), for errors about the spec file itself.
-    public var specLocation: SourceLocation?
+    package var specLocation: SourceLocation?
 
 /// A configuration for the spec at `specPath`.
-    public init(
+    package init(
         specPath: String, notifierName: String? = nil, accessModifier: AccessModifier = .public,
         mode: Mode = .client, clientModule: String? = nil
     ) {
@@ -55,7 +55,7 @@ public struct GeneratorConfig: Sendable, Equatable {
     static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule"]
 
     /// Reads and checks a config file; every problem is reported at its line.
-    public static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
+    package static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)

@@ -1,50 +1,50 @@
 /// A position in a spec file, 1-based, as compilers and editors print it.
-public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
+package struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var column: Int
 
-    public init(file: String, line: Int, column: Int) {
+    package init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line
         self.column = column
     }
 
-    public var description: String { "\(file):\(line):\(column)" }
+    package var description: String { "\(file):\(line):\(column)" }
 }
 
 /// One message for the user, printed in the compiler format so Xcode and SwiftPM
 /// place it on the YAML line: `path:line:col: error: message`.
-public struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
-    public enum Severity: String, Sendable, Hashable {
+package struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
+    package enum Severity: String, Sendable, Hashable {
         case error, warning, note
     }
 
-    public var severity: Severity
-    public var message: String
-    public var location: SourceLocation?
+    package var severity: Severity
+    package var message: String
+    package var location: SourceLocation?
 
-    public init(_ severity: Severity, _ message: String, at location: SourceLocation?) {
+    package init(_ severity: Severity, _ message: String, at location: SourceLocation?) {
         self.severity = severity
         self.message = message
         self.location = location
     }
 
-    public static func error(_ message: String, at location: SourceLocation?) -> Diagnostic {
+    package static func error(_ message: String, at location: SourceLocation?) -> Diagnostic {
         Diagnostic(.error, message, at: location)
     }
 
-    public static func warning(_ message: String, at location: SourceLocation?) -> Diagnostic {
+    package static func warning(_ message: String, at location: SourceLocation?) -> Diagnostic {
         Diagnostic(.warning, message, at: location)
     }
 
-    public static func note(_ message: String, at location: SourceLocation?) -> Diagnostic {
+    package static func note(_ message: String, at location: SourceLocation?) -> Diagnostic {
         Diagnostic(.note, message, at: location)
     }
 
     /// One line in the compiler format. Spec text quoted in the message cannot break the line or
     /// reach the terminal as control sequences: control and bidirectional characters are shown as `\u{…}`.
-    public var description: String {
+    package var description: String {
         let text = Self.printable(message)
         if let location {
             return "\(Self.printable(location.description)): \(severity.rawValue): \(text)"
@@ -53,7 +53,7 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
     }
 
     /// `text` with control characters, line separators and bidirectional controls escaped.
-    public static func printable(_ text: String) -> String {
+    package static func printable(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.isHiddenOrControl { result += scalar.visibleEscape } else { result.unicodeScalars.append(scalar) }
@@ -78,33 +78,33 @@ extension Unicode.Scalar {
 }
 
 /// Collects diagnostics across a pipeline stage; a stage fails when it holds any error.
-public struct Diagnostics: Sendable {
-    public private(set) var all: [Diagnostic] = []
+package struct Diagnostics: Sendable {
+    package private(set) var all: [Diagnostic] = []
 
-    public init() {}
+    package init() {}
 
-    public var hasErrors: Bool { all.contains { $0.severity == .error } }
+    package var hasErrors: Bool { all.contains { $0.severity == .error } }
 
-    public mutating func append(_ diagnostic: Diagnostic) { all.append(diagnostic) }
+    package mutating func append(_ diagnostic: Diagnostic) { all.append(diagnostic) }
 
-    public mutating func append(contentsOf diagnostics: [Diagnostic]) { all.append(contentsOf: diagnostics) }
+    package mutating func append(contentsOf diagnostics: [Diagnostic]) { all.append(contentsOf: diagnostics) }
 
-    public mutating func error(_ message: String, at location: SourceLocation?) {
+    package mutating func error(_ message: String, at location: SourceLocation?) {
         all.append(.error(message, at: location))
     }
 
-    public mutating func warning(_ message: String, at location: SourceLocation?) {
+    package mutating func warning(_ message: String, at location: SourceLocation?) {
         all.append(.warning(message, at: location))
     }
 }
 
 /// Thrown when a stage cannot go on; carries every diagnostic gathered so far.
-public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
-    public var diagnostics: [Diagnostic]
+package struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+    package var diagnostics: [Diagnostic]
 
-    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+    package init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 
-    public init(_ diagnostic: Diagnostic) { self.diagnostics = [diagnostic] }
+    package init(_ diagnostic: Diagnostic) { self.diagnostics = [diagnostic] }
 
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    package var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }

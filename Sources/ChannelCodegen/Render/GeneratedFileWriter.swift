@@ -6,27 +6,27 @@ import Foundation
 /// Changed files are first written into a staging folder beside the outputs, then every target is
 /// checked (a folder in a file's place, an unwritable directory), and only then moved into place one
 /// `rename` each. A failure before the moves leaves every output as it was.
-public enum GeneratedFileWriter {
+package enum GeneratedFileWriter {
     /// Which files were written and which already had the right bytes.
-    public struct Report: Sendable, Equatable {
+    package struct Report: Sendable, Equatable {
         /// Files written.
-        public var written: [String] = []
+        package var written: [String] = []
         /// Files left as they were.
-        public var unchanged: [String] = []
+        package var unchanged: [String] = []
     }
 
     /// An I/O failure with the path and the system's reason (`Is a directory`, `Permission denied`).
-    public struct WriteError: Error, CustomStringConvertible, Sendable {
+    package struct WriteError: Error, CustomStringConvertible, Sendable {
         /// The path that could not be written.
-        public var path: String
+        package var path: String
         /// The system's reason.
-        public var reason: String
+        package var reason: String
         /// The path and the reason.
-        public var description: String { "cannot write '\(path)': \(reason)" }
+        package var description: String { "cannot write '\(path)': \(reason)" }
     }
 
     /// Writes the files that changed into `directory`, all or nothing.
-    public static func write(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> Report {
+    package static func write(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> Report {
         try check(mkdirp(directory), directory)
         var report = Report()
         var changed: [(name: String, data: Data)] = []

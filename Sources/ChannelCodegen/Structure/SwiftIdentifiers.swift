@@ -5,7 +5,7 @@
 /// Unicode letters are kept (`été`, `日付`), characters Swift does not allow in identifiers
 /// separate words, and a name made only of such characters is spelled out (`*/` → `asteriskSlash`,
 /// `""` → `empty`) so that it still means something and never collapses to a shared placeholder.
-public enum SwiftIdentifiers {
+package enum SwiftIdentifiers {
     /// Words of a name: split on `_` and anything Swift does not allow in an identifier, and on case
     /// changes (`aiControlSetting` → ai, Control, Setting; `AIControl` → AI, Control).
     static func words(_ name: String) -> [String] {
@@ -32,7 +32,7 @@ public enum SwiftIdentifiers {
     }
 
     /// `device presence` → `DevicePresence`; acronyms and existing capitals are kept (`AISettings`).
-    public static func upperCamel(_ name: String) -> String {
+    package static func upperCamel(_ name: String) -> String {
         let result = words(name).map { word -> String in
             let isShout = word.count > 1 && word.allSatisfy { !$0.isLowercase } && word.contains { $0.isLetter }
             let base = isShout && !isAcronym(word) ? word.lowercased() : word
@@ -42,7 +42,7 @@ public enum SwiftIdentifiers {
     }
 
     /// `DevicePresence` → `devicePresence`, `AIControlSetting` → `aiControlSetting`, `PASSWORD_CHANGED` → `passwordChanged`.
-    public static func lowerCamel(_ name: String) -> String {
+    package static func lowerCamel(_ name: String) -> String {
         let parts = words(name)
         let head = parts.first?.lowercased() ?? ""
         let tail = parts.dropFirst().map { word -> String in
@@ -54,7 +54,7 @@ public enum SwiftIdentifiers {
     }
 
     /// Whether `name` can be written as it is (or in backticks) as a Swift identifier.
-    public static func isValidIdentifier(_ name: String) -> Bool {
+    package static func isValidIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, isIdentifierHead(first) else { return false }
         return name.unicodeScalars.allSatisfy(isIdentifierScalar)
     }
@@ -149,7 +149,7 @@ public enum SwiftIdentifiers {
     ]
 
     /// Whether `identifier` needs backticks in Swift source (`TextRenderer` adds them).
-    public static func isKeyword(_ identifier: String) -> Bool {
+    package static func isKeyword(_ identifier: String) -> Bool {
         keywords.contains(identifier)
     }
 }

@@ -3,7 +3,7 @@ import CYaml
 /// Turns YAML text into a `YAMLNode` tree using libyaml's event API, keeping the
 /// file, line and column of every node. Anchors and aliases are expanded;
 /// duplicate keys, multiple documents and alias bombs are errors.
-public enum YAMLLoader {
+package enum YAMLLoader {
     /// Upper bound on nodes produced by alias expansion ("billion laughs" guard).
     static let maximumExpandedNodes = 1_000_000
     /// Aliases may add at most this many nodes, or `amplificationFactor` times the nodes written,
@@ -15,7 +15,7 @@ public enum YAMLLoader {
     /// would overflow the stack somewhere (freeing it, at the latest). Real specs nest a few dozen levels.
     static let maximumDepth = 256
 
-    public static func load(_ text: String, file: String) throws(DiagnosticsError) -> YAMLNode {
+    package static func load(_ text: String, file: String) throws(DiagnosticsError) -> YAMLNode {
         var bytes = Array(text.utf8)
         return try bytes.withUnsafeMutableBufferPointer { buffer throws(DiagnosticsError) -> YAMLNode in
             var parser = yaml_parser_t()

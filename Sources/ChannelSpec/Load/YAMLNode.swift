@@ -1,55 +1,55 @@
 /// A YAML value with the place it was written: the loader's output and the
 /// resolver's and translator's input. Mappings keep their keys in file order.
-public struct YAMLNode: Sendable {
-    public enum Content: Sendable {
+package struct YAMLNode: Sendable {
+    package enum Content: Sendable {
         case scalar(YAMLScalar)
         case sequence([YAMLNode])
         case mapping([Entry])
     }
 
-    public struct Entry: Sendable {
-        public var key: String
-        public var keyLocation: SourceLocation
-        public var value: YAMLNode
+    package struct Entry: Sendable {
+        package var key: String
+        package var keyLocation: SourceLocation
+        package var value: YAMLNode
     }
 
-    public var content: Content
-    public var location: SourceLocation
+    package var content: Content
+    package var location: SourceLocation
 
-    public init(_ content: Content, at location: SourceLocation) {
+    package init(_ content: Content, at location: SourceLocation) {
         self.content = content
         self.location = location
     }
 
     /// The value for `key` when this node is a mapping.
-    public subscript(key: String) -> YAMLNode? {
+    package subscript(key: String) -> YAMLNode? {
         guard case .mapping(let entries) = content else { return nil }
         return entries.first { $0.key == key }?.value
     }
 
-    public var entries: [Entry]? {
+    package var entries: [Entry]? {
         if case .mapping(let entries) = content { return entries }
         return nil
     }
 
-    public var items: [YAMLNode]? {
+    package var items: [YAMLNode]? {
         if case .sequence(let items) = content { return items }
         return nil
     }
 
-    public var scalar: YAMLScalar? {
+    package var scalar: YAMLScalar? {
         if case .scalar(let scalar) = content { return scalar }
         return nil
     }
 
     /// The scalar's text when it is a string (quoted, or plain and not null/bool/number-like null).
-    public var string: String? {
+    package var string: String? {
         guard let scalar, !scalar.isNull else { return nil }
         return scalar.text
     }
 
     /// A short name of the node's kind for messages ("a mapping", "a string", …).
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch content {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
@@ -63,19 +63,19 @@ public struct YAMLNode: Sendable {
 }
 
 /// A scalar's text and how it was written; YAML 1.1 core-schema typing happens on demand.
-public struct YAMLScalar: Sendable, Hashable {
-    public var text: String
+package struct YAMLScalar: Sendable, Hashable {
+    package var text: String
     /// Plain (unquoted) scalars may be null, booleans or numbers; quoted ones are always strings.
-    public var isPlain: Bool
+    package var isPlain: Bool
 
-    public init(text: String, isPlain: Bool) {
+    package init(text: String, isPlain: Bool) {
         self.text = text
         self.isPlain = isPlain
     }
 
-    public var isNull: Bool { isPlain && (text.isEmpty || text == "~" || text == "null" || text == "Null" || text == "NULL") }
+    package var isNull: Bool { isPlain && (text.isEmpty || text == "~" || text == "null" || text == "Null" || text == "NULL") }
 
-    public var bool: Bool? {
+    package var bool: Bool? {
         guard isPlain else { return nil }
         switch text {
         case "true", "True", "TRUE": return true
@@ -84,9 +84,9 @@ public struct YAMLScalar: Sendable, Hashable {
         }
     }
 
-    public var integer: Int? { isPlain ? Int(text) : nil }
+    package var integer: Int? { isPlain ? Int(text) : nil }
 
-    public var number: Double? {
+    package var number: Double? {
         guard isPlain else { return nil }
         if let int = Int(text) { return Double(int) }
         return Double(text)

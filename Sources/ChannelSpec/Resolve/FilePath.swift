@@ -2,7 +2,7 @@ import Foundation
 
 /// Lexical path helpers. Paths keep the form the user gave (relative stays relative) so
 /// diagnostics print the way the user typed them; `..` and `.` are folded away.
-public enum FilePath {
+package enum FilePath {
     package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
@@ -60,7 +60,7 @@ public enum FilePath {
 
     /// The package a file belongs to: the nearest folder above it holding a `Package.swift`
     /// (absolute, symlinks resolved), or `nil` when there is none.
-    public static func packageRoot(containing path: String) -> String? {
+    package static func packageRoot(containing path: String) -> String? {
         guard var folder = real(directory(of: path)) else { return nil }
         while true {
             if FileManager.default.fileExists(atPath: folder + "/Package.swift") { return folder }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// RFC 6901 JSON pointers as they appear in `$ref` fragments (`#/components/schemas/a~1b`).
-public enum JSONPointer {
+package enum JSONPointer {
     /// Splits a pointer into unescaped reference tokens; `nil` when it does not start with `/`.
-    public static func tokens(_ pointer: String) -> [String]? {
+    package static func tokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
         guard pointer.hasPrefix("/") else { return nil }
         return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { token in
@@ -14,13 +14,13 @@ public enum JSONPointer {
     }
 
     /// Escapes one token for appending to a pointer.
-    public static func escape(_ token: String) -> String {
+    package static func escape(_ token: String) -> String {
         guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     /// Decodes `%XX` escapes of a URI fragment; `nil` for a malformed escape.
-    public static func percentDecoded(_ fragment: String) -> String? {
+    package static func percentDecoded(_ fragment: String) -> String? {
         guard fragment.contains("%") else { return fragment }
         var bytes: [UInt8] = []
         var iterator = Array(fragment.utf8).makeIterator()

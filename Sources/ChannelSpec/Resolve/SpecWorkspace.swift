@@ -3,42 +3,42 @@ import Foundation
 /// A node together with where it lives: its file and its JSON pointer inside that file.
 /// The translator walks cursors so every diagnostic and every "Generated from" remark can
 /// name the exact place.
-public struct Cursor: Sendable {
-    public var node: YAMLNode
-    public var file: String
-    public var pointer: String
+package struct Cursor: Sendable {
+    package var node: YAMLNode
+    package var file: String
+    package var pointer: String
     /// Where the key naming this node was written, when it is a mapping value.
-    public var keyLocation: SourceLocation?
+    package var keyLocation: SourceLocation?
 
-    public init(node: YAMLNode, file: String, pointer: String, keyLocation: SourceLocation? = nil) {
+    package init(node: YAMLNode, file: String, pointer: String, keyLocation: SourceLocation? = nil) {
         self.node = node
         self.file = file
         self.pointer = pointer
         self.keyLocation = keyLocation
     }
 
-    public var location: SourceLocation { node.location }
+    package var location: SourceLocation { node.location }
 
     /// The place to report a declaration: its key (`Ping:`) when it has one, else the node.
-    public var declarationLocation: SourceLocation { keyLocation ?? node.location }
+    package var declarationLocation: SourceLocation { keyLocation ?? node.location }
 
-    public func child(_ key: String) -> Cursor? {
+    package func child(_ key: String) -> Cursor? {
         guard let entry = node.entries?.first(where: { $0.key == key }) else { return nil }
         return Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(key), keyLocation: entry.keyLocation)
     }
 
     /// Children of a mapping in file order.
-    public var children: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] {
+    package var children: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] {
         (node.entries ?? []).map { entry in
             (entry.key, entry.keyLocation, Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(entry.key), keyLocation: entry.keyLocation))
         }
     }
 
-    public var elements: [Cursor] {
+    package var elements: [Cursor] {
         (node.items ?? []).enumerated().map { index, item in Cursor(node: item, file: file, pointer: pointer + "/\(index)") }
     }
 
-    public var isReference: Bool { node["$ref"] != nil }
+    package var isReference: Bool { node["$ref"] != nil }
 }
 
 /// Loads each spec file once and follows `$ref`s: local (`#/components/...`) and relative-file
@@ -46,11 +46,11 @@ public struct Cursor: Sendable {
 ///
 /// Files are read only inside `allowedFolder` (the package the spec belongs to): a `$ref` to
 /// `/etc/passwd`, `../../outside.yaml` or through a symlink that leads out is an error naming it.
-public final class SpecWorkspace {
+package final class SpecWorkspace {
     /// The file generation started from (as given by the user).
-    public let rootFile: String
+    package let rootFile: String
     /// The folder every file read must lie in (absolute, symlinks resolved).
-    public let allowedFolder: String?
+    package let allowedFolder: String?
     /// Mapping keys → entry index, for mappings that `$ref`s look into (`components/schemas` with
     /// thousands of entries must not be searched linearly per reference).
     private var childIndexes: [String: [String: Int]] = [:]
@@ -58,24 +58,26 @@ public final class SpecWorkspace {
     /// Files that failed to load: their error is reported once, at the first `$ref` into them.
     private var failedFiles: Set<String> = []
     /// Every file read, in the order first read: the inputs a build system must watch.
-    public private(set) var loadedFiles: [String] = []
+    package private(set) var loadedFiles: [String] = []
 
-    /// - Parameter allowedFolder: where files may be read; by default the package holding the root
-    ///   file (nearest `Package.swift` above it), else the root file's folder.
-    public init(rootFile: String, allowedFolder: String? = nil) {
+    /// - Parameters:
+    ///   - rootFile: the spec document `$ref`s are resolved from.
+    ///   - allowedFolder: where files may be read; by default the package holding the root file
+    ///     (nearest `Package.swift` above it), else the root file's folder.
+    package init(rootFile: String, allowedFolder: String? = nil) {
         self.rootFile = FilePath.normalize(rootFile)
         self.allowedFolder = allowedFolder.flatMap(FilePath.real)
             ?? FilePath.packageRoot(containing: rootFile) ?? FilePath.real(FilePath.directory(of: rootFile))
     }
 
     /// The root document.
-    public func root() throws(DiagnosticsError) -> Cursor {
+    package func root() throws(DiagnosticsError) -> Cursor {
         Cursor(node: try document(at: rootFile, requestedAt: nil), file: rootFile, pointer: "")
     }
 
     /// A reference to `cursor` for doc comments, e.g. `openapi-schemas.yaml#/components/schemas/X`
     /// (the file part is relative to the root spec's folder and omitted for the root spec).
-    public func displayReference(_ cursor: Cursor) -> String {
+    package func displayReference(_ cursor: Cursor) -> String {
         let file = cursor.file == rootFile ? "" : FilePath.relative(cursor.file, to: FilePath.directory(of: rootFile))
         return file + "#" + cursor.pointer
     }
@@ -173,7 +175,7 @@ public final class SpecWorkspace {
 
     /// Follows `$ref`s from `cursor` until a node that is not a reference; reports dangling
     /// references and cycles at the `$ref` that starts them.
-    public func resolve(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
+    package func resolve(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
         var current = cursor
         var chain: [String] = []
         var seen: Set<String> = []

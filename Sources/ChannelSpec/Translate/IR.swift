@@ -1,107 +1,107 @@
 /// The language-neutral result of validation: what the spec means, with every element's
 /// origin kept so later stages (naming, rendering) can report problems at the YAML line.
-public struct ChannelAPI: Sendable {
-    public var title: String
-    public var version: String
-    public var description: String?
+package struct ChannelAPI: Sendable {
+    package var title: String
+    package var version: String
+    package var description: String?
     /// Notifier type name from `info.x-swift-notifier`, when the spec sets one.
-    public var notifierName: String?
-    public var channels: [Channel]
-    public var operations: [ReceiveOperation]
+    package var notifierName: String?
+    package var channels: [Channel]
+    package var operations: [ReceiveOperation]
     /// Named types (component schemas and inline objects/enums that need a name), in first-use order.
-    public var types: [NamedType]
+    package var types: [NamedType]
     /// Every spec file read (the root first).
-    public var files: [String]
+    package var files: [String]
 
     /// Each receive operation with the channel it reads.
-    public var receivers: [(operation: ReceiveOperation, channel: Channel)] {
+    package var receivers: [(operation: ReceiveOperation, channel: Channel)] {
         let byKey = Dictionary(channels.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         return operations.compactMap { operation in byKey[operation.channelKey].map { (operation, $0) } }
     }
 }
 
 /// Where an IR element came from: its YAML location and a spec reference for doc comments.
-public struct Origin: Sendable, Hashable {
-    public var location: SourceLocation
+package struct Origin: Sendable, Hashable {
+    package var location: SourceLocation
     /// e.g. `#/channels/devicePresence` or `openapi-schemas.yaml#/components/schemas/X`.
-    public var reference: String
+    package var reference: String
 
-    public init(location: SourceLocation, reference: String) {
+    package init(location: SourceLocation, reference: String) {
         self.location = location
         self.reference = reference
     }
 }
 
 /// Text for a doc comment.
-public struct Documentation: Sendable, Hashable {
-    public var summary: String?
-    public var description: String?
+package struct Documentation: Sendable, Hashable {
+    package var summary: String?
+    package var description: String?
     /// Constraints and notes that are documented but not enforced, e.g. "Minimum: -1".
-    public var notes: [String] = []
-    public var isDeprecated = false
+    package var notes: [String] = []
+    package var isDeprecated = false
 
-    public init(summary: String? = nil, description: String? = nil, notes: [String] = []) {
+    package init(summary: String? = nil, description: String? = nil, notes: [String] = []) {
         self.summary = summary
         self.description = description
         self.notes = notes
     }
 }
 
-public struct Channel: Sendable {
+package struct Channel: Sendable {
     /// The key under `channels:`.
-    public var key: String
-    public var swiftName: String?
-    public var address: ChannelAddressTemplate
-    public var parameters: [ChannelParameter]
-    public var message: Message
-    public var documentation: Documentation
-    public var origin: Origin
+    package var key: String
+    package var swiftName: String?
+    package var address: ChannelAddressTemplate
+    package var parameters: [ChannelParameter]
+    package var message: Message
+    package var documentation: Documentation
+    package var origin: Origin
 }
 
 /// A channel address such as `vortex-app/user/{userId}/device/presenceChanged`.
-public struct ChannelAddressTemplate: Sendable, Hashable {
-    public enum Part: Sendable, Hashable {
+package struct ChannelAddressTemplate: Sendable, Hashable {
+    package enum Part: Sendable, Hashable {
         case literal(String)
         case parameter(String)
     }
 
-    public var text: String
+    package var text: String
     /// Segments split on `/`, each a run of literal text and parameters.
-    public var segments: [[Part]]
+    package var segments: [[Part]]
 
-    public var parameterNames: [String] {
+    package var parameterNames: [String] {
         segments.flatMap { $0 }.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
     }
 }
 
-public struct ChannelParameter: Sendable {
-    public var name: String
-    public var documentation: Documentation
-    public var allowedValues: [String]
-    public var origin: Origin
+package struct ChannelParameter: Sendable {
+    package var name: String
+    package var documentation: Documentation
+    package var allowedValues: [String]
+    package var origin: Origin
 }
 
-public struct Message: Sendable {
+package struct Message: Sendable {
     /// The key under the channel's `messages:`.
-    public var key: String
+    package var key: String
     /// The message `name`: the event type the payload announces (e.g. `device/presenceChanged`).
-    public var name: String?
-    public var payload: TypeReference
-    public var documentation: Documentation
-    public var origin: Origin
+    package var name: String?
+    package var payload: TypeReference
+    package var documentation: Documentation
+    package var origin: Origin
 }
 
-public struct ReceiveOperation: Sendable {
-    public var id: String
-    public var swiftName: String?
+package struct ReceiveOperation: Sendable {
+    package var id: String
+    package var swiftName: String?
     /// Key of the channel in `ChannelAPI.channels`.
-    public var channelKey: String
-    public var documentation: Documentation
-    public var origin: Origin
+    package var channelKey: String
+    package var documentation: Documentation
+    package var origin: Origin
 }
 
 /// The type of a value: a primitive, a container, or a reference to a `NamedType`.
-public indirect enum TypeReference: Sendable, Hashable {
+package indirect enum TypeReference: Sendable, Hashable {
     case string
     case dateTime
     case integer(bits: Int?)
@@ -113,35 +113,35 @@ public indirect enum TypeReference: Sendable, Hashable {
     case named(String)
 }
 
-public struct NamedType: Sendable {
-    public enum Kind: Sendable {
+package struct NamedType: Sendable {
+    package enum Kind: Sendable {
         case object([Property])
         case stringEnum([EnumValue])
     }
 
     /// Unique key: the schema's file and pointer.
-    public var id: String
+    package var id: String
     /// The name the spec suggests (component key, or derived from the property/message).
-    public var preferredName: String
-    public var swiftName: String?
-    public var kind: Kind
-    public var documentation: Documentation
-    public var origin: Origin
+    package var preferredName: String
+    package var swiftName: String?
+    package var kind: Kind
+    package var documentation: Documentation
+    package var origin: Origin
     /// The `id` of the type this one is nested in (inline schemas), `nil` for top-level types.
-    public var parent: String?
+    package var parent: String?
 }
 
-public struct Property: Sendable {
-    public var jsonName: String
-    public var swiftName: String?
-    public var type: TypeReference
+package struct Property: Sendable {
+    package var jsonName: String
+    package var swiftName: String?
+    package var type: TypeReference
     /// Absent from `required`, `nullable: true` or `type: [T, 'null']`: absent and `null` both decode to `nil`.
-    public var isOptional: Bool
-    public var documentation: Documentation
-    public var origin: Origin
+    package var isOptional: Bool
+    package var documentation: Documentation
+    package var origin: Origin
 }
 
-public struct EnumValue: Sendable {
-    public var value: String
-    public var location: SourceLocation
+package struct EnumValue: Sendable {
+    package var value: String
+    package var location: SourceLocation
 }

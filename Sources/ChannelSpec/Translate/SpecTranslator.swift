@@ -1,16 +1,18 @@
 /// The outcome of reading a spec: the IR when there were no errors, and every diagnostic.
-public struct SpecResult: Sendable {
-    public var api: ChannelAPI?
-    public var diagnostics: [Diagnostic]
+package struct SpecResult: Sendable {
+    package var api: ChannelAPI?
+    package var diagnostics: [Diagnostic]
     /// Every file that was read, for build-system inputs.
-    public var files: [String]
+    package var files: [String]
 }
 
 /// Load → resolve → translate: reads an AsyncAPI 3.0 document (the subset of DESIGN §4) into a
 /// `ChannelAPI`, checking it as it goes; anything outside the subset is a located error.
-public enum SpecTranslator {
-    /// - Parameter allowedFolder: the folder files may be read from (see `SpecWorkspace`).
-    public static func translate(specAt path: String, allowedFolder: String? = nil) -> SpecResult {
+package enum SpecTranslator {
+    /// - Parameters:
+    ///   - path: the spec document.
+    ///   - allowedFolder: the folder files may be read from (see `SpecWorkspace`).
+    package static func translate(specAt path: String, allowedFolder: String? = nil) -> SpecResult {
         let workspace = SpecWorkspace(rootFile: path, allowedFolder: allowedFolder)
         var translator = Translation(workspace: workspace)
         let api = translator.run()
