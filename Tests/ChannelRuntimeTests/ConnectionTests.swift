@@ -156,17 +156,39 @@ struct ConnectionTests {
         await harness.connection.disconnect()
     }
 
-    @Test func authorizationFailureEndsInTheFailedState() async throws {
-        let harness = Harness()
+    @Test func authorizationFailureIsRetriedOnceWithFreshCredentialsThenFails() async throws {
+        let counter = Counter()
+        let harness = Harness(authorization: .token { "token-\(counter.next())" })
+        let refusal = #"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call.","errorCode":401}]}"#
         await harness.connection.start()
-        let server = try await harness.transport.nextConnection()
-        _ = await server.nextMessage()
-        server.push(#"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call.","errorCode":401}]}"#)
+        let first = try await harness.transport.nextConnection()
+        #expect(first.authHeaders?["Authorization"] == "token-1")
+        _ = await first.nextMessage()
+        first.push(refusal)
+        // An expired token: the provider is asked again and the retry goes out at once, no delay.
+        let second = try await harness.transport.nextConnection()
+        #expect(second.authHeaders?["Authorization"] == "token-2")
+        _ = await second.nextMessage()
+        second.push(refusal)
         let errors = [ServiceError(errorType: "UnauthorizedException", message: "You are not authorized to make this call.", code: "401")]
         try await harness.waitForState(.failed(.unauthorized(errors)))
         harness.clock.advance(by: .seconds(3600))
         await harness.settle()
-        #expect(harness.transport.connectCount == 1)
+        #expect(harness.transport.connectCount == 2)
+    }
+
+    @Test func aRefreshedTokenThatWorksKeepsTheConnection() async throws {
+        let counter = Counter()
+        let harness = Harness(authorization: .token { "token-\(counter.next())" })
+        await harness.connection.start()
+        let first = try await harness.transport.nextConnection()
+        _ = await first.nextMessage()
+        first.push(#"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"Token expired"}]}"#)
+        let second = try await harness.transport.nextConnection()
+        try await second.acceptConnection()
+        try await harness.waitForState(.connected)
+        #expect(second.authHeaders?["Authorization"] == "token-2")
+        await harness.connection.disconnect()
     }
 
     @Test func retryableConnectionErrorsReconnect() async throws {

@@ -4,11 +4,18 @@ import Logging
 
 /// One WebSocket to AppSync Events carrying many subscriptions, kept alive across drops.
 ///
-/// - `connection_init` → `connection_ack` (with a timeout), then every active subscription is
-///   (re)subscribed; `data` frames are routed by subscription id.
-/// - A keep-alive watchdog ends a connection that was silent for `connectionTimeoutMs`; a planned
-///   reconnect happens before the 24 h limit; after an abnormal end the reconnect policy's delay
-///   applies. `disconnect()` ends it with no reconnect; non-retryable auth failures end in `.failed`.
+/// The connection's life (reconnect, keep-alive, resubscription, closing within a bound) is
+/// `ConnectionStateMachine`, a value shared by every transport; this actor speaks AppSync's wire
+/// protocol and runs the machine's actions: it opens and closes sockets, sends frames, runs timers on
+/// the injected clock and delivers events.
+///
+/// - `connection_init` → `connection_ack` (within `connectTimeout`), then every subscription is
+///   (re)subscribed; `data` frames are routed by subscription id. A second ack is ignored.
+/// - Nothing for `connectionTimeoutMs` ends the session; a planned reconnect happens before the 24 h
+///   limit; after an abnormal end the reconnect policy's delay applies.
+/// - A close the peer does not finish within `closeGracePeriod` closes the socket hard.
+/// - A refused subscribe is reported and tried again with backoff; an authorization failure is
+///   tried once more with credentials asked anew before ending in `.failed(.unauthorized)`.
 /// - Malformed frames are logged, counted in `metrics` and dropped.
 public actor AppSyncConnection {
     /// The settings the connection was made with.
@@ -19,45 +26,44 @@ public actor AppSyncConnection {
     public static let maximumSubscriptions = 200
     /// The longest keep-alive silence accepted from `connection_ack` (1 hour; AppSync sends 5 minutes).
     public static let maximumKeepAliveTimeoutMs = 3_600_000
+    /// The shortest keep-alive silence accepted from `connection_ack` (1 second).
+    public static let minimumKeepAliveTimeoutMs = 1_000
 
     private let transport: any WebSocketTransport
     private let clock: RuntimeClock
     private let logger: Logger
+    private var machine: ConnectionStateMachine
 
     /// What the connection is doing now; `stateUpdates()` streams its changes.
     public private(set) var state: ConnectionState = .idle
     private var observers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
-    private struct Subscription {
-        var channel: String
-        var continuation: AsyncStream<String>.Continuation
-        var isAcknowledged = false
+    /// The socket of the current session, with the tasks that read and write it.
+    private struct OpenSession {
+        let id: ConnectionStateMachine.SessionID
+        let socket: any WebSocketSession
+        let outbox: AsyncStream<String>.Continuation
+        let tasks: [Task<Void, Never>]
     }
 
-    private var subscriptions: [String: Subscription] = [:]
-    /// Ids unsubscribed before their `subscribe_success` arrived: AppSync ignores such an
-    /// `unsubscribe`, so it is sent once the success comes in.
-    private var unsubscribeWhenAcknowledged: Set<String> = []
-    private var pendingPublishes: [String: CheckedContinuation<PublishResult, any Error>] = [:]
-
-    // The current session (one per WebSocket).
-    private var session: (any WebSocketSession)?
-    private var generation = 0
-    private var isConnected = false
+    private var opening: (id: ConnectionStateMachine.SessionID, task: Task<Void, Never>)?
+    private var session: OpenSession?
     private var lastFrameAt: Duration = .zero
-    private var keepAliveTimeout: Duration = .zero
-    private var endReason: EndReason?
-    private var timers: [Task<Void, Never>] = []
-    private var operationTimers: [String: Task<Void, Never>] = [:]
 
-    private var runTask: Task<Void, Never>?
-    private var stopRequested = false
-
-    private enum EndReason {
-        case dropped
-        case planned
-        case failed(ConnectionFailure)
+    private struct Sink {
+        let channel: String
+        let continuation: AsyncStream<String>.Continuation
     }
+
+    private var sinks: [String: Sink] = [:]
+    private var subscriptionStatuses: [String: SubscriptionStatus] = [:]
+    private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
+
+    private var timers: [ConnectionStateMachine.Timer: (token: Int, task: Task<Void, Never>)] = [:]
+    private var nextTimerToken = 0
+
+    private var pendingPublishes: [String: (continuation: CheckedContinuation<PublishResult, any Error>, timeout: Task<Void, Never>)] = [:]
 
     /// A connection that does nothing until `start()`.
     ///
@@ -79,32 +85,29 @@ public actor AppSyncConnection {
         self.clock = RuntimeClock(clock)
         self.metrics = metrics
         self.logger = logger
+        self.machine = ConnectionStateMachine(settings: configuration.machineSettings)
     }
 
     // MARK: Lifecycle
 
     /// Starts connecting (and keeps reconnecting); does nothing when already running.
     public func start() {
-        guard runTask == nil else { return }
-        stopRequested = false
-        runTask = Task { await self.run() }
+        run(machine.start())
     }
 
-    /// Ends the connection with no reconnect (the app's own disconnect or sign-out). Subscriptions
-    /// stay registered, so their streams resume after the next `start()`.
+    /// Ends the connection with no reconnect (the app's own disconnect or sign-out) and returns once
+    /// the socket is closed: at the latest after `closeGracePeriod`, when a peer that does not answer
+    /// the close is cut off. Subscriptions stay registered, so their streams resume after the next
+    /// `start()`.
     public func disconnect() async {
-        stopRequested = true
-        let task = runTask
-        runTask?.cancel()
-        await session?.close()
-        await task?.value
-        runTask = nil
-        setState(.disconnected)
+        run(machine.stop())
+        guard state != .disconnected else { return }
+        await withCheckedContinuation { stopWaiters.append($0) }
     }
 
     /// Connection states, starting with the current one.
     public func stateUpdates() -> AsyncStream<ConnectionState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
         let id = UUID()
         observers[id] = continuation
         continuation.yield(state)
@@ -114,112 +117,166 @@ public actor AppSyncConnection {
 
     private func removeObserver(_ id: UUID) { observers[id] = nil }
 
+    // MARK: Running the machine
+
+    private func run(_ actions: [ConnectionStateMachine.Action]) {
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: ConnectionStateMachine.Action) {
+        switch action {
+        case .openTransport(let id):
+            opening = (id, Task { await self.open(id) })
+        case .sendHandshake(let id):
+            guard let session, session.id == id else { return }
+            lastFrameAt = clock.now()
+            session.outbox.yield(ClientMessage.connectionInit.encoded())
+        case .sendSubscribe(let id, let channel):
+            guard let session else { return }
+            Task { await self.sendSubscribe(id, channel: channel, on: session.id) }
+        case .sendUnsubscribe(let id):
+            session?.outbox.yield(ClientMessage.unsubscribe(id: id).encoded())
+        case .closeTransport(let id):
+            guard let session, session.id == id else { return }
+            session.outbox.finish()
+            Task { await session.socket.close() }
+        case .abortTransport(let id):
+            abort(id)
+        case .startTimer(let timer, let delay):
+            startTimer(timer, after: delay)
+        case .cancelTimer(let timer):
+            timers.removeValue(forKey: timer)?.task.cancel()
+        case .sessionEnded(let id):
+            if session?.id == id { abort(id) }
+            for id in pendingPublishes.keys.sorted() { finishPublish(id, with: .failure(AppSyncError.connectionLost)) }
+        case .publishState(let newState):
+            setState(newState)
+        case .publishSubscriptionStatus(let id, let status):
+            setStatus(status, of: id)
+        case .count(let metric):
+            count(metric)
+        }
+    }
+
     private func setState(_ newState: ConnectionState) {
         guard newState != state else { return }
         state = newState
         logger.debug("connection state", metadata: ["state": "\(newState)"])
         for observer in observers.values { observer.yield(newState) }
-    }
-
-    private func run() async {
-        var failedAttempts = 0
-        while !stopRequested && !Task.isCancelled {
-            guard await configuration.isSignedIn() else {
-                setState(.reconnecting(after: configuration.signedOutRetryInterval))
-                logger.debug("signed out; waiting before connecting")
-                do { try await clock.sleep(for: configuration.signedOutRetryInterval) } catch { break }
-                continue
-            }
-            setState(.connecting)
-            let (reason, wasConnected) = await runSession()
-            if stopRequested || Task.isCancelled { break }
-            switch reason {
-            case .failed(let failure):
-                logger.error("connection failed for good", metadata: ["reason": "\(failure)"])
-                setState(.failed(failure))
-                runTask = nil
-                return
-            case .planned:
-                failedAttempts = 0
-                metrics.update { $0.reconnects += 1 }
-                logger.debug("planned reconnect before the connection time limit")
-            case .dropped:
-                failedAttempts = wasConnected ? 1 : failedAttempts + 1
-                guard let delay = configuration.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
-                    setState(.failed(.gaveUp))
-                    runTask = nil
-                    return
-                }
-                setState(.reconnecting(after: delay))
-                metrics.update { $0.reconnects += 1 }
-                do { try await clock.sleep(for: delay) } catch { break }
-            }
+        switch newState {
+        case .disconnected, .failed:
+            if case .failed(let failure) = newState { logger.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
+            let waiters = stopWaiters
+            stopWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        case .idle, .connecting, .connected, .reconnecting:
+            break
         }
-        if !stopRequested { setState(.disconnected) }
     }
 
-    /// One WebSocket from connect to end; returns why it ended and whether it got connected.
-    private func runSession() async -> (EndReason, Bool) {
-        generation += 1
-        let current = generation
-        endReason = nil
-        isConnected = false
-        defer { endSession() }
+    private func count(_ metric: ConnectionStateMachine.Metric) {
+        switch metric {
+        case .reconnect: metrics.update { $0.reconnects += 1 }
+        case .keepAliveTimeout:
+            metrics.update { $0.keepAliveTimeouts += 1 }
+            logger.error("no frame within connectionTimeoutMs; reconnecting")
+        case .duplicateAcknowledgement:
+            metrics.update { $0.duplicateAcknowledgements += 1 }
+            logger.debug("ignoring a second connection_ack")
+        case .subscribeError: metrics.update { $0.subscribeErrors += 1 }
+        }
+    }
 
-        let session: any WebSocketSession
+    // MARK: Transport
+
+    private func open(_ id: ConnectionStateMachine.SessionID) async {
+        guard await configuration.isSignedIn() else {
+            logger.debug("signed out; waiting before connecting")
+            opening = nil
+            run(machine.signedOut(id))
+            return
+        }
+        let socket: any WebSocketSession
         do {
             let headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
             let subprotocols = [AppSyncAuthorization.eventSubprotocol, AppSyncAuthorization.headerSubprotocol(headers)]
-            session = try await withTimeout(configuration.connectTimeout) { [transport, configuration] in
-                try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
+            socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
+        } catch {
+            if opening?.id == id { opening = nil }
+            if !(error is CancellationError) { logger.error("connect failed", metadata: ["error": "\(error)"]) }
+            run(machine.transportFailed(id))
+            return
+        }
+        if opening?.id == id { opening = nil }
+        guard machine.currentSession == id else {
+            // The connect timed out or the app stopped meanwhile: this socket is of no use.
+            socket.abort()
+            return
+        }
+        let (outbox, outboxContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let writer = Task { [logger] in
+            for await text in outbox {
+                do { try await socket.send(text) } catch {
+                    // The server may already have closed (after a `connection_error`): its frames are still read.
+                    logger.debug("sending a frame failed", metadata: ["error": "\(error)"])
+                }
             }
-        } catch {
-            logger.error("connect failed", metadata: ["error": "\(error)"])
-            return (.dropped, false)
         }
-        guard !stopRequested else {
-            await session.close()
-            return (.dropped, false)
+        let reader = Task {
+            for await text in socket.inbound { self.received(text, on: id) }
+            self.transportEnded(id)
         }
-        self.session = session
-        lastFrameAt = clock.now()
-        startTimer(after: configuration.connectTimeout) { connection in
-            await connection.ackTimedOut(current)
-        }
-        do {
-            try await session.send(ClientMessage.connectionInit.encoded())
-        } catch {
-            // The server may already have closed after a `connection_error`: still read what it sent.
-            logger.debug("sending connection_init failed", metadata: ["error": "\(error)"])
-        }
-        for await text in session.inbound {
-            await handle(text, generation: current)
-        }
-        return (endReason ?? .dropped, isConnected)
+        session = OpenSession(id: id, socket: socket, outbox: outboxContinuation, tasks: [writer, reader])
+        run(machine.transportOpened(id))
     }
 
-    private func endSession() {
-        for timer in timers { timer.cancel() }
-        timers.removeAll()
-        for timer in operationTimers.values { timer.cancel() }
-        operationTimers.removeAll()
-        for continuation in pendingPublishes.values { continuation.resume(throwing: AppSyncError.connectionLost) }
-        pendingPublishes.removeAll()
-        for id in subscriptions.keys { subscriptions[id]?.isAcknowledged = false }
-        unsubscribeWhenAcknowledged.removeAll()
-        session = nil
-        isConnected = false
+    private func transportEnded(_ id: ConnectionStateMachine.SessionID) {
+        guard let session, session.id == id else { return }
+        self.session = nil
+        session.outbox.finish()
+        run(machine.transportClosed(id))
     }
 
-    private func ackTimedOut(_ current: Int) async {
-        guard current == generation, session != nil, !isConnected else { return }
-        logger.error("no connection_ack in time; closing the connection")
-        await session?.close()
+    /// Closes at once: an open in flight is cancelled, the socket is closed without a handshake and
+    /// nothing more is read from it.
+    private func abort(_ id: ConnectionStateMachine.SessionID) {
+        if let opening, opening.id == id {
+            opening.task.cancel()
+            self.opening = nil
+        }
+        guard let session, session.id == id else { return }
+        self.session = nil
+        session.outbox.finish()
+        session.socket.abort()
+        for task in session.tasks { task.cancel() }
+    }
+
+    // MARK: Timers
+
+    private func startTimer(_ timer: ConnectionStateMachine.Timer, after delay: Duration) {
+        timers.removeValue(forKey: timer)?.task.cancel()
+        nextTimerToken += 1
+        let token = nextTimerToken
+        let clock = self.clock
+        let task = Task {
+            do { try await clock.sleep(for: delay) } catch { return }
+            self.timerFired(timer, token: token)
+        }
+        timers[timer] = (token, task)
+    }
+
+    private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
+        guard timers[timer]?.token == token else { return }
+        timers[timer] = nil
+        if case .connect = timer, !machine.isConnected { logger.error("no connection_ack in time; closing the connection") }
+        if case .subscribe = timer { logger.error("no reply to subscribe in time; reconnecting") }
+        run(machine.timerFired(timer, silence: clock.now() - lastFrameAt))
     }
 
     // MARK: Frames
 
-    private func handle(_ text: String, generation current: Int) async {
+    private func received(_ text: String, on id: ConnectionStateMachine.SessionID) {
+        guard session?.id == id else { return }
         lastFrameAt = clock.now()
         metrics.update { $0.framesReceived += 1 }
         let message: ServerMessage
@@ -231,126 +288,43 @@ public actor AppSyncConnection {
             return
         }
         switch message {
-        case .connectionAck(let timeoutMs):
-            isConnected = true
-            // Clamped: a server announcing 10^12 ms (or a negative value) must not disable the watchdog.
-            keepAliveTimeout = timeoutMs.map { .milliseconds(min(max($0, 0), Self.maximumKeepAliveTimeoutMs)) }
-                ?? configuration.defaultKeepAliveTimeout
-            setState(.connected)
-            startKeepAliveWatchdog(current)
-            startTimer(after: configuration.plannedReconnectInterval) { connection in
-                await connection.planReconnect(current)
+        case .data(let subscription, let events):
+            guard let sink = sinks[subscription] else {
+                metrics.update { $0.unknownSubscriptionFrames += 1 }
+                logger.debug("dropping data for an unknown subscription", metadata: ["id": "\(subscription)"])
+                return
             }
-            for id in subscriptions.keys.sorted() { await sendSubscribe(id, generation: current) }
+            metrics.channel(sink.channel) { $0.received += events.count }
+            for event in events { sink.continuation.yield(event) }
+        case .connectionAck(let timeoutMs):
+            run(machine.sessionAccepted(id, keepAliveTimeout: timeoutMs.map { .milliseconds($0) }))
         case .keepAlive:
             break
         case .connectionError(let errors):
-            let failure: ConnectionFailure? = errors.contains(where: \.isAuthorizationFailure)
-                ? .unauthorized(errors) : (errors.contains(where: \.isNonRetryable) ? .rejected(errors) : nil)
             logger.error("connection_error", metadata: ["errors": "\(errors)"])
-            if let failure { endReason = .failed(failure) }
-            await session?.close()
-        case .data(let id, let events):
-            guard let subscription = subscriptions[id] else {
-                metrics.update { $0.unknownSubscriptionFrames += 1 }
-                logger.debug("dropping data for an unknown subscription", metadata: ["id": "\(id)"])
-                return
-            }
-            metrics.channel(subscription.channel) { $0.received += events.count }
-            for event in events { subscription.continuation.yield(event) }
-        case .subscribeSuccess(let id):
-            operationTimers.removeValue(forKey: id)?.cancel()
-            if unsubscribeWhenAcknowledged.remove(id) != nil {
-                try? await session?.send(ClientMessage.unsubscribe(id: id).encoded())
-            } else {
-                subscriptions[id]?.isAcknowledged = true
-                logger.trace("subscribed", metadata: ["channel": "\(subscriptions[id]?.channel ?? "?")"])
-            }
-        case .subscribeError(let id, let errors):
-            operationTimers.removeValue(forKey: id)?.cancel()
-            metrics.update { $0.subscribeErrors += 1 }
-            logger.error("subscribe rejected", metadata: ["channel": "\(subscriptions[id]?.channel ?? "?")", "errors": "\(errors)"])
-        case .unsubscribeSuccess(let id), .unsubscribeError(let id, _):
-            operationTimers.removeValue(forKey: id)?.cancel()
-        case .publishSuccess(let id, let result):
-            operationTimers.removeValue(forKey: id)?.cancel()
-            pendingPublishes.removeValue(forKey: id)?.resume(returning: result)
-        case .publishError(let id, let errors):
-            operationTimers.removeValue(forKey: id)?.cancel()
-            pendingPublishes.removeValue(forKey: id)?.resume(throwing: AppSyncError.service(errors))
-        case .broadcastError(let id, let errors):
-            logger.error("broadcast_error", metadata: ["channel": "\(subscriptions[id]?.channel ?? "?")", "errors": "\(errors)"])
-        case .error(let id, let errors):
+            let refusal: ConnectionStateMachine.Refusal = errors.contains(where: \.isAuthorizationFailure)
+                ? .unauthorized(errors) : (errors.contains(where: \.isNonRetryable) ? .rejected(errors) : .retryable(errors))
+            run(machine.sessionRefused(id, refusal))
+        case .subscribeSuccess(let subscription):
+            run(machine.subscribeSucceeded(id, id: subscription))
+        case .subscribeError(let subscription, let errors):
+            logger.error("subscribe rejected", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
+            run(machine.subscribeRejected(id, id: subscription, errors: errors))
+        case .unsubscribeSuccess, .unsubscribeError:
+            break
+        case .publishSuccess(let publish, let result):
+            finishPublish(publish, with: .success(result))
+        case .publishError(let publish, let errors):
+            finishPublish(publish, with: .failure(AppSyncError.service(errors)))
+        case .broadcastError(let subscription, let errors):
+            logger.error("broadcast_error", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
+        case .error(let operation, let errors):
             logger.error("error", metadata: ["errors": "\(errors)"])
-            if let id, let publish = pendingPublishes.removeValue(forKey: id) {
-                operationTimers.removeValue(forKey: id)?.cancel()
-                publish.resume(throwing: AppSyncError.service(errors))
-            }
+            if let operation { finishPublish(operation, with: .failure(AppSyncError.service(errors))) }
         case .unknown(let type):
             metrics.update { $0.unknownMessageTypes += 1 }
             logger.debug("dropping a message of unknown type", metadata: ["type": "\(type)"])
         }
-    }
-
-    // MARK: Timers
-
-    private func startTimer(after delay: Duration, _ body: @escaping @Sendable (AppSyncConnection) async -> Void) {
-        let clock = self.clock
-        timers.append(Task {
-            do { try await clock.sleep(for: delay) } catch { return }
-            await body(self)
-        })
-    }
-
-    private func startKeepAliveWatchdog(_ current: Int) {
-        let clock = self.clock
-        timers.append(Task {
-            while let deadline = self.keepAliveDeadline(current) {
-                do { try await clock.sleepUntil(deadline) } catch { return }
-                if await self.keepAliveExpired(current) { return }
-            }
-        })
-    }
-
-    private func keepAliveDeadline(_ current: Int) -> Duration? {
-        current == generation && session != nil ? lastFrameAt + keepAliveTimeout : nil
-    }
-
-    private func keepAliveExpired(_ current: Int) async -> Bool {
-        guard current == generation, session != nil else { return true }
-        guard clock.now() >= lastFrameAt + keepAliveTimeout else { return false }
-        metrics.update { $0.keepAliveTimeouts += 1 }
-        logger.error("no frame within connectionTimeoutMs; reconnecting", metadata: ["timeout": "\(keepAliveTimeout)"])
-        endReason = .dropped
-        await session?.close()
-        return true
-    }
-
-    private func planReconnect(_ current: Int) async {
-        guard current == generation, session != nil else { return }
-        endReason = .planned
-        await session?.close()
-    }
-
-    private func startOperationTimer(_ id: String, generation current: Int, what: String) {
-        let clock = self.clock
-        let timeout = configuration.operationTimeout
-        operationTimers[id] = Task {
-            do { try await clock.sleep(for: timeout) } catch { return }
-            await self.operationTimedOut(id, generation: current, what: what)
-        }
-    }
-
-    private func operationTimedOut(_ id: String, generation current: Int, what: String) async {
-        guard current == generation, operationTimers.removeValue(forKey: id) != nil else { return }
-        if let publish = pendingPublishes.removeValue(forKey: id) {
-            publish.resume(throwing: AppSyncError.timedOut)
-            return
-        }
-        // An unanswered subscribe means the connection is not healthy: reconnecting resubscribes everything.
-        logger.error("no reply to \(what) in time; reconnecting")
-        endReason = .dropped
-        await session?.close()
     }
 
     // MARK: Subscriptions
@@ -368,52 +342,70 @@ public actor AppSyncConnection {
     /// Subscribes to `channel`. The stream stays open across reconnects (every active subscription
     /// is resubscribed); `unsubscribe(_:)` or the consumer stopping ends it.
     public func subscribe(to channel: String) async throws(AppSyncError) -> RawSubscription {
-        guard subscriptions.count < Self.maximumSubscriptions else {
+        guard sinks.count < Self.maximumSubscriptions else {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
         let id = UUID().uuidString
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        subscriptions[id] = Subscription(channel: channel, continuation: continuation)
-        if isConnected { await sendSubscribe(id, generation: generation) }
+        sinks[id] = Sink(channel: channel, continuation: continuation)
+        run(machine.subscribe(id: id, channel: channel))
         return RawSubscription(id: id, channel: channel, events: stream)
     }
 
-    private func sendSubscribe(_ id: String, generation current: Int) async {
-        guard let channel = subscriptions[id]?.channel else { return }
+    private func sendSubscribe(_ id: String, channel: String, on session: ConnectionStateMachine.SessionID) async {
         let headers: [String: String]
         do {
             headers = try await configuration.authorization.headers(
                 for: AuthorizationRequest(operation: .subscribe(channel: channel), endpoint: configuration.endpoint))
         } catch {
-            logger.error("no authorization for subscribe; retrying after the next reconnect", metadata: ["error": "\(error)"])
+            logger.error("no authorization for subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
+            let failure = ServiceError(errorType: "AuthorizationProviderFailed", message: "the authorization provider failed")
+            run(machine.subscribeRejected(session, id: id, errors: [failure]))
             return
         }
         // The provider may have suspended: the session or the subscription may be gone by now.
-        guard current == generation, isConnected, let session, subscriptions[id] != nil else { return }
-        do {
-            try await session.send(ClientMessage.subscribe(id: id, channel: channel, authorization: headers).encoded())
-            startOperationTimer(id, generation: current, what: "subscribe")
-        } catch {
-            logger.error("sending subscribe failed", metadata: ["error": "\(error)"])
-        }
+        guard let current = self.session, current.id == session, machine.isConnected, sinks[id] != nil else { return }
+        current.outbox.yield(ClientMessage.subscribe(id: id, channel: channel, authorization: headers).encoded())
     }
 
     /// Ends a subscription: its stream finishes and, when connected, `unsubscribe` is sent.
     public func unsubscribe(_ id: String) async {
-        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
-        subscription.continuation.finish()
-        guard isConnected, let session else { return }
-        if subscription.isAcknowledged {
-            try? await session.send(ClientMessage.unsubscribe(id: id).encoded())
-        } else {
-            unsubscribeWhenAcknowledged.insert(id)
-        }
+        guard let sink = sinks.removeValue(forKey: id) else { return }
+        sink.continuation.finish()
+        run(machine.unsubscribe(id: id))
+        subscriptionStatuses[id] = nil
+        for observer in (statusObservers.removeValue(forKey: id) ?? [:]).values { observer.finish() }
     }
 
     /// Channels with a live subscription (sent, acknowledged), for diagnostics.
     public var acknowledgedChannels: [String] {
-        subscriptions.values.filter(\.isAcknowledged).map(\.channel).sorted()
+        sinks.filter { machine.isActive($0.key) }.map(\.value.channel).sorted()
+    }
+
+    /// Where the subscription `id` stands now; `nil` once it ended.
+    public func status(ofSubscription id: String) -> SubscriptionStatus? { subscriptionStatuses[id] }
+
+    /// The statuses of subscription `id`, starting with the current one; finishes when it ends.
+    public func statusUpdates(ofSubscription id: String) -> AsyncStream<SubscriptionStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
+        guard let current = subscriptionStatuses[id] else {
+            continuation.finish()
+            return stream
+        }
+        let observer = UUID()
+        statusObservers[id, default: [:]][observer] = continuation
+        continuation.yield(current)
+        continuation.onTermination = { _ in Task { await self.removeStatusObserver(observer, of: id) } }
+        return stream
+    }
+
+    private func removeStatusObserver(_ observer: UUID, of id: String) { statusObservers[id]?[observer] = nil }
+
+    private func setStatus(_ status: SubscriptionStatus, of id: String) {
+        guard sinks[id] != nil, subscriptionStatuses[id] != status else { return }
+        subscriptionStatuses[id] = status
+        for observer in (statusObservers[id] ?? [:]).values { observer.yield(status) }
     }
 
     // MARK: Publish
@@ -421,8 +413,7 @@ public actor AppSyncConnection {
     /// Publishes 1–5 events (each a JSON text) over the WebSocket; per-event results come back.
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
-        guard isConnected, let session else { throw .notConnected }
-        let current = generation
+        guard machine.isConnected, let session else { throw .notConnected }
         let headers: [String: String]
         do {
             headers = try await configuration.authorization.headers(
@@ -430,19 +421,18 @@ public actor AppSyncConnection {
         } catch {
             throw .invalidPublish("authorization failed: \(error)")
         }
-        guard current == generation else { throw .connectionLost }
+        guard self.session?.id == session.id, machine.isConnected else { throw .connectionLost }
         let id = UUID().uuidString
+        let clock = self.clock
+        let timeout = configuration.operationTimeout
         do {
             return try await withCheckedThrowingContinuation { continuation in
-                pendingPublishes[id] = continuation
-                startOperationTimer(id, generation: current, what: "publish")
-                Task {
-                    do {
-                        try await session.send(ClientMessage.publish(id: id, channel: channel, events: events, authorization: headers).encoded())
-                    } catch {
-                        self.failPublish(id)
-                    }
+                let timer = Task {
+                    do { try await clock.sleep(for: timeout) } catch { return }
+                    self.finishPublish(id, with: .failure(AppSyncError.timedOut))
                 }
+                pendingPublishes[id] = (continuation, timer)
+                session.outbox.yield(ClientMessage.publish(id: id, channel: channel, events: events, authorization: headers).encoded())
             }
         } catch let error as AppSyncError {
             throw error
@@ -451,24 +441,27 @@ public actor AppSyncConnection {
         }
     }
 
-    private func failPublish(_ id: String) {
-        operationTimers.removeValue(forKey: id)?.cancel()
-        pendingPublishes.removeValue(forKey: id)?.resume(throwing: AppSyncError.connectionLost)
+    private func finishPublish(_ id: String, with result: Result<PublishResult, any Error>) {
+        guard let pending = pendingPublishes.removeValue(forKey: id) else { return }
+        pending.timeout.cancel()
+        pending.continuation.resume(with: result)
     }
+}
 
-    // MARK: Helpers
-
-    private func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let clock = self.clock
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw AppSyncError.timedOut }
-            return value
-        }
+extension AppSyncConfiguration {
+    /// The connection machine's settings from these.
+    var machineSettings: ConnectionStateMachine.Settings {
+        ConnectionStateMachine.Settings(
+            reconnectPolicy: reconnectPolicy,
+            subscribeRetryPolicy: subscribeRetryPolicy,
+            signedOutRetryInterval: signedOutRetryInterval,
+            connectTimeout: connectTimeout,
+            operationTimeout: operationTimeout,
+            defaultKeepAliveTimeout: defaultKeepAliveTimeout,
+            keepAliveRange: .milliseconds(AppSyncConnection.minimumKeepAliveTimeoutMs) ... .milliseconds(AppSyncConnection.maximumKeepAliveTimeoutMs),
+            plannedReconnectInterval: plannedReconnectInterval,
+            closeGracePeriod: closeGracePeriod,
+            retriesUnauthorizedOnce: true
+        )
     }
 }

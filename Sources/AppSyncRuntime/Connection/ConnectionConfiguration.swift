@@ -20,67 +20,19 @@ public struct AppSyncConfiguration: Sendable {
     public var defaultKeepAliveTimeout: Duration = .seconds(300)
     /// Reconnect proactively after this long; AppSync ends connections after 24 h.
     public var plannedReconnectInterval: Duration = .seconds(24 * 3600 - 5 * 60)
+    /// Delay before a subscribe the service refused (`subscribe_error`) is sent again; when it
+    /// returns `nil` the subscription's status becomes `.failed` until the next connection.
+    /// Default: 1 s doubling to 60 s, five tries.
+    public var subscribeRetryPolicy: ReconnectPolicy = ReconnectPolicy.exponential(initial: .seconds(1), maximum: .seconds(60)).limited(to: 5)
+    /// How long a server has to finish a close the client started (ack timeout, keep-alive timeout,
+    /// `disconnect()`); after it the socket is closed hard. A frozen or blackholed server never answers.
+    public var closeGracePeriod: Duration = .seconds(2)
 
     /// Settings with the defaults above for `endpoint` and `authorization`.
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
         self.endpoint = endpoint
         self.authorization = authorization
     }
-}
-
-/// How long to wait before the next connection attempt.
-public struct ReconnectPolicy: Sendable {
-    private let delay: @Sendable (_ failedAttempts: Int) -> Duration?
-
-    /// `failedAttempts` counts the attempts since the last successful connection (1 for the first retry).
-    /// `nil` means give up (the connection ends in `.failed(.gaveUp)`).
-    public init(_ delay: @escaping @Sendable (_ failedAttempts: Int) -> Duration?) {
-        self.delay = delay
-    }
-
-    /// The delay before the next attempt, or `nil` to give up.
-    public func delay(afterFailedAttempts attempts: Int) -> Duration? { delay(attempts) }
-
-    /// The same delay every time (the seeds' policy: 10 s).
-    public static func fixed(_ delay: Duration) -> ReconnectPolicy { ReconnectPolicy { _ in delay } }
-
-    /// Doubling delays from `initial` up to `maximum`.
-    public static func exponential(initial: Duration, maximum: Duration) -> ReconnectPolicy {
-        ReconnectPolicy { attempts in
-            var delay = initial
-            for _ in 1..<max(attempts, 1) where delay < maximum { delay *= 2 }
-            return min(delay, maximum)
-        }
-    }
-
-    /// Never reconnect: the first abnormal end is final.
-    public static let never = ReconnectPolicy { _ in nil }
-}
-
-/// What the connection is doing; observe it with `AppSyncConnection.stateUpdates()`.
-public enum ConnectionState: Sendable, Equatable {
-    /// Not started.
-    case idle
-    /// Opening the WebSocket and waiting for `connection_ack`.
-    case connecting
-    /// Acknowledged: subscriptions are (re)sent and events flow.
-    case connected
-    /// Waiting `after` before the next attempt (after a drop, or while signed out).
-    case reconnecting(after: Duration)
-    /// Ended by the app (`disconnect()`); no reconnect until `start()`.
-    case disconnected
-    /// Ended for good: retrying cannot help.
-    case failed(ConnectionFailure)
-}
-
-/// Why a connection ended for good.
-public enum ConnectionFailure: Error, Sendable, Equatable {
-    /// The service rejected the credentials (`UnauthorizedException`, 401/403).
-    case unauthorized([ServiceError])
-    /// The service rejected the connection for another reason that retrying cannot fix.
-    case rejected([ServiceError])
-    /// The reconnect policy gave up.
-    case gaveUp
 }
 
 /// Errors of single operations.

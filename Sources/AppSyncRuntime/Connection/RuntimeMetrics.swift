@@ -33,6 +33,8 @@ public final class RuntimeMetrics: Sendable {
         public var unknownSubscriptionFrames = 0
         /// `subscribe_error` answers.
         public var subscribeErrors = 0
+        /// `connection_ack`s after the first on one connection (ignored).
+        public var duplicateAcknowledgements = 0
         /// Connections ended because nothing arrived within `connectionTimeoutMs`.
         public var keepAliveTimeouts = 0
         /// Reconnects, planned or after a drop.

@@ -140,69 +140,6 @@ struct LenientInt: Decodable {
     }
 }
 
-/// A code that may arrive as a JSON number or a string, kept as text.
-struct LenientCode: Decodable {
-    var text: String?
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let string = try? container.decode(String.self) {
-            text = string
-        } else if let number = try? container.decode(Int.self) {
-            text = String(number)
-        } else if let number = try? container.decode(Double.self) {
-            text = String(number)
-        } else {
-            text = nil
-        }
-    }
-}
-
-/// One entry of an `errors` list.
-public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConvertible {
-    /// The service's error type, such as `UnauthorizedException`.
-    public var errorType: String?
-    /// The service's explanation.
-    public var message: String?
-    /// `errorCode`, which the service sends as a number or a string, or not at all.
-    public var code: String?
-
-    /// An error as the service reports it.
-    public init(errorType: String?, message: String?, code: String? = nil) {
-        self.errorType = errorType
-        self.message = message
-        self.code = code
-    }
-
-    private enum CodingKeys: String, CodingKey { case errorType, message, errorCode }
-
-    /// Decodes the service's JSON, accepting numbers or strings where the service and its docs differ.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        errorType = try? container.decodeIfPresent(String.self, forKey: .errorType)
-        message = try? container.decodeIfPresent(String.self, forKey: .message)
-        code = (try? container.decodeIfPresent(LenientCode.self, forKey: .errorCode))??.text
-    }
-
-    /// Authorization failures that retrying with the same credentials cannot fix.
-    public var isAuthorizationFailure: Bool {
-        let types: Set<String> = ["UnauthorizedException", "Unauthorized", "NotAuthorizedException", "ForbiddenException"]
-        if let errorType, types.contains(errorType) { return true }
-        if let code, ["401", "403"].contains(code) { return true }
-        return message?.localizedCaseInsensitiveContains("token expired") == true
-    }
-
-    /// Failures that the same request will always get (authorization, malformed requests).
-    public var isNonRetryable: Bool {
-        isAuthorizationFailure || errorType == "BadRequestException" || code == "400"
-    }
-
-    /// The error type, code and message, for logs.
-    public var description: String {
-        [errorType, code.map { "code \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
-    }
-}
-
 /// The outcome of a publish (WebSocket or HTTP): per-event successes and failures.
 public struct PublishResult: Sendable, Equatable {
     /// An event the service accepted.

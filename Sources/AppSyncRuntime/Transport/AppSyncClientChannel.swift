@@ -38,6 +38,10 @@ struct AppSyncClientChannel: ClientConnectionChannel {
     private let host: String
     let headers: HTTPHeaders
     let maximumFrameSize: Int
+    /// The subprotocol the server must choose in its 101 (`nil`: no check).
+    let requiredSubprotocol: String?
+    /// Told the channel as soon as it exists, so its owner can close it hard.
+    let channelCreated: @Sendable (any Channel) -> Void
     let sslContext: NIOSSLContext?
     let handler: WebSocketDataHandler<Context>
 
@@ -45,7 +49,9 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         url: URL,
         headers: HTTPHeaders,
         maximumFrameSize: Int,
+        requiredSubprotocol: String? = nil,
         tlsConfiguration: TLSConfiguration,
+        channelCreated: @escaping @Sendable (any Channel) -> Void = { _ in },
         handler: @escaping WebSocketDataHandler<Context>
     ) throws {
         guard let host = url.host, let scheme = url.scheme, ["ws", "wss"].contains(scheme) else { throw WebSocketClientError.invalidURL }
@@ -54,12 +60,15 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         self.address = .hostname(host, port: url.port ?? (scheme == "wss" ? 443 : 80))
         self.headers = headers
         self.maximumFrameSize = maximumFrameSize
+        self.requiredSubprotocol = requiredSubprotocol
+        self.channelCreated = channelCreated
         self.handler = handler
         self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration) : nil
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        channelCreated(channel)
+        return channel.eventLoop.makeCompletedFuture {
             if let sslContext {
                 // SNI carries host names only; certificate checks still apply to IP addresses.
                 let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
@@ -69,9 +78,19 @@ struct AppSyncClientChannel: ClientConnectionChannel {
             try channel.pipeline.syncOperations.addHandler(endOfInput)
 
             let maximumFrameSize = self.maximumFrameSize
-            let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maximumFrameSize) { channel, _ in
+            let requiredSubprotocol = self.requiredSubprotocol
+            let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maximumFrameSize) { channel, response in
                 channel.eventLoop.makeCompletedFuture {
-                    .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                    // RFC 6455 §4.1: a server that does not choose the offered subprotocol is not the
+                    // service the client meant to reach.
+                    if let requiredSubprotocol {
+                        let chosen = response.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }
+                            .map { $0.trimmingCharacters(in: .whitespaces) }
+                        guard chosen == [requiredSubprotocol] else {
+                            throw WebSocketSubprotocolMismatch(required: requiredSubprotocol, chosen: chosen)
+                        }
+                    }
+                    return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                 }
             }
             var requestHeaders = headers
@@ -122,5 +141,17 @@ struct AppSyncClientChannel: ClientConnectionChannel {
             try? await channel.close()
             throw WebSocketClientError.webSocketUpgradeFailed
         }
+    }
+}
+
+/// The server's 101 did not choose the subprotocol the client requires.
+public struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
+    /// The subprotocol the client offered first and requires.
+    public let required: String
+    /// What the server chose (usually nothing, or something else).
+    public let chosen: [String]
+    /// What happened.
+    public var description: String {
+        "the server did not choose the WebSocket subprotocol '\(required)' (chose: \(chosen.isEmpty ? "none" : chosen.joined(separator: ", ")))"
     }
 }

@@ -2,6 +2,7 @@ import ChannelRuntime
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOHTTP1
 import NIOSSL
 import WSClient
@@ -38,7 +39,9 @@ public struct WSClientTransport: WebSocketTransport {
             url: url,
             headers: HTTPHeaders([("Sec-WebSocket-Protocol", subprotocols.joined(separator: ", "))]),
             maximumFrameSize: maximumMessageSize,
-            tlsConfiguration: tlsConfiguration
+            requiredSubprotocol: subprotocols.first,
+            tlsConfiguration: tlsConfiguration,
+            channelCreated: { session.setChannel($0) }
         ) { inbound, outbound, _ in
             session.attach(outbound)
             opened.resolve(nil)
@@ -79,13 +82,20 @@ public struct WebSocketSessionClosed: Error, CustomStringConvertible {
 
 private final class WSClientSession: WebSocketSession, Sendable {
     let inbound: AsyncStream<String>
-    private let state = NIOLockedValueBox<(outbound: WebSocketOutboundWriter?, task: Task<Void, Never>?)>((nil, nil))
+    private struct State {
+        var outbound: WebSocketOutboundWriter?
+        var task: Task<Void, Never>?
+        var channel: (any Channel)?
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     init(inbound: AsyncStream<String>) { self.inbound = inbound }
 
     func attach(_ outbound: WebSocketOutboundWriter) { state.withLockedValue { $0.outbound = outbound } }
     func detach() { state.withLockedValue { $0.outbound = nil } }
     func setTask(_ task: Task<Void, Never>) { state.withLockedValue { $0.task = task } }
+    func setChannel(_ channel: any Channel) { state.withLockedValue { $0.channel = channel } }
 
     func send(_ text: String) async throws {
         guard let outbound = state.withLockedValue({ $0.outbound }) else { throw WebSocketSessionClosed() }
@@ -99,6 +109,12 @@ private final class WSClientSession: WebSocketSession, Sendable {
         } else {
             task?.cancel()
         }
+    }
+
+    func abort() {
+        let (channel, task) = state.withLockedValue { ($0.channel, $0.task) }
+        channel?.close(mode: .all, promise: nil)
+        task?.cancel()
     }
 }
 

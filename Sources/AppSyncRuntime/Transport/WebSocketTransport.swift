@@ -13,8 +13,11 @@ public protocol WebSocketSession: Sendable {
     /// Text frames from the server. Finishes when the connection ends, for whatever reason:
     /// AppSync's close codes carry no meaning, so the runtime does not look at them.
     var inbound: AsyncStream<String> { get }
-/// Sends one text frame.
+    /// Sends one text frame.
     func send(_ text: String) async throws
-    /// Closes the connection; `inbound` finishes.
+    /// Starts the close handshake (a close frame); `inbound` finishes when the server answers.
     func close() async
+    /// Closes the socket at once, without a handshake, and finishes `inbound`. Called when the
+    /// server did not finish a close in time, or when a connect completes after it was abandoned.
+    func abort()
 }

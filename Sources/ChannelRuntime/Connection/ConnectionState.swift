@@ -1,0 +1,40 @@
+/// What a connection is doing; observe it with the connection's `stateUpdates()`.
+public enum ConnectionState: Sendable, Equatable {
+    /// Not started.
+    case idle
+    /// Opening the transport and waiting for the service to accept the session.
+    case connecting
+    /// Accepted: subscriptions are (re)sent and events flow.
+    case connected
+    /// Waiting `after` before the next attempt (after a drop, or while signed out).
+    case reconnecting(after: Duration)
+    /// Ended by the app (`disconnect()`); no reconnect until `start()`.
+    case disconnected
+    /// Ended for good: retrying cannot help.
+    case failed(ConnectionFailure)
+}
+
+/// Why a connection ended for good.
+public enum ConnectionFailure: Error, Sendable, Equatable {
+    /// The service rejected the credentials (`UnauthorizedException`, 401/403), also after one
+    /// attempt with credentials fetched anew from the provider.
+    case unauthorized([ServiceError])
+    /// The service rejected the connection for another reason that retrying cannot fix.
+    case rejected([ServiceError])
+    /// The reconnect policy gave up.
+    case gaveUp
+}
+
+/// Where one subscription stands; observe it with the event source's `statusUpdates(for:)`.
+public enum SubscriptionStatus: Sendable, Equatable {
+    /// The channel needs a parameter that is not set (such as the user id before sign-in).
+    case waitingForParameter
+    /// Sent, or waiting for the connection to send it.
+    case subscribing
+    /// The service confirmed the subscription; events flow.
+    case active
+    /// The service refused the subscription; it is tried again after the retry delay.
+    case rejected([ServiceError])
+    /// Given up: the service kept refusing (or the connection failed for good).
+    case failed([ServiceError])
+}

@@ -1,0 +1,492 @@
+/// The life of one realtime connection as a value: no I/O, no clock, no tasks.
+///
+/// A transport's driver (`AppSyncConnection`, later an SSE connection) feeds it what happened
+/// (the app started or stopped it, the transport opened, failed or closed, the service accepted or
+/// refused the session or a subscription, a timer fired) and performs the actions it returns in
+/// order (open or close the transport, send a subscribe, start or cancel a timer, publish a state).
+/// Reconnect, keep-alive, resubscription and closing within a bound live here once, for every
+/// transport; the driver only speaks its wire protocol.
+///
+/// Every transport attempt gets a new `SessionID`; an event naming an older session is stale and
+/// changes nothing (a late `opened` gets the socket aborted).
+package struct ConnectionStateMachine: Sendable {
+    package struct Settings: Sendable {
+        /// Delay before the next attempt after an abnormal end.
+        package var reconnectPolicy: ReconnectPolicy
+        /// Delay before a refused subscription is tried again; `nil` gives it up (`.failed`).
+        package var subscribeRetryPolicy: ReconnectPolicy
+        /// How long to wait before asking again whether the user is signed in.
+        package var signedOutRetryInterval: Duration
+        /// Upper bound for opening the transport plus the service accepting the session.
+        package var connectTimeout: Duration
+        /// Upper bound for the answer to a subscribe.
+        package var operationTimeout: Duration
+        /// Silence allowed when the service does not say (AppSync: `connectionTimeoutMs`).
+        package var defaultKeepAliveTimeout: Duration
+        /// What the service may announce as its keep-alive timeout; anything outside is clamped, so
+        /// a server announcing 10^12 ms (or a negative value) cannot disable the watchdog.
+        package var keepAliveRange: ClosedRange<Duration>
+        /// Reconnect proactively after this long (AppSync ends connections after 24 h).
+        package var plannedReconnectInterval: Duration
+        /// After a close was asked for, how long the peer has to finish it before the transport is
+        /// closed hard. A frozen or blackholed peer never answers a close frame.
+        package var closeGracePeriod: Duration
+        /// On an authorization failure, try once more at once with credentials asked anew from the
+        /// provider (an expired token) before ending in `.failed(.unauthorized)`.
+        package var retriesUnauthorizedOnce: Bool
+
+        package init(
+            reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
+            subscribeRetryPolicy: ReconnectPolicy = ReconnectPolicy.exponential(initial: .seconds(1), maximum: .seconds(60)).limited(to: 5),
+            signedOutRetryInterval: Duration = .seconds(10),
+            connectTimeout: Duration = .seconds(15),
+            operationTimeout: Duration = .seconds(15),
+            defaultKeepAliveTimeout: Duration = .seconds(300),
+            keepAliveRange: ClosedRange<Duration> = .seconds(1) ... .seconds(3600),
+            plannedReconnectInterval: Duration = .seconds(24 * 3600 - 5 * 60),
+            closeGracePeriod: Duration = .seconds(2),
+            retriesUnauthorizedOnce: Bool = true
+        ) {
+            self.reconnectPolicy = reconnectPolicy
+            self.subscribeRetryPolicy = subscribeRetryPolicy
+            self.signedOutRetryInterval = signedOutRetryInterval
+            self.connectTimeout = connectTimeout
+            self.operationTimeout = operationTimeout
+            self.defaultKeepAliveTimeout = defaultKeepAliveTimeout
+            self.keepAliveRange = keepAliveRange
+            self.plannedReconnectInterval = plannedReconnectInterval
+            self.closeGracePeriod = closeGracePeriod
+            self.retriesUnauthorizedOnce = retriesUnauthorizedOnce
+        }
+    }
+
+    /// One transport attempt.
+    package struct SessionID: Hashable, Sendable, CustomStringConvertible {
+        package let value: Int
+        package var description: String { "session \(value)" }
+    }
+
+    /// The timers the machine asks for. Starting a timer that runs replaces it.
+    package enum Timer: Hashable, Sendable {
+        /// Opening plus acceptance of the session.
+        case connect
+        /// Silence watchdog; when it fires the driver reports how long it has been silent.
+        case keepAlive
+        /// The proactive reconnect before the service's connection time limit.
+        case plannedReconnect
+        /// The delay before the next attempt.
+        case reconnect
+        /// The bound on a close the peer does not finish.
+        case closeGrace
+        /// The answer to the subscribe of one subscription id.
+        case subscribe(String)
+        /// The retry of a refused subscription.
+        case resubscribe(String)
+    }
+
+    /// Counters the driver keeps for the machine.
+    package enum Metric: Sendable, Equatable {
+        case reconnect
+        case keepAliveTimeout
+        case duplicateAcknowledgement
+        case subscribeError
+    }
+
+    package enum Action: Sendable, Equatable {
+        /// Check sign-in, authorize and open the transport; then report `transportOpened`,
+        /// `transportFailed` or `signedOut` for this session.
+        case openTransport(SessionID)
+        /// Send the protocol's session opening (AppSync: `connection_init`).
+        case sendHandshake(SessionID)
+        /// Send a subscribe on the current session; answer with `subscribeSucceeded` / `subscribeRejected`.
+        case sendSubscribe(id: String, channel: String)
+        /// Send an unsubscribe on the current session.
+        case sendUnsubscribe(id: String)
+        /// Start closing: a close frame, no waiting. The transport's end comes as `transportClosed`.
+        case closeTransport(SessionID)
+        /// Close at once and stop reading: cancel an open in flight, close the socket.
+        case abortTransport(SessionID)
+        case startTimer(Timer, Duration)
+        case cancelTimer(Timer)
+        /// The session is over: fail what waits for its answers (publishes).
+        case sessionEnded(SessionID)
+        case publishState(ConnectionState)
+        case publishSubscriptionStatus(id: String, SubscriptionStatus)
+        case count(Metric)
+    }
+
+    /// How the service answered the session's opening with a refusal.
+    package enum Refusal: Sendable, Equatable {
+        /// Credentials refused (may be an expired token).
+        case unauthorized([ServiceError])
+        /// Refused for a reason retrying cannot fix.
+        case rejected([ServiceError])
+        /// Refused for now; the reconnect policy applies.
+        case retryable([ServiceError])
+    }
+
+    private enum AfterClose: Equatable {
+        /// After the policy's delay (an abnormal end).
+        case reconnect
+        /// At once (planned reconnect; credentials asked anew).
+        case reconnectNow
+        case stop
+        case fail(ConnectionFailure)
+    }
+
+    private enum Phase: Equatable {
+        case idle
+        /// The reconnect timer runs.
+        case waiting(attempts: Int)
+        /// The transport is opening; the connect timer runs.
+        case opening(SessionID, attempts: Int)
+        /// Opened, handshake sent; the connect timer runs.
+        case handshaking(SessionID, attempts: Int)
+        case connected(SessionID, keepAlive: Duration)
+        /// A close was asked for; the grace timer runs.
+        case closing(SessionID, then: AfterClose, wasConnected: Bool, attempts: Int)
+        case disconnected
+        case failed(ConnectionFailure)
+    }
+
+    private enum SubscriptionPhase: Equatable {
+        /// To be sent once the session is accepted.
+        case pending
+        /// Sent on the current session, no answer yet.
+        case sent
+        case active
+        /// Refused; the resubscribe timer runs.
+        case retryWaiting
+        /// Refused too often; sent again only on a new session.
+        case failed
+    }
+
+    private struct Subscription {
+        var channel: String
+        var phase: SubscriptionPhase = .pending
+        var rejections = 0
+    }
+
+    package let settings: Settings
+    private var phase: Phase = .idle
+    private var publishedState: ConnectionState = .idle
+    private var nextSession = 0
+    private var subscriptions: [String: Subscription] = [:]
+    /// Ids unsubscribed while their subscribe was unanswered: the service ignores such an
+    /// unsubscribe, so it is sent when the success comes in.
+    private var unsubscribeWhenAcknowledged: Set<String> = []
+    /// Whether the one retry after an authorization failure was used since the last accepted session.
+    private var unauthorizedRetryUsed = false
+
+    package init(settings: Settings) {
+        self.settings = settings
+    }
+
+    // MARK: Reading
+
+    /// The state as last published.
+    package var state: ConnectionState { publishedState }
+
+    /// The session events are read from, while there is one.
+    package var currentSession: SessionID? {
+        switch phase {
+        case .opening(let session, _), .handshaking(let session, _), .connected(let session, _), .closing(let session, _, _, _):
+            return session
+        case .idle, .waiting, .disconnected, .failed:
+            return nil
+        }
+    }
+
+    /// Whether the service accepted the current session (subscribes and publishes can go out).
+    package var isConnected: Bool {
+        if case .connected = phase { return true }
+        return false
+    }
+
+    /// Whether a subscribe for `id` was confirmed on the current session.
+    package func isActive(_ id: String) -> Bool { subscriptions[id]?.phase == .active }
+
+    /// Subscription ids and channels the machine tracks.
+    package var subscribedChannels: [String: String] { subscriptions.mapValues(\.channel) }
+
+    // MARK: The app
+
+    /// Starts connecting; nothing when a session is already on its way.
+    package mutating func start() -> [Action] {
+        switch phase {
+        case .idle, .disconnected, .failed:
+            unauthorizedRetryUsed = false
+            return openSession(attempts: 0)
+        case .waiting, .opening, .handshaking, .connected, .closing:
+            return []
+        }
+    }
+
+    /// Ends the connection with no reconnect; `.disconnected` is published once the transport is
+    /// closed (at the latest after the grace period).
+    package mutating func stop() -> [Action] {
+        switch phase {
+        case .idle, .disconnected, .failed:
+            phase = .disconnected
+            return publish(.disconnected)
+        case .waiting:
+            phase = .disconnected
+            return [.cancelTimer(.reconnect)] + publish(.disconnected)
+        case .opening(let session, _):
+            phase = .disconnected
+            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + publish(.disconnected)
+        case .handshaking(let session, let attempts):
+            return close(session, then: .stop, wasConnected: false, attempts: attempts)
+        case .connected(let session, _):
+            return close(session, then: .stop, wasConnected: true, attempts: 0)
+        case .closing(let session, _, let wasConnected, let attempts):
+            phase = .closing(session, then: .stop, wasConnected: wasConnected, attempts: attempts)
+            return []
+        }
+    }
+
+    /// A new subscription (its id chosen by the driver).
+    package mutating func subscribe(id: String, channel: String) -> [Action] {
+        subscriptions[id] = Subscription(channel: channel)
+        var actions: [Action] = [.publishSubscriptionStatus(id: id, .subscribing)]
+        if case .connected = phase { actions += send(id) }
+        return actions
+    }
+
+    /// The consumer left: the subscription ends.
+    package mutating func unsubscribe(id: String) -> [Action] {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return [] }
+        var actions: [Action] = [.cancelTimer(.subscribe(id)), .cancelTimer(.resubscribe(id))]
+        guard case .connected = phase else { return actions }
+        switch subscription.phase {
+        case .active: actions.append(.sendUnsubscribe(id: id))
+        case .sent: unsubscribeWhenAcknowledged.insert(id)
+        case .pending, .retryWaiting, .failed: break
+        }
+        return actions
+    }
+
+    // MARK: The transport
+
+    /// The driver found the user signed out before opening: ask again after the interval.
+    package mutating func signedOut(_ session: SessionID) -> [Action] {
+        guard case .opening(session, let attempts) = phase else { return [] }
+        phase = .waiting(attempts: attempts)
+        return [.cancelTimer(.connect), .sessionEnded(session)]
+            + publish(.reconnecting(after: settings.signedOutRetryInterval))
+            + [.startTimer(.reconnect, settings.signedOutRetryInterval)]
+    }
+
+    /// The transport is open: the protocol's handshake goes out.
+    package mutating func transportOpened(_ session: SessionID) -> [Action] {
+        guard case .opening(session, let attempts) = phase else { return [.abortTransport(session)] }
+        phase = .handshaking(session, attempts: attempts)
+        return [.sendHandshake(session)]
+    }
+
+    /// Opening the transport failed (refused, TLS, upgrade, wrong subprotocol).
+    package mutating func transportFailed(_ session: SessionID) -> [Action] {
+        guard case .opening(session, let attempts) = phase else { return [] }
+        return [.cancelTimer(.connect)] + ended(session, then: .reconnect, wasConnected: false, attempts: attempts)
+    }
+
+    /// The transport ended (the peer closed, the network dropped, or the close asked for finished).
+    package mutating func transportClosed(_ session: SessionID) -> [Action] {
+        switch phase {
+        case .handshaking(session, let attempts):
+            return [.cancelTimer(.connect)] + ended(session, then: .reconnect, wasConnected: false, attempts: attempts)
+        case .connected(session, _):
+            return cancelSessionTimers() + ended(session, then: .reconnect, wasConnected: true, attempts: 0)
+        case .closing(session, let then, let wasConnected, let attempts):
+            return [.cancelTimer(.closeGrace)] + ended(session, then: then, wasConnected: wasConnected, attempts: attempts)
+        default:
+            return []
+        }
+    }
+
+    // MARK: The service
+
+    /// The service accepted the session (AppSync: `connection_ack`), announcing its keep-alive
+    /// timeout or not. A second acceptance on the same session is ignored.
+    package mutating func sessionAccepted(_ session: SessionID, keepAliveTimeout: Duration?) -> [Action] {
+        switch phase {
+        case .handshaking(session, _):
+            break
+        case .connected(session, _):
+            return [.count(.duplicateAcknowledgement)]
+        default:
+            return []
+        }
+        let keepAlive = keepAliveTimeout.map { min(max($0, settings.keepAliveRange.lowerBound), settings.keepAliveRange.upperBound) }
+            ?? settings.defaultKeepAliveTimeout
+        phase = .connected(session, keepAlive: keepAlive)
+        unauthorizedRetryUsed = false
+        var actions: [Action] = [.cancelTimer(.connect)] + publish(.connected) + [
+            .startTimer(.keepAlive, keepAlive),
+            .startTimer(.plannedReconnect, settings.plannedReconnectInterval),
+        ]
+        for id in subscriptions.keys.sorted() {
+            subscriptions[id]?.rejections = 0
+            actions += [.cancelTimer(.resubscribe(id))] + send(id)
+        }
+        return actions
+    }
+
+    /// The service refused or ended the session (AppSync: `connection_error`).
+    package mutating func sessionRefused(_ session: SessionID, _ refusal: Refusal) -> [Action] {
+        let wasConnected: Bool
+        let attempts: Int
+        switch phase {
+        case .handshaking(session, let count): (wasConnected, attempts) = (false, count)
+        case .connected(session, _): (wasConnected, attempts) = (true, 0)
+        default: return []
+        }
+        switch refusal {
+        case .unauthorized(let errors):
+            if settings.retriesUnauthorizedOnce && !unauthorizedRetryUsed {
+                unauthorizedRetryUsed = true
+                return close(session, then: .reconnectNow, wasConnected: wasConnected, attempts: attempts)
+            }
+            return close(session, then: .fail(.unauthorized(errors)), wasConnected: wasConnected, attempts: attempts)
+        case .rejected(let errors):
+            return close(session, then: .fail(.rejected(errors)), wasConnected: wasConnected, attempts: attempts)
+        case .retryable:
+            return close(session, then: .reconnect, wasConnected: wasConnected, attempts: attempts)
+        }
+    }
+
+    /// The service confirmed a subscribe.
+    package mutating func subscribeSucceeded(_ session: SessionID, id: String) -> [Action] {
+        guard case .connected(session, _) = phase else { return [] }
+        if unsubscribeWhenAcknowledged.remove(id) != nil {
+            return [.cancelTimer(.subscribe(id)), .sendUnsubscribe(id: id)]
+        }
+        guard subscriptions[id]?.phase == .sent else { return [] }
+        subscriptions[id]?.phase = .active
+        subscriptions[id]?.rejections = 0
+        return [.cancelTimer(.subscribe(id)), .publishSubscriptionStatus(id: id, .active)]
+    }
+
+    /// The service refused a subscribe (or no authorization could be had for it): it is tried
+    /// again after the retry policy's delay, and reported either way.
+    package mutating func subscribeRejected(_ session: SessionID, id: String, errors: [ServiceError]) -> [Action] {
+        guard case .connected(session, _) = phase else { return [] }
+        if unsubscribeWhenAcknowledged.remove(id) != nil { return [.cancelTimer(.subscribe(id))] }
+        guard var subscription = subscriptions[id], subscription.phase == .sent else { return [] }
+        subscription.rejections += 1
+        var actions: [Action] = [.cancelTimer(.subscribe(id)), .count(.subscribeError)]
+        if let delay = settings.subscribeRetryPolicy.delay(afterFailedAttempts: subscription.rejections) {
+            subscription.phase = .retryWaiting
+            actions += [.publishSubscriptionStatus(id: id, .rejected(errors)), .startTimer(.resubscribe(id), delay)]
+        } else {
+            subscription.phase = .failed
+            actions.append(.publishSubscriptionStatus(id: id, .failed(errors)))
+        }
+        subscriptions[id] = subscription
+        return actions
+    }
+
+    // MARK: Timers
+
+    /// A timer the machine started fired. For `.keepAlive`, `silence` is how long ago the last frame
+    /// arrived (the driver keeps that time, the machine keeps no clock).
+    package mutating func timerFired(_ timer: Timer, silence: Duration = .zero) -> [Action] {
+        switch (timer, phase) {
+        case (.connect, .opening(let session, let attempts)):
+            return [.abortTransport(session)] + ended(session, then: .reconnect, wasConnected: false, attempts: attempts)
+        case (.connect, .handshaking(let session, let attempts)):
+            return close(session, then: .reconnect, wasConnected: false, attempts: attempts)
+        case (.keepAlive, .connected(let session, let keepAlive)):
+            guard silence >= keepAlive else { return [.startTimer(.keepAlive, keepAlive - silence)] }
+            return [.count(.keepAliveTimeout)] + close(session, then: .reconnect, wasConnected: true, attempts: 0)
+        case (.plannedReconnect, .connected(let session, _)):
+            return close(session, then: .reconnectNow, wasConnected: true, attempts: 0)
+        case (.reconnect, .waiting(let attempts)):
+            return openSession(attempts: attempts)
+        case (.closeGrace, .closing(let session, let then, let wasConnected, let attempts)):
+            return [.abortTransport(session)] + ended(session, then: then, wasConnected: wasConnected, attempts: attempts)
+        case (.subscribe(let id), .connected(let session, _)):
+            // An unanswered subscribe means the session is not healthy: a new one resubscribes everything.
+            guard subscriptions[id]?.phase == .sent || unsubscribeWhenAcknowledged.contains(id) else { return [] }
+            return close(session, then: .reconnect, wasConnected: true, attempts: 0)
+        case (.resubscribe(let id), .connected):
+            guard subscriptions[id]?.phase == .retryWaiting else { return [] }
+            return send(id)
+        default:
+            return []
+        }
+    }
+
+    // MARK: Transitions
+
+    private mutating func openSession(attempts: Int) -> [Action] {
+        nextSession += 1
+        let session = SessionID(value: nextSession)
+        phase = .opening(session, attempts: attempts)
+        return publish(.connecting) + [.openTransport(session), .startTimer(.connect, settings.connectTimeout)]
+    }
+
+    private mutating func send(_ id: String) -> [Action] {
+        guard let channel = subscriptions[id]?.channel else { return [] }
+        subscriptions[id]?.phase = .sent
+        return [
+            .sendSubscribe(id: id, channel: channel),
+            .startTimer(.subscribe(id), settings.operationTimeout),
+            .publishSubscriptionStatus(id: id, .subscribing),
+        ]
+    }
+
+    private mutating func close(_ session: SessionID, then: AfterClose, wasConnected: Bool, attempts: Int) -> [Action] {
+        phase = .closing(session, then: then, wasConnected: wasConnected, attempts: attempts)
+        return cancelSessionTimers() + [.closeTransport(session), .startTimer(.closeGrace, settings.closeGracePeriod)]
+    }
+
+    private func cancelSessionTimers() -> [Action] {
+        var actions: [Action] = [.cancelTimer(.connect), .cancelTimer(.keepAlive), .cancelTimer(.plannedReconnect)]
+        for id in (Set(subscriptions.keys).union(unsubscribeWhenAcknowledged)).sorted() {
+            actions += [.cancelTimer(.subscribe(id)), .cancelTimer(.resubscribe(id))]
+        }
+        return actions
+    }
+
+    /// The session is gone; every subscription waits for the next one.
+    private mutating func endSession(_ session: SessionID) -> [Action] {
+        unsubscribeWhenAcknowledged.removeAll()
+        var actions: [Action] = [.sessionEnded(session)]
+        for id in subscriptions.keys.sorted() where subscriptions[id]?.phase != .pending {
+            subscriptions[id]?.phase = .pending
+            actions.append(.publishSubscriptionStatus(id: id, .subscribing))
+        }
+        return actions
+    }
+
+    private mutating func ended(_ session: SessionID, then: AfterClose, wasConnected: Bool, attempts: Int) -> [Action] {
+        var actions = endSession(session)
+        switch then {
+        case .stop:
+            phase = .disconnected
+            actions += publish(.disconnected)
+        case .fail(let failure):
+            phase = .failed(failure)
+            actions += publish(.failed(failure))
+        case .reconnectNow:
+            actions.append(.count(.reconnect))
+            actions += openSession(attempts: attempts)
+        case .reconnect:
+            let failedAttempts = wasConnected ? 1 : attempts + 1
+            guard let delay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
+                phase = .failed(.gaveUp)
+                return actions + publish(.failed(.gaveUp))
+            }
+            phase = .waiting(attempts: failedAttempts)
+            actions += publish(.reconnecting(after: delay)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
+        }
+        return actions
+    }
+
+    private mutating func publish(_ state: ConnectionState) -> [Action] {
+        guard state != publishedState else { return [] }
+        publishedState = state
+        return [.publishState(state)]
+    }
+}
