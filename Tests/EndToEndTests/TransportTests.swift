@@ -17,6 +17,10 @@ struct ScriptedServer {
     let channel: any Channel
     /// Connections the client has closed (or lost).
     let closedConnections: NIOLockedValueBox<Int>
+    /// Connections accepted.
+    let openedConnections: NIOLockedValueBox<Int>
+    /// Sockets still open: accepted and not yet closed.
+    var openSockets: Int { openedConnections.withLockedValue { $0 } - closedConnections.withLockedValue { $0 } }
     var port: Int { channel.localAddress!.port! }
 
     /// `reply` gets the `Sec-WebSocket-Accept` value for the request and returns the bytes to send.
@@ -28,24 +32,30 @@ struct ScriptedServer {
     ) async throws -> ScriptedServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let closed = NIOLockedValueBox(0)
+        let opened = NIOLockedValueBox(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                opened.withLockedValue { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(closing: closing, reply: reply))
                     channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 += 1 } }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return ScriptedServer(channel: channel, closedConnections: closed)
+        return ScriptedServer(channel: channel, closedConnections: closed, openedConnections: opened)
     }
 
     func stop() async { try? await channel.close() }
 
-    static func switchingProtocols(accept: String) -> [UInt8] {
-        Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\nSec-WebSocket-Protocol: aws-appsync-event-ws\r\n\r\n".utf8)
+    static func switchingProtocols(accept: String, subprotocol: String? = "aws-appsync-event-ws") -> [UInt8] {
+        let chosen = subprotocol.map { "Sec-WebSocket-Protocol: \($0)\r\n" } ?? ""
+        return Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\(chosen)\r\n".utf8)
     }
+
+    /// A text frame.
+    static func text(_ text: String) -> [UInt8] { frame(opcode: 0x1, Array(text.utf8)) }
 
     /// An unmasked, final server frame (payload up to 64 KiB).
     static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
@@ -99,6 +109,8 @@ private final class ScriptedReplyHandler: ChannelInboundHandler {
     let closing: Bool
     let reply: @Sendable (String) -> [UInt8]
     var request = ""
+    /// The script is played once; what the client sends after the request is read and ignored.
+    var replied = false
 
     init(closing: Bool, reply: @escaping @Sendable (String) -> [UInt8]) {
         self.closing = closing
@@ -106,8 +118,10 @@ private final class ScriptedReplyHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !replied else { return }
         request += String(buffer: Self.unwrapInboundIn(data))
         guard request.contains("\r\n\r\n") else { return }
+        replied = true
         let key = request.split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
             .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""

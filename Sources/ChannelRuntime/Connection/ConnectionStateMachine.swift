@@ -63,6 +63,7 @@ package struct ConnectionStateMachine: Sendable {
     /// One transport attempt.
     package struct SessionID: Hashable, Sendable, CustomStringConvertible {
         package let value: Int
+        package init(value: Int) { self.value = value }
         package var description: String { "session \(value)" }
     }
 

@@ -1,0 +1,348 @@
+import ChannelRuntime
+import Testing
+
+/// One test per transition of `ConnectionStateMachine`: events in, actions out, synchronously.
+/// No clock, no tasks, no waiting: timers are events the test fires.
+@Suite("Connection state machine")
+struct ConnectionStateMachineTests {
+    typealias Machine = ConnectionStateMachine
+    typealias Action = ConnectionStateMachine.Action
+
+    static let settings = Machine.Settings(
+        reconnectPolicy: .exponential(initial: .seconds(1), maximum: .seconds(8)),
+        subscribeRetryPolicy: ReconnectPolicy.fixed(.seconds(3)).limited(to: 2),
+        signedOutRetryInterval: .seconds(30),
+        connectTimeout: .seconds(15),
+        operationTimeout: .seconds(5),
+        defaultKeepAliveTimeout: .seconds(300),
+        keepAliveRange: .seconds(1) ... .seconds(3600),
+        plannedReconnectInterval: .seconds(86_000),
+        closeGracePeriod: .seconds(2)
+    )
+
+    static let refusal = [ServiceError(errorType: "UnauthorizedException", message: "no", code: "401")]
+
+    /// A machine with an accepted session 1 (and the actions that got it there, discarded).
+    static func connected(subscriptions: [String: String] = [:], settings: Machine.Settings = settings) -> Machine {
+        var machine = Machine(settings: settings)
+        for (id, channel) in subscriptions.sorted(by: { $0.key < $1.key }) { _ = machine.subscribe(id: id, channel: channel) }
+        _ = machine.start()
+        _ = machine.transportOpened(session(1))
+        _ = machine.sessionAccepted(session(1), keepAliveTimeout: .seconds(300))
+        return machine
+    }
+
+    static func session(_ value: Int) -> Machine.SessionID { Machine.SessionID(value: value) }
+
+    // MARK: Opening
+
+    @Test func startOpensATransportWithAConnectTimer() {
+        var machine = Machine(settings: Self.settings)
+        #expect(machine.start() == [.publishState(.connecting), .openTransport(Self.session(1)), .startTimer(.connect, .seconds(15))])
+        #expect(machine.start() == [])  // already on its way
+    }
+
+    @Test func anOpenedTransportSendsTheHandshake() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        #expect(machine.transportOpened(Self.session(1)) == [.sendHandshake(Self.session(1))])
+        #expect(machine.currentSession == Self.session(1))
+        #expect(!machine.isConnected)
+    }
+
+    @Test func acceptanceConnectsStartsTimersAndSubscribesEverythingInIdOrder() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.subscribe(id: "b", channel: "app/b")
+        _ = machine.subscribe(id: "a", channel: "app/a")
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(1))
+        #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: .seconds(60)) == [
+            .cancelTimer(.connect), .publishState(.connected),
+            .startTimer(.keepAlive, .seconds(60)), .startTimer(.plannedReconnect, .seconds(86_000)),
+            .cancelTimer(.resubscribe("a")), .sendSubscribe(id: "a", channel: "app/a"), .startTimer(.subscribe("a"), .seconds(5)),
+            .publishSubscriptionStatus(id: "a", .subscribing),
+            .cancelTimer(.resubscribe("b")), .sendSubscribe(id: "b", channel: "app/b"), .startTimer(.subscribe("b"), .seconds(5)),
+            .publishSubscriptionStatus(id: "b", .subscribing),
+        ])
+        #expect(machine.isConnected)
+    }
+
+    @Test func announcedKeepAliveTimeoutsAreClampedAndAMissingOneUsesTheDefault() {
+        for (announced, used) in [(Duration.seconds(1_000_000_000), Duration.seconds(3600)), (.seconds(-5), .seconds(1)), (nil, .seconds(300))] {
+            var machine = Machine(settings: Self.settings)
+            _ = machine.start()
+            _ = machine.transportOpened(Self.session(1))
+            #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: announced).contains(.startTimer(.keepAlive, used)))
+        }
+    }
+
+    @Test func aSecondAcknowledgementIsIgnoredAndCounted() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: .seconds(10)) == [.count(.duplicateAcknowledgement)])
+        #expect(machine.isConnected)
+    }
+
+    @Test func noAcknowledgementInTimeClosesAndTheCloseIsBounded() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(1))
+        let actions = machine.timerFired(.connect)
+        #expect(actions.contains(.closeTransport(Self.session(1))))
+        #expect(actions.last == .startTimer(.closeGrace, .seconds(2)))
+    }
+
+    @Test func aConnectThatDoesNotOpenInTimeIsAbortedAndRetried() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        #expect(machine.timerFired(.connect) == [
+            .abortTransport(Self.session(1)), .sessionEnded(Self.session(1)),
+            .publishState(.reconnecting(after: .seconds(1))), .count(.reconnect), .startTimer(.reconnect, .seconds(1)),
+        ])
+        // The transport still completes later: that socket is closed at once.
+        #expect(machine.transportOpened(Self.session(1)) == [.abortTransport(Self.session(1))])
+    }
+
+    @Test func failedOpensBackOffByThePolicyUntilASessionIsAccepted() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        var delays: [Duration] = []
+        for attempt in 1...5 {
+            let actions = machine.transportFailed(Self.session(attempt))
+            for case .startTimer(.reconnect, let delay) in actions { delays.append(delay) }
+            #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(attempt + 1))))
+        }
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
+        // After an accepted session the count starts again.
+        _ = machine.transportOpened(Self.session(6))
+        _ = machine.sessionAccepted(Self.session(6), keepAliveTimeout: nil)
+        #expect(machine.transportClosed(Self.session(6)).contains(.startTimer(.reconnect, .seconds(1))))
+    }
+
+    @Test func aPolicyThatGivesUpEndsInFailed() {
+        var settings = Self.settings
+        settings.reconnectPolicy = .never
+        var machine = Machine(settings: settings)
+        _ = machine.start()
+        #expect(machine.transportFailed(Self.session(1)) == [
+            .cancelTimer(.connect), .sessionEnded(Self.session(1)), .publishState(.failed(.gaveUp)),
+        ])
+        #expect(machine.state == .failed(.gaveUp))
+        #expect(machine.start().contains(.openTransport(Self.session(2))))  // the app may start again
+    }
+
+    @Test func signedOutWaitsTheSignedOutIntervalWithoutCountingAnAttempt() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        #expect(machine.signedOut(Self.session(1)) == [
+            .cancelTimer(.connect), .sessionEnded(Self.session(1)),
+            .publishState(.reconnecting(after: .seconds(30))), .startTimer(.reconnect, .seconds(30)),
+        ])
+        #expect(machine.timerFired(.reconnect) == [.publishState(.connecting), .openTransport(Self.session(2)), .startTimer(.connect, .seconds(15))])
+    }
+
+    // MARK: Connected
+
+    @Test func aDropReconnectsAfterThePolicyDelayAndSubscriptionsWaitAgain() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        let actions = machine.transportClosed(Self.session(1))
+        #expect(actions.contains(.sessionEnded(Self.session(1))))
+        #expect(actions.contains(.publishSubscriptionStatus(id: "a", .subscribing)))
+        #expect(actions.suffix(3) == [.publishState(.reconnecting(after: .seconds(1))), .count(.reconnect), .startTimer(.reconnect, .seconds(1))])
+        #expect(!machine.isActive("a"))
+    }
+
+    @Test func keepAliveWatchdogRearmsForTheRestThenClosesWhenSilent() {
+        var machine = Self.connected()
+        #expect(machine.timerFired(.keepAlive, silence: .seconds(100)) == [.startTimer(.keepAlive, .seconds(200))])
+        let actions = machine.timerFired(.keepAlive, silence: .seconds(300))
+        #expect(actions.first == .count(.keepAliveTimeout))
+        #expect(actions.contains(.closeTransport(Self.session(1))))
+        #expect(actions.last == .startTimer(.closeGrace, .seconds(2)))
+    }
+
+    @Test func aPeerThatNeverFinishesTheCloseIsCutOffAfterTheGracePeriod() {
+        var machine = Self.connected()
+        _ = machine.timerFired(.keepAlive, silence: .seconds(301))
+        let actions = machine.timerFired(.closeGrace)
+        #expect(actions.first == .abortTransport(Self.session(1)))
+        #expect(actions.contains(.startTimer(.reconnect, .seconds(1))))
+        // Frames or an end from the abandoned socket change nothing.
+        #expect(machine.transportClosed(Self.session(1)) == [])
+        #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: nil) == [])
+    }
+
+    @Test func aCloseThePeerFinishesProceedsWithoutAbort() {
+        var machine = Self.connected()
+        _ = machine.timerFired(.keepAlive, silence: .seconds(301))
+        let actions = machine.transportClosed(Self.session(1))
+        #expect(actions.first == .cancelTimer(.closeGrace))
+        #expect(!actions.contains(.abortTransport(Self.session(1))))
+        #expect(actions.contains(.startTimer(.reconnect, .seconds(1))))
+    }
+
+    @Test func plannedReconnectOpensAgainAtOnce() {
+        var machine = Self.connected()
+        #expect(machine.timerFired(.plannedReconnect).contains(.closeTransport(Self.session(1))))
+        let actions = machine.transportClosed(Self.session(1))
+        #expect(actions.contains(.count(.reconnect)))
+        #expect(actions.contains(.openTransport(Self.session(2))))
+        #expect(!actions.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
+    }
+
+    // MARK: Refusals
+
+    @Test func anAuthorizationFailureIsRetriedOnceAtOnceThenFails() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(1))
+        #expect(machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal)).contains(.closeTransport(Self.session(1))))
+        #expect(machine.transportClosed(Self.session(1)).contains(.openTransport(Self.session(2))))
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionRefused(Self.session(2), .unauthorized(Self.refusal))
+        let actions = machine.transportClosed(Self.session(2))
+        #expect(actions.last == .publishState(.failed(.unauthorized(Self.refusal))))
+        #expect(machine.state == .failed(.unauthorized(Self.refusal)))
+    }
+
+    @Test func theAuthorizationRetryIsAvailableAgainAfterAnAcceptedSession() {
+        var machine = Self.connected()
+        _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(1)).contains(.openTransport(Self.session(2))))
+    }
+
+    @Test func withoutTheRetryAnAuthorizationFailureFailsAtOnce() {
+        var settings = Self.settings
+        settings.retriesUnauthorizedOnce = false
+        var machine = Self.connected(settings: settings)
+        _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
+        #expect(machine.timerFired(.closeGrace).last == .publishState(.failed(.unauthorized(Self.refusal))))
+    }
+
+    @Test func aNonRetryableRefusalFailsAndARetryableOneReconnects() {
+        var rejected = Self.connected()
+        _ = rejected.sessionRefused(Self.session(1), .rejected(Self.refusal))
+        #expect(rejected.transportClosed(Self.session(1)).last == .publishState(.failed(.rejected(Self.refusal))))
+
+        var retryable = Self.connected()
+        _ = retryable.sessionRefused(Self.session(1), .retryable(Self.refusal))
+        #expect(retryable.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(1)))
+    }
+
+    // MARK: Subscriptions
+
+    @Test func aSubscriptionWhileConnectedIsSentAtOnceAndBecomesActive() {
+        var machine = Self.connected()
+        #expect(machine.subscribe(id: "a", channel: "app/a") == [
+            .publishSubscriptionStatus(id: "a", .subscribing),
+            .sendSubscribe(id: "a", channel: "app/a"), .startTimer(.subscribe("a"), .seconds(5)),
+            .publishSubscriptionStatus(id: "a", .subscribing),
+        ])
+        #expect(machine.subscribeSucceeded(Self.session(1), id: "a") == [.cancelTimer(.subscribe("a")), .publishSubscriptionStatus(id: "a", .active)])
+        #expect(machine.isActive("a"))
+        #expect(machine.subscribeSucceeded(Self.session(1), id: "a") == [])  // a duplicate success
+    }
+
+    @Test func aSubscriptionWhileDisconnectedWaitsForTheSession() {
+        var machine = Machine(settings: Self.settings)
+        #expect(machine.subscribe(id: "a", channel: "app/a") == [.publishSubscriptionStatus(id: "a", .subscribing)])
+    }
+
+    @Test func aRefusedSubscribeIsReportedRetriedAndFinallyFailed() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        #expect(machine.subscribeRejected(Self.session(1), id: "a", errors: Self.refusal) == [
+            .cancelTimer(.subscribe("a")), .count(.subscribeError),
+            .publishSubscriptionStatus(id: "a", .rejected(Self.refusal)), .startTimer(.resubscribe("a"), .seconds(3)),
+        ])
+        #expect(machine.timerFired(.resubscribe("a")).first == .sendSubscribe(id: "a", channel: "app/a"))
+        _ = machine.subscribeRejected(Self.session(1), id: "a", errors: Self.refusal)
+        _ = machine.timerFired(.resubscribe("a"))
+        #expect(machine.subscribeRejected(Self.session(1), id: "a", errors: Self.refusal) == [
+            .cancelTimer(.subscribe("a")), .count(.subscribeError), .publishSubscriptionStatus(id: "a", .failed(Self.refusal)),
+        ])
+        #expect(machine.timerFired(.resubscribe("a")) == [])
+        // A new session tries it again.
+        _ = machine.transportClosed(Self.session(1))
+        _ = machine.timerFired(.reconnect)
+        _ = machine.transportOpened(Self.session(2))
+        #expect(machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil).contains(.sendSubscribe(id: "a", channel: "app/a")))
+    }
+
+    @Test func anUnansweredSubscribeEndsTheSession() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        #expect(machine.timerFired(.subscribe("a")).contains(.closeTransport(Self.session(1))))
+    }
+
+    @Test func unsubscribingAnActiveSubscriptionSendsUnsubscribe() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        #expect(machine.unsubscribe(id: "a") == [.cancelTimer(.subscribe("a")), .cancelTimer(.resubscribe("a")), .sendUnsubscribe(id: "a")])
+        #expect(machine.unsubscribe(id: "a") == [])
+    }
+
+    @Test func unsubscribingBeforeTheSuccessSendsItWhenTheSuccessArrives() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        #expect(machine.unsubscribe(id: "a") == [.cancelTimer(.subscribe("a")), .cancelTimer(.resubscribe("a"))])
+        #expect(machine.subscribeSucceeded(Self.session(1), id: "a") == [.cancelTimer(.subscribe("a")), .sendUnsubscribe(id: "a")])
+    }
+
+    @Test func eventsOfAnotherSessionChangeNothing() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        let stale = Self.session(7)
+        #expect(machine.subscribeSucceeded(stale, id: "a") == [])
+        #expect(machine.subscribeRejected(stale, id: "a", errors: []) == [])
+        #expect(machine.sessionRefused(stale, .rejected([])) == [])
+        #expect(machine.transportClosed(stale) == [])
+        #expect(machine.transportFailed(stale) == [])
+        #expect(machine.signedOut(stale) == [])
+        #expect(machine.isConnected)
+    }
+
+    // MARK: Stopping
+
+    @Test func stopWhileConnectedClosesAndPublishesDisconnectedOnceClosed() {
+        var machine = Self.connected()
+        let actions = machine.stop()
+        #expect(actions.contains(.closeTransport(Self.session(1))))
+        #expect(!actions.contains(.publishState(.disconnected)))
+        #expect(machine.transportClosed(Self.session(1)) == [.cancelTimer(.closeGrace), .sessionEnded(Self.session(1)), .publishState(.disconnected)])
+    }
+
+    @Test func stopWhileAPeerIgnoresTheCloseEndsAfterTheGracePeriod() {
+        var machine = Self.connected()
+        _ = machine.stop()
+        #expect(machine.timerFired(.closeGrace) == [.abortTransport(Self.session(1)), .sessionEnded(Self.session(1)), .publishState(.disconnected)])
+    }
+
+    @Test func stopWhileOpeningAbortsAndWhileWaitingCancelsTheDelay() {
+        var opening = Machine(settings: Self.settings)
+        _ = opening.start()
+        #expect(opening.stop() == [.cancelTimer(.connect), .abortTransport(Self.session(1)), .sessionEnded(Self.session(1)), .publishState(.disconnected)])
+
+        var waiting = Machine(settings: Self.settings)
+        _ = waiting.start()
+        _ = waiting.transportFailed(Self.session(1))
+        #expect(waiting.stop() == [.cancelTimer(.reconnect), .publishState(.disconnected)])
+        #expect(waiting.timerFired(.reconnect) == [])
+    }
+
+    @Test func stopDuringAReconnectingCloseWins() {
+        var machine = Self.connected()
+        _ = machine.timerFired(.plannedReconnect)
+        _ = machine.stop()
+        #expect(machine.transportClosed(Self.session(1)).last == .publishState(.disconnected))
+    }
+
+    // MARK: Reconnect policies
+
+    @Test func fullJitterStaysUnderTheExponentialCeiling() {
+        let ceiling = ReconnectPolicy.exponential(initial: .seconds(1), maximum: .seconds(30))
+        for fraction in [0.0, 0.25, 0.999] {
+            let jittered = ReconnectPolicy.exponentialWithFullJitter(initial: .seconds(1), maximum: .seconds(30), random: { fraction })
+            for attempt in 1...8 {
+                #expect(jittered.delay(afterFailedAttempts: attempt) == ceiling.delay(afterFailedAttempts: attempt)! * fraction)
+            }
+        }
+        #expect(ReconnectPolicy.fixed(.seconds(10)).limited(to: 2).delay(afterFailedAttempts: 3) == nil)
+    }
+}

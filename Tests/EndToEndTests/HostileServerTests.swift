@@ -1,0 +1,99 @@
+import AppSyncRuntime
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+
+/// The connection against servers that misbehave on the wire, over real sockets on 127.0.0.1.
+/// Each test is the regression test of one defect a hostile server showed; waits are bounded and
+/// are not timing assertions.
+@Suite("Hostile servers")
+struct HostileServerTests {
+    static let quiet = Logger(label: "hostile") { _ in SwiftLogNoOpLogHandler() }
+
+    static func connection(to server: ScriptedServer, _ configure: (inout AppSyncConfiguration) -> Void = { _ in }) throws -> AppSyncConnection {
+        var configuration = AppSyncConfiguration(
+            endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-test"))
+        configuration.reconnectPolicy = .fixed(.milliseconds(50))
+        configure(&configuration)
+        return AppSyncConnection(configuration: configuration, transport: WSClientTransport(logger: quiet), logger: quiet)
+    }
+
+    /// Defect 1: numbers outside `Int`'s range are decode errors; the frame is dropped and counted.
+    @Test func outOfRangeNumbersAreDroppedFramesNotATrap() async throws {
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            ScriptedServer.switchingProtocols(accept: accept)
+                + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":1e19}"#)
+                + ScriptedServer.text(#"{"type":"ka","connectionTimeoutMs":-1e19}"#)
+                + ScriptedServer.text(#"{"type":"publish_success","id":"p","successful":[{"identifier":"a","index":1e30}],"failed":[]}"#)
+                + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+        }
+        let connection = try Self.connection(to: server)
+        await connection.start()
+        try await waitFor("the connection") { await connection.state == .connected }
+        #expect(connection.metrics.snapshot().malformedFrames == 3)
+        await connection.disconnect()
+        await server.stop()
+    }
+
+    /// Defect 2: a server that stops answering, even to a close, is cut off and replaced.
+    @Test func aFrozenServerIsCutOffAfterTheGracePeriodAndTheClientReconnects() async throws {
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            // Accepts with the shortest keep-alive the client allows (1 s), then never sends or reads again.
+            ScriptedServer.switchingProtocols(accept: accept) + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":1}"#)
+        }
+        let connection = try Self.connection(to: server) { $0.closeGracePeriod = .milliseconds(100) }
+        await connection.start()
+        try await waitFor("the first connection") { await connection.state == .connected }
+        // The watchdog fires, the close frame goes unanswered, the socket is closed hard, and a new one opens.
+        try await waitFor("the frozen socket to be closed by the client") { server.closedConnections.withLockedValue { $0 >= 1 } }
+        try await waitFor("a new connection") { server.openedConnections.withLockedValue { $0 >= 2 } }
+        #expect(connection.metrics.snapshot().keepAliveTimeouts >= 1)
+        await connection.disconnect()
+        await server.stop()
+    }
+
+    /// Defect 2: `disconnect()` returns, and closes the socket, although the server ignores the close.
+    @Test func disconnectFromAFrozenServerReturnsAndClosesTheSocket() async throws {
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            ScriptedServer.switchingProtocols(accept: accept) + ScriptedServer.text(#"{"type":"connection_ack"}"#)
+        }
+        let connection = try Self.connection(to: server) { $0.closeGracePeriod = .milliseconds(100) }
+        await connection.start()
+        try await waitFor("the connection") { await connection.state == .connected }
+        try await bounded("disconnect to return") { await connection.disconnect() }
+        #expect(await connection.state == .disconnected)
+        try await waitFor("the socket to be closed") { server.openSockets == 0 }
+        await server.stop()
+    }
+
+    /// Defect 3: a server that never upgrades costs no socket beyond the attempt in flight.
+    @Test func connectsThatTimeOutLeaveNoSocketOpen() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _ in [] }
+        let connection = try Self.connection(to: server) { $0.connectTimeout = .milliseconds(100) }
+        await connection.start()
+        try await waitFor("five attempts") { server.openedConnections.withLockedValue { $0 >= 5 } }
+        await connection.disconnect()
+        try await waitFor("every socket closed") { server.openSockets == 0 }
+        await server.stop()
+    }
+
+    /// Defect 6: a 101 that does not choose `aws-appsync-event-ws` is not an AppSync session.
+    @Test func anUpgradeWithoutTheSubprotocolIsRefused() async throws {
+        for chosen in [nil, "graphql-ws"] as [String?] {
+            let server = try await ScriptedServer.start(closing: false) { accept in
+                ScriptedServer.switchingProtocols(accept: accept, subprotocol: chosen)
+                    + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+            }
+            let connection = try Self.connection(to: server)
+            let states = Collected { await connection.stateUpdates() }
+            await connection.start()
+            try await waitFor("two refused attempts") { server.openedConnections.withLockedValue { $0 >= 2 } }
+            await connection.disconnect()
+            try await waitFor("every socket closed") { server.openSockets == 0 }
+            #expect(!states.elements.contains(.connected))
+            states.cancel()
+            await server.stop()
+        }
+    }
+}
