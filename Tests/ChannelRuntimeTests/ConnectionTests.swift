@@ -156,6 +156,53 @@ struct ConnectionTests {
         await harness.connection.disconnect()
     }
 
+    @Test func aSecondAcknowledgementDoesNotResubscribeOrStartAnotherWatchdog() async throws {
+        let harness = Harness()
+        let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
+        let server = try await harness.connect(timeoutMs: 300_000)
+        try await server.acceptSubscribes(1)
+        server.push(["type": "connection_ack", "connectionTimeoutMs": 1_000])
+        try await eventually("the duplicate counted") { harness.connection.metrics.snapshot().duplicateAcknowledgements == 1 }
+        #expect(server.unreadFrameCount == 0)  // no second subscribe
+        #expect(harness.clock.pendingDeadlines.filter { $0 == .seconds(1) }.isEmpty)  // the announced 1 s was not taken
+        _ = subscription
+        await harness.connection.disconnect()
+    }
+
+    @Test func anAbsurdKeepAliveTimeoutIsClampedSoTheWatchdogStillRuns() async throws {
+        let harness = Harness()
+        let server = try await harness.connect(timeoutMs: 1_000_000_000_000)
+        try await harness.clock.waitForSleeper(until: .seconds(3600))
+        harness.clock.advance(by: .seconds(3600))
+        try await eventually("the watchdog closes the socket") { server.isClosedByClient }
+        #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
+        await harness.connection.disconnect()
+    }
+
+    @Test func aRefusedSubscribeIsReportedAndRetriedWithBackoff() async throws {
+        let harness = Harness { $0.subscribeRetryPolicy = ReconnectPolicy.fixed(.seconds(2)).limited(to: 1) }
+        let raw = try await harness.connection.subscribe(to: vortexChannels[0])
+        let statuses = StatusCollector(await harness.connection.statusUpdates(ofSubscription: raw.id))
+        let server = try await harness.connect()
+        let refusal: [String: Any] = ["type": "subscribe_error", "errors": [["errorType": "UnauthorizedException", "message": "not yours"]]]
+        var subscribe = await server.nextMessage()
+        server.push(refusal.merging(["id": raw.id]) { $1 })
+        let rejected = SubscriptionStatus.rejected([ServiceError(errorType: "UnauthorizedException", message: "not yours")])
+        try await eventually("the rejection reported") { statuses.elements.contains(rejected) }
+        // Tried again after the retry delay, on the same connection.
+        try await harness.clock.waitForSleeper(until: .seconds(2))
+        harness.clock.advance(by: .seconds(2))
+        subscribe = await server.nextMessage()
+        #expect(subscribe?["type"] as? String == "subscribe")
+        #expect(subscribe?["id"] as? String == raw.id)
+        server.push(refusal.merging(["id": raw.id]) { $1 })
+        // The policy gives up after one retry: failed, until the next connection.
+        try await eventually("given up") { await harness.connection.status(ofSubscription: raw.id) == .failed(rejected.errors) }
+        #expect(harness.connection.metrics.snapshot().subscribeErrors == 2)
+        #expect(harness.transport.connectCount == 1)
+        await harness.connection.disconnect()
+    }
+
     @Test func authorizationFailureIsRetriedOnceWithFreshCredentialsThenFails() async throws {
         let counter = Counter()
         let harness = Harness(authorization: .token { "token-\(counter.next())" })

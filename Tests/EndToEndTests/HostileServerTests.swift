@@ -97,3 +97,28 @@ struct HostileServerTests {
         }
     }
 }
+
+extension HostileServerTests {
+    /// Defect 6: a message split into many one-byte fragments ends the connection instead of costing
+    /// the client CPU for every fragment.
+    @Test func aMessageInTooManyFragmentsClosesTheConnection() async throws {
+        let fragments = 50_000
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            var bytes = ScriptedServer.switchingProtocols(accept: accept)
+            bytes += [0x01, 0x01, UInt8(ascii: "{")]  // text, not final
+            for _ in 0..<fragments { bytes += [0x00, 0x01, UInt8(ascii: " ")] }  // continuation, not final
+            return bytes
+        }
+        let session = try await WSClientTransport(logger: Self.quiet)
+            .connect(to: URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")!, subprotocols: [AppSyncAuthorization.eventSubprotocol])
+        let ended = NIOLockedValueBox(false)
+        let reader = Task {
+            for await _ in session.inbound {}
+            ended.withLockedValue { $0 = true }
+        }
+        try await waitFor("the connection to end") { ended.withLockedValue { $0 } }
+        try await waitFor("the socket to be closed") { server.openSockets == 0 }
+        reader.cancel()
+        await server.stop()
+    }
+}

@@ -90,6 +90,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                             throw WebSocketSubprotocolMismatch(required: requiredSubprotocol, chosen: chosen)
                         }
                     }
+                    try channel.pipeline.syncOperations.addHandler(FragmentLimitHandler())
                     return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                 }
             }
