@@ -71,8 +71,13 @@ let package = Package(
         ),
 
         // What generated code targets: channel templates, validated parameters, the subscription
-        // and event-source protocols. Foundation only, so generated code stays cheap to compile.
-        .target(name: "ChannelRuntime"),
+        // and event-source protocols; and the transport-neutral core every transport shares (the
+        // connection state machine, the typed event hub, reconnect policy, metrics). Foundation and
+        // swift-log only, so generated code stays cheap to compile.
+        .target(
+            name: "ChannelRuntime",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
         // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
         // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
         .target(

@@ -29,6 +29,43 @@ public protocol ChannelEventSource: Sendable {
 
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
     func setParameter(_ name: String, to value: ChannelSegment) async
+
+    /// Where the subscription behind `subscription`'s streams stands (`nil` while nobody listens).
+    func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) async -> SubscriptionStatus?
+
+    /// The statuses of the subscription behind `subscription`'s streams, starting with the current one.
+    func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) async -> AsyncStream<SubscriptionStatus>
+
+    /// What the connection is doing now (offline, not authorized, …).
+    var connectionState: ConnectionState { get async }
+
+    /// The connection's states, starting with the current one.
+    func connectionStateUpdates() async -> AsyncStream<ConnectionState>
+}
+
+/// A source without a connection (a test double) is always connected and its subscriptions active.
+extension ChannelEventSource {
+    /// `.active`.
+    public func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) async -> SubscriptionStatus? { .active }
+
+    /// `.active`, then the sequence ends.
+    public func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) async -> AsyncStream<SubscriptionStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self)
+        continuation.yield(.active)
+        continuation.finish()
+        return stream
+    }
+
+    /// `.connected`.
+    public var connectionState: ConnectionState { get async { .connected } }
+
+    /// `.connected`, then the sequence ends.
+    public func connectionStateUpdates() async -> AsyncStream<ConnectionState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self)
+        continuation.yield(.connected)
+        continuation.finish()
+        return stream
+    }
 }
 
 /// A payload that names its own event type. The runtime compares it with the subscription's

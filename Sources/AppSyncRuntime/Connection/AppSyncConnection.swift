@@ -17,7 +17,7 @@ import Logging
 /// - A refused subscribe is reported and tried again with backoff; an authorization failure is
 ///   tried once more with credentials asked anew before ending in `.failed(.unauthorized)`.
 /// - Malformed frames are logged, counted in `metrics` and dropped.
-public actor AppSyncConnection {
+public actor AppSyncConnection: ChannelConnection {
     /// The settings the connection was made with.
     public nonisolated let configuration: AppSyncConfiguration
     /// Counters of frames, reconnects and per-channel events.
@@ -330,14 +330,7 @@ public actor AppSyncConnection {
     // MARK: Subscriptions
 
     /// A subscription's id and its stream of raw event JSON texts.
-    public struct RawSubscription: Sendable {
-        /// The subscription id used on the wire.
-        public let id: String
-        /// The concrete channel path.
-        public let channel: String
-        /// Each event's JSON text, in arrival order.
-        public let events: AsyncStream<String>
-    }
+    public typealias RawSubscription = RawChannelSubscription
 
     /// Subscribes to `channel`. The stream stays open across reconnects (every active subscription
     /// is resubscribed); `unsubscribe(_:)` or the consumer stopping ends it.

@@ -1,5 +1,3 @@
-import ChannelRuntime
-import NIOConcurrencyHelpers
 
 /// Counters a running client keeps, readable at any time as a `Snapshot`. Malformed frames and
 /// payloads are counted here and dropped; the streams go on.
@@ -12,18 +10,22 @@ public final class RuntimeMetrics: Sendable {
         public var decoded = 0
         /// Events dropped: the payload did not decode or carried another `eventType`.
         public var dropped = 0
+        /// Events a consumer did not get because its buffer was full (it stopped reading); counted
+        /// once per consumer that missed the event. The consumer learns of it as a gap.
+        public var overflowed = 0
 
         /// Counts for one channel.
-        public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0) {
+        public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0, overflowed: Int = 0) {
             self.received = received
             self.decoded = decoded
             self.dropped = dropped
+            self.overflowed = overflowed
         }
     }
 
-    /// The counters at one moment.
+    /// The counters at one moment (connection counters are filled in by the transport).
     public struct Snapshot: Sendable, Equatable {
-        /// Every frame read from the WebSocket.
+        /// Every frame read from the transport.
         public var framesReceived = 0
         /// Frames that were not a server message (logged and dropped).
         public var malformedFrames = 0
@@ -43,17 +45,17 @@ public final class RuntimeMetrics: Sendable {
         public var channels: [String: Channel] = [:]
     }
 
-    private let box = NIOLockedValueBox(Snapshot())
+    private let box = LockedValue(Snapshot())
 
     /// Counters at zero.
     public init() {}
 
     /// The counters now.
-    public func snapshot() -> Snapshot { box.withLockedValue { $0 } }
+    public func snapshot() -> Snapshot { box.withLock { $0 } }
 
-    func update(_ change: (inout Snapshot) -> Void) { box.withLockedValue(change) }
+    package func update(_ change: (inout Snapshot) -> Void) { box.withLock(change) }
 
-    func channel(_ channel: String, _ change: (inout Channel) -> Void) {
-        box.withLockedValue { change(&$0.channels[channel, default: Channel()]) }
+    package func channel(_ channel: String, _ change: (inout Channel) -> Void) {
+        box.withLock { change(&$0.channels[channel, default: Channel()]) }
     }
 }

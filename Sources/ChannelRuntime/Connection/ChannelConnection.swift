@@ -1,0 +1,44 @@
+/// What the event hub needs from a transport's connection: raw subscriptions to concrete channels,
+/// their statuses, the connection's state and its counters. `AppSyncConnection` is one; a second
+/// transport (SSE) is another, and the hub, the generated notifier and the stream features on top
+/// work with either unchanged.
+public protocol ChannelConnection: Sendable {
+    /// Counters of frames, reconnects and per-channel events.
+    var metrics: RuntimeMetrics { get }
+
+    /// Subscribes to a concrete channel path. The stream stays open across reconnects until
+    /// `unsubscribe(_:)` or until its consumer stops.
+    func subscribe(to channel: String) async throws -> RawChannelSubscription
+
+    /// Ends a subscription: its stream and status sequence finish.
+    func unsubscribe(_ id: String) async
+
+    /// Where the subscription `id` stands now; `nil` once it ended.
+    func status(ofSubscription id: String) async -> SubscriptionStatus?
+
+    /// The statuses of subscription `id`, starting with the current one; finishes when it ends.
+    func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus>
+
+    /// What the connection is doing now.
+    var state: ConnectionState { get async }
+
+    /// Connection states, starting with the current one.
+    func stateUpdates() async -> AsyncStream<ConnectionState>
+}
+
+/// A subscription's id and its stream of raw event JSON texts.
+public struct RawChannelSubscription: Sendable {
+    /// The subscription id (AppSync: used on the wire).
+    public let id: String
+    /// The concrete channel path.
+    public let channel: String
+    /// Each event's JSON text, in arrival order.
+    public let events: AsyncStream<String>
+
+    /// A subscription as a connection hands it out.
+    public init(id: String, channel: String, events: AsyncStream<String>) {
+        self.id = id
+        self.channel = channel
+        self.events = events
+    }
+}

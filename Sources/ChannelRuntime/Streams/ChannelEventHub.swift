@@ -1,0 +1,393 @@
+import Foundation
+import Logging
+
+/// Typed streams over one `ChannelConnection` (AppSync Events, or any other transport): the
+/// `ChannelEventSource` generated notifiers use.
+///
+/// Consumers of one subscription type share one channel subscription: it is subscribed when the
+/// first consumer arrives and unsubscribed when the last one stops. Each event is decoded once and
+/// delivered to every consumer. A payload that does not decode, or that names another `eventType`,
+/// is logged, counted and dropped. Changing a parameter (the user id) moves every open stream to
+/// the new channels without ending it.
+///
+/// Every consumer has a bounded buffer (`bufferPolicy`, default the newest 1 000 events): a consumer
+/// that stops reading cannot grow memory without limit. Events that do not fit are counted per
+/// channel (`RuntimeMetrics.Channel.overflowed`), logged, and reported to `updates(_:)` consumers as
+/// a `ChannelUpdate.gap`, so an app can refetch what it missed.
+public actor ChannelEventHub: ChannelEventSource {
+    /// The connection the subscriptions run on.
+    public nonisolated let connection: any ChannelConnection
+    /// How many undelivered events each consumer's stream may hold.
+    public nonisolated let bufferPolicy: StreamBufferPolicy
+    private var parameters: [String: ChannelSegment]
+    private var entries: [String: any HubEntry] = [:]
+    private var statuses: [String: SubscriptionStatus] = [:]
+    private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
+    private let logger: Logger
+
+    /// A hub serving typed streams from `connection`.
+    ///
+    /// - Parameters:
+    ///   - connection: the transport's connection (`AppSyncConnection`).
+    ///   - parameters: initial channel parameter values, by spec name.
+    ///   - bufferPolicy: how many undelivered events each consumer may hold.
+    ///   - logger: where dropped events are reported.
+    public init(
+        connection: any ChannelConnection,
+        parameters: [String: ChannelSegment] = [:],
+        bufferPolicy: StreamBufferPolicy = .default,
+        logger: Logger = Logger(label: "ChannelRuntime.ChannelEventHub")
+    ) {
+        self.connection = connection
+        self.parameters = parameters
+        self.bufferPolicy = bufferPolicy
+        self.logger = logger
+    }
+
+    /// The typed events of `subscription` for the current parameters; consumers of one channel share
+    /// one subscription, and the stream stays open across reconnects and parameter changes. Events
+    /// that do not fit the buffer are counted and logged; use `updates(_:)` to be told of them.
+    public func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Subscription.Event.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: Subscription.Event.self))
+        let (entry, id, isNew) = register(.events(continuation), of: Subscription.self)
+        let key = Subscription.template.address
+        continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
+        if isNew { await route(entry, key: key) }
+        return stream
+    }
+
+    /// Events, status changes and gaps of `subscription`, in order: the stream for a consumer that
+    /// must know when it missed something (`.gap`) or why nothing arrives (`.status(.rejected(…))`).
+    /// The first element is the subscription's current status.
+    public func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ChannelUpdate<Subscription.Event>.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelUpdate<Subscription.Event>.self))
+        let gaps = GapCounter()
+        let consumer = UpdateConsumer(continuation: continuation, policy: bufferPolicy, gaps: gaps)
+        let (entry, id, isNew) = register(.updates(consumer), of: Subscription.self)
+        let key = Subscription.template.address
+        continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
+        if isNew { await route(entry, key: key) }
+        return ChannelUpdates(base: stream, gaps: gaps)
+    }
+
+    /// Adds a consumer to the entry of its subscription type (made when it is the first).
+    private func register<Subscription: ChannelSubscription>(
+        _ consumer: Consumer<Subscription.Event>, of subscription: Subscription.Type
+    ) -> (entry: Entry<Subscription>, id: Int, isNew: Bool) {
+        let key = Subscription.template.address
+        if let existing = entries[key] as? Entry<Subscription> {
+            return (existing, existing.add(consumer, status: statuses[key] ?? .subscribing), false)
+        }
+        let entry = Entry<Subscription>(metrics: connection.metrics, logger: logger)
+        entries[key] = entry
+        return (entry, entry.add(consumer, status: .subscribing), true)
+    }
+
+    /// Sets a channel parameter; every open stream moves to the channels the new value names.
+    public func setParameter(_ name: String, to value: ChannelSegment) async {
+        guard parameters[name] != value else { return }
+        parameters[name] = value
+        for key in entries.keys.sorted() {
+            if let entry = entries[key] { await route(entry, key: key) }
+        }
+    }
+
+    /// The current value of a parameter.
+    public func parameter(_ name: String) -> ChannelSegment? { parameters[name] }
+
+    // MARK: Status
+
+    /// Where the shared subscription of `subscription` stands; `nil` while it has no consumer.
+    public func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> SubscriptionStatus? {
+        let key = Subscription.template.address
+        return entries[key] == nil ? nil : statuses[key]
+    }
+
+    /// The statuses of the shared subscription of `subscription`, starting with the current one
+    /// (when it has consumers); the sequence lives until its consumer stops.
+    public func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) -> AsyncStream<SubscriptionStatus> {
+        let key = Subscription.template.address
+        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
+        let id = UUID()
+        statusObservers[key, default: [:]][id] = continuation
+        if entries[key] != nil, let current = statuses[key] { continuation.yield(current) }
+        continuation.onTermination = { _ in Task { await self.removeStatusObserver(id, of: key) } }
+        return stream
+    }
+
+    /// What the connection is doing now (offline, not authorized, …).
+    public var connectionState: ConnectionState {
+        get async { await connection.state }
+    }
+
+    /// The connection's states, starting with the current one.
+    public func connectionStateUpdates() async -> AsyncStream<ConnectionState> {
+        await connection.stateUpdates()
+    }
+
+    private func removeStatusObserver(_ id: UUID, of key: String) { statusObservers[key]?[id] = nil }
+
+    private func setStatus(_ status: SubscriptionStatus, of key: String, subscriptionID: String?) {
+        guard let entry = entries[key], entry.subscriptionID == subscriptionID, statuses[key] != status else { return }
+        statuses[key] = status
+        entry.deliver(status)
+        for observer in (statusObservers[key] ?? [:]).values { observer.yield(status) }
+    }
+
+    // MARK: Routing
+
+    /// Points `entry` at the channel its parameters name now (subscribing anew when it changed).
+    private func route(_ entry: any HubEntry, key: String) async {
+        let channel: String
+        do {
+            channel = try entry.channel(for: parameters)
+        } catch {
+            logger.debug("stream waits for its channel parameters", metadata: ["reason": "\(error)"])
+            if let old = entry.stopPump() { await connection.unsubscribe(old) }
+            setStatus(.waitingForParameter, of: key, subscriptionID: nil)
+            return
+        }
+        guard entry.currentChannel != channel else { return }
+        if let old = entry.stopPump() { await connection.unsubscribe(old) }
+        let raw: RawChannelSubscription
+        do {
+            raw = try await connection.subscribe(to: channel)
+        } catch {
+            logger.error("cannot subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
+            setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: key, subscriptionID: nil)
+            return
+        }
+        // Parameters may have changed, or the last consumer left, while subscribing.
+        guard entries[key] === entry, (try? entry.channel(for: parameters)) == channel else {
+            await connection.unsubscribe(raw.id)
+            return
+        }
+        let statusUpdates = await connection.statusUpdates(ofSubscription: raw.id)
+        let watcher = Task {
+            for await status in statusUpdates { self.setStatus(status, of: key, subscriptionID: raw.id) }
+        }
+        if let replaced = entry.startPump(raw, statusWatcher: watcher) { await connection.unsubscribe(replaced) }
+    }
+
+    private func removeConsumer(_ consumer: Int, from key: String) async {
+        guard let entry = entries[key], entry.remove(consumer) else { return }
+        // The last consumer stopped.
+        entries[key] = nil
+        statuses[key] = nil
+        if let old = entry.stopPump() { await connection.unsubscribe(old) }
+    }
+}
+
+/// A consumer of one subscription type: a plain event stream, or an update stream.
+enum Consumer<Event: Sendable>: Sendable {
+    case events(AsyncStream<Event>.Continuation)
+    case updates(UpdateConsumer<Event>)
+}
+
+/// An `updates(_:)` consumer: events and statuses into a bounded stream, and the gaps that leaves.
+final class UpdateConsumer<Event: Sendable>: Sendable {
+    let continuation: AsyncStream<ChannelUpdate<Event>>.Continuation
+    let policy: StreamBufferPolicy
+    /// Newest-first buffers drop the oldest buffered events: the gap goes before whatever the
+    /// consumer reads next, which the iterator does with this counter.
+    let gaps: GapCounter
+    /// Oldest-first buffers drop the new events: the gap goes into the stream once there is room.
+    private let pendingTailGap = LockedValue(0)
+    private let lastStatus = LockedValue<SubscriptionStatus?>(nil)
+
+    init(continuation: AsyncStream<ChannelUpdate<Event>>.Continuation, policy: StreamBufferPolicy, gaps: GapCounter) {
+        self.continuation = continuation
+        self.policy = policy
+        self.gaps = gaps
+    }
+
+    /// Delivers `event`; returns how many events this consumer lost making room (0 or 1).
+    func deliver(_ event: Event) -> Int {
+        yield(.event(event))
+    }
+
+    func deliver(_ status: SubscriptionStatus) {
+        lastStatus.withLock { $0 = status }
+        _ = yield(.status(status))
+    }
+
+    private func yield(_ update: ChannelUpdate<Event>) -> Int {
+        if case .bufferingOldest = policy {
+            let pending = pendingTailGap.withLock { $0 }
+            if pending > 0, case .enqueued = continuation.yield(.gap(missed: pending)) {
+                pendingTailGap.withLock { $0 -= pending }
+            }
+        }
+        switch continuation.yield(update) {
+        case .enqueued, .terminated:
+            return 0
+        case .dropped(let dropped):
+            switch (policy, dropped) {
+            case (.bufferingNewest, .event):
+                gaps.add(1)
+                return 1
+            case (.bufferingOldest, .event):
+                pendingTailGap.withLock { $0 += 1 }
+                return 1
+            case (_, .status), (_, .gap):
+                // A status fell out: send the latest again so the consumer ends up knowing it.
+                if let status = lastStatus.withLock({ $0 }) { _ = continuation.yield(.status(status)) }
+                if case .gap(let missed) = dropped { gaps.add(missed) }
+                return 0
+            @unknown default:
+                return 0
+            }
+        @unknown default:
+            return 0
+        }
+    }
+
+    func finish() { continuation.finish() }
+}
+
+/// The shared state of one subscription type, touched by the hub (routing) and by the pump task
+/// (decoding and delivery); a lock keeps the consumer list and pump consistent.
+protocol HubEntry: AnyObject, Sendable {
+    var currentChannel: String? { get }
+    var subscriptionID: String? { get }
+    func channel(for parameters: [String: ChannelSegment]) throws -> String
+    /// Starts delivering `raw`; returns the id of a subscription it replaced, if any.
+    func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String?
+    /// Stops delivering; returns the id of the subscription to unsubscribe, if any.
+    func stopPump() -> String?
+    /// Removes a consumer; true when it was the last one.
+    func remove(_ consumer: Int) -> Bool
+    /// Tells every update consumer the subscription's new status.
+    func deliver(_ status: SubscriptionStatus)
+}
+
+final class Entry<Subscription: ChannelSubscription>: HubEntry {
+    private struct State {
+        var consumers: [Int: Consumer<Subscription.Event>] = [:]
+        var nextConsumer = 0
+        var channel: String?
+        var subscriptionID: String?
+        var tasks: [Task<Void, Never>] = []
+        /// Whether the last delivery overflowed a plain consumer (logged once per overflow run).
+        var overflowing = false
+    }
+
+    private let state = LockedValue(State())
+    private let metrics: RuntimeMetrics
+    private let logger: Logger
+
+    init(metrics: RuntimeMetrics, logger: Logger) {
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    var currentChannel: String? { state.withLock { $0.channel } }
+    var subscriptionID: String? { state.withLock { $0.subscriptionID } }
+
+    func channel(for parameters: [String: ChannelSegment]) throws -> String {
+        try Subscription(parameters: parameters).channel
+    }
+
+    /// Adds a consumer; an update consumer first learns the current status.
+    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus) -> Int {
+        if case .updates(let updates) = consumer { updates.deliver(status) }
+        return state.withLock { state in
+            state.nextConsumer += 1
+            state.consumers[state.nextConsumer] = consumer
+            return state.nextConsumer
+        }
+    }
+
+    func remove(_ consumer: Int) -> Bool {
+        state.withLock { state in
+            state.consumers[consumer] = nil
+            return state.consumers.isEmpty
+        }
+    }
+
+    func deliver(_ status: SubscriptionStatus) {
+        for case .updates(let consumer) in state.withLock({ Array($0.consumers.values) }) { consumer.deliver(status) }
+    }
+
+    func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
+        let channel = raw.channel
+        let pump = Task.detached { [self] in
+            let decoder = JSONDecoder()
+            for await text in raw.events {
+                guard let event = decode(text, channel: channel, decoder: decoder) else { continue }
+                deliver(event, channel: channel)
+            }
+        }
+        let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
+            defer {
+                state.channel = channel
+                state.subscriptionID = raw.id
+                state.tasks = [pump, statusWatcher]
+            }
+            return (state.tasks, state.subscriptionID)
+        }
+        for task in replaced.0 { task.cancel() }
+        return replaced.1
+    }
+
+    func stopPump() -> String? {
+        let stopped = state.withLock { state -> ([Task<Void, Never>], String?) in
+            defer {
+                state.tasks = []
+                state.channel = nil
+                state.subscriptionID = nil
+            }
+            return (state.tasks, state.subscriptionID)
+        }
+        for task in stopped.0 { task.cancel() }
+        return stopped.1
+    }
+
+    private func deliver(_ event: Subscription.Event, channel: String) {
+        let consumers = state.withLock { Array($0.consumers.values) }
+        var overflowed = 0
+        for consumer in consumers {
+            switch consumer {
+            case .events(let continuation):
+                if case .dropped = continuation.yield(event) { overflowed += 1 }
+            case .updates(let updates):
+                overflowed += updates.deliver(event)
+            }
+        }
+        let startedOverflowing = state.withLock { state in
+            defer { state.overflowing = overflowed > 0 }
+            return overflowed > 0 && !state.overflowing
+        }
+        guard overflowed > 0 else { return }
+        metrics.channel(channel) { $0.overflowed += overflowed }
+        if startedOverflowing {
+            logger.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
+                "channel": "\(channel)", "type": "\(Subscription.Event.self)",
+            ])
+        }
+    }
+
+    private func decode(_ text: String, channel: String, decoder: JSONDecoder) -> Subscription.Event? {
+        let event: Subscription.Event
+        do {
+            event = try decoder.decode(Subscription.Event.self, from: Data(text.utf8))
+        } catch {
+            metrics.channel(channel) { $0.dropped += 1 }
+            logger.error("dropping an event that does not decode", metadata: [
+                "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
+            ])
+            return nil
+        }
+        if let expected = Subscription.eventType, let reported = (event as? any EventTypeReporting)?.eventType, reported != expected {
+            metrics.channel(channel) { $0.dropped += 1 }
+            logger.error("dropping an event with another eventType", metadata: [
+                "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
+            ])
+            return nil
+        }
+        metrics.channel(channel) { $0.decoded += 1 }
+        return event
+    }
+}

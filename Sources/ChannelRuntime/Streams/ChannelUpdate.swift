@@ -1,0 +1,69 @@
+/// How many undelivered events a consumer's stream may hold. A consumer that stops reading then
+/// costs at most this much memory; what does not fit is dropped, counted in
+/// `RuntimeMetrics.Channel.overflowed` and, on `ChannelEventHub.updates(_:)` streams, reported to
+/// the consumer as a `ChannelUpdate.gap`.
+public enum StreamBufferPolicy: Sendable, Equatable {
+    /// Keep the newest `count` events; older undelivered ones are dropped. The default (1 000):
+    /// after a stall the consumer sees the latest state first.
+    case bufferingNewest(Int)
+    /// Keep the oldest `count` undelivered events; newer ones are dropped.
+    case bufferingOldest(Int)
+
+    /// The hub's default: the newest 1 000 events.
+    public static let `default` = StreamBufferPolicy.bufferingNewest(1_000)
+
+    func asyncStreamPolicy<Element>(of: Element.Type) -> AsyncStream<Element>.Continuation.BufferingPolicy {
+        switch self {
+        case .bufferingNewest(let count): .bufferingNewest(max(count, 1))
+        case .bufferingOldest(let count): .bufferingOldest(max(count, 1))
+        }
+    }
+}
+
+/// One element of a consumer's update stream (`ChannelEventHub.updates(_:)`): an event, a change of
+/// the subscription's status, or the news that events were lost.
+public enum ChannelUpdate<Event: Sendable>: Sendable {
+    /// An event of the channel.
+    case event(Event)
+    /// The subscription's status changed (subscribing, active, rejected, …).
+    case status(SubscriptionStatus)
+    /// `missed` events did not fit the consumer's buffer and were dropped; refetch what the channel
+    /// carries. Comes before the first event delivered after the loss.
+    case gap(missed: Int)
+}
+
+extension ChannelUpdate: Equatable where Event: Equatable {}
+
+/// A consumer's updates: events, statuses and gaps in order (see `ChannelEventHub.updates(_:)`).
+public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = ChannelUpdate<Event>
+
+    let base: AsyncStream<ChannelUpdate<Event>>
+    let gaps: GapCounter
+
+    /// The iterator: a pending gap is handed out before the next buffered element.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<ChannelUpdate<Event>>.AsyncIterator
+        let gaps: GapCounter
+
+        public mutating func next() async -> ChannelUpdate<Event>? {
+            let missed = gaps.take()
+            if missed > 0 { return .gap(missed: missed) }
+            return await base.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), gaps: gaps)
+    }
+}
+
+/// Events dropped from one consumer's buffer and not yet reported to it.
+final class GapCounter: Sendable {
+    private let count = LockedValue(0)
+
+    func add(_ missed: Int) { count.withLock { $0 += missed } }
+
+    /// The count so far, reset to zero.
+    func take() -> Int { count.withLock { count in defer { count = 0 }; return count } }
+}
