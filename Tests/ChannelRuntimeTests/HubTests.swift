@@ -140,3 +140,107 @@ struct HubTests {
         await harness.connection.disconnect()
     }
 }
+
+/// Bounded buffers, gaps and statuses as consumers and the notifier's source see them.
+@Suite("Hub buffering and status")
+struct HubBufferingTests {
+    func event(_ n: Int) -> String { #"{"eventType":"ping","n":\#(n)}"# }
+
+    /// A hub and a connected server with the ping subscription acknowledged.
+    func subscribed(policy: StreamBufferPolicy, _ makeConsumer: (ChannelEventHub) async -> Void) async throws -> (Harness, ChannelEventHub, FakeServer, String) {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection, parameters: ["userId": try ChannelSegment("u1")], bufferPolicy: policy)
+        await makeConsumer(hub)
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["app/user/u1/ping"])
+        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+        return (harness, hub, server, id)
+    }
+
+    func push(_ range: ClosedRange<Int>, to server: FakeServer, id: String, harness: Harness) async throws {
+        for n in range { server.push(["type": "data", "id": id, "event": event(n)]) }
+        try await eventually("\(range.upperBound) decoded") {
+            harness.connection.metrics.snapshot().channels["app/user/u1/ping"]?.decoded == range.upperBound
+        }
+    }
+
+    @Test func aStalledPlainStreamKeepsTheNewestEventsAndCountsTheRest() async throws {
+        let stream = LockedBox<AsyncStream<Ping>?>(nil)
+        let (harness, _, server, id) = try await subscribed(policy: .bufferingNewest(3)) { hub in
+            let events = await hub.events(PingSubscription.self)
+            stream.mutate { $0 = events }
+        }
+        try await push(1...10, to: server, id: id, harness: harness)
+        #expect(harness.connection.metrics.snapshot().channels["app/user/u1/ping"]?.overflowed == 7)
+        var iterator = try #require(stream.value).makeAsyncIterator()
+        var received: [Int] = []
+        for _ in 0..<3 { received.append(try #require(await iterator.next()).n) }
+        #expect(received == [8, 9, 10])
+        await harness.connection.disconnect()
+    }
+
+    @Test func aStalledUpdateStreamIsToldOfTheGapBeforeTheNewestEvents() async throws {
+        let stream = LockedBox<ChannelUpdates<Ping>?>(nil)
+        let (harness, _, server, id) = try await subscribed(policy: .bufferingNewest(4)) { hub in
+            let updates = await hub.updates(PingSubscription.self)
+            stream.mutate { $0 = updates }
+        }
+        try await push(1...20, to: server, id: id, harness: harness)
+        let overflowed = try #require(harness.connection.metrics.snapshot().channels["app/user/u1/ping"]?.overflowed)
+        var iterator = try #require(stream.value).makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first == .gap(missed: overflowed))
+        var events: [Int] = []
+        while events.last != 20, let update = await iterator.next() {
+            if case .event(let ping) = update { events.append(ping.n) }
+        }
+        // Nothing is lost without being counted: the gap plus what arrived is everything sent.
+        #expect(overflowed + events.count == 20)
+        #expect(events == Array((21 - events.count)...20))
+        await harness.connection.disconnect()
+    }
+
+    @Test func anOldestFirstUpdateStreamGetsTheGapAfterWhatItKept() async throws {
+        let stream = LockedBox<ChannelUpdates<Ping>?>(nil)
+        let (harness, _, server, id) = try await subscribed(policy: .bufferingOldest(4)) { hub in
+            let updates = await hub.updates(PingSubscription.self)
+            stream.mutate { $0 = updates }
+        }
+        try await push(1...10, to: server, id: id, harness: harness)
+        var iterator = try #require(stream.value).makeAsyncIterator()
+        var kept: [Int] = []
+        // Read what the buffer kept (statuses and the oldest events), then one more event arrives.
+        for _ in 0..<4 {
+            if case .event(let ping) = try #require(await iterator.next()) { kept.append(ping.n) }
+        }
+        #expect(kept == Array(1...kept.count))
+        server.push(["type": "data", "id": id, "event": event(11)])
+        #expect(await iterator.next() == .gap(missed: 10 - kept.count))
+        #expect(await iterator.next() == .event(Ping(eventType: "ping", n: 11)))
+        await harness.connection.disconnect()
+    }
+
+    @Test func statusesReachTheNotifiersSource() async throws {
+        let harness = Harness()
+        let source: any ChannelEventSource = ChannelEventHub(connection: harness.connection)
+        let consumer = TypedCollector(await source.events(PingSubscription.self))
+        let statuses = StatusCollector(await source.statusUpdates(for: PingSubscription.self))
+        #expect(await source.status(of: PingSubscription.self) == .waitingForParameter)
+        #expect(await source.connectionState == .idle)
+        let server = try await harness.connect()
+        #expect(await source.connectionState == .connected)
+        await source.setParameter("userId", to: try ChannelSegment("u1"))
+        let message = try #require(await server.nextMessage())
+        let id = try #require(message["id"] as? String)
+        server.push(["type": "subscribe_error", "id": id, "errors": [["errorType": "UnauthorizedException", "message": "not yours"]]])
+        let rejected = SubscriptionStatus.rejected([ServiceError(errorType: "UnauthorizedException", message: "not yours")])
+        try await eventually("rejected") { await source.status(of: PingSubscription.self) == rejected }
+        try await harness.clock.waitForSleeper(until: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
+        try await server.acceptSubscribes(1)
+        try await eventually("active") { await source.status(of: PingSubscription.self) == .active }
+        #expect(statuses.elements == [.waitingForParameter, .subscribing, rejected, .subscribing, .active])
+        consumer.cancel()
+        await harness.connection.disconnect()
+    }
+}

@@ -231,13 +231,17 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
             case (.bufferingOldest, .event):
                 pendingTailGap.withLock { $0 += 1 }
                 return 1
-            case (_, .status), (_, .gap):
-                // A status fell out: send the latest again so the consumer ends up knowing it.
-                if let status = lastStatus.withLock({ $0 }) { _ = continuation.yield(.status(status)) }
-                if case .gap(let missed) = dropped { gaps.add(missed) }
+            case (.bufferingNewest, .gap(let missed)):
+                gaps.add(missed)
                 return 0
-            @unknown default:
+            case (.bufferingOldest, .gap(let missed)):
+                pendingTailGap.withLock { $0 += missed }
                 return 0
+            case (_, .status):
+                // A status fell out for an event: send the latest again so the consumer ends up
+                // knowing it (once; a status dropped by this status is superseded by it).
+                guard case .event = update, let status = lastStatus.withLock({ $0 }) else { return 0 }
+                return yield(.status(status))
             }
         @unknown default:
             return 0
