@@ -43,31 +43,6 @@ public protocol ChannelEventSource: Sendable {
     func connectionStateUpdates() async -> AsyncStream<ConnectionState>
 }
 
-/// A source without a connection (a test double) is always connected and its subscriptions active.
-extension ChannelEventSource {
-    /// `.active`.
-    public func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) async -> SubscriptionStatus? { .active }
-
-    /// `.active`, then the sequence ends.
-    public func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) async -> AsyncStream<SubscriptionStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self)
-        continuation.yield(.active)
-        continuation.finish()
-        return stream
-    }
-
-    /// `.connected`.
-    public var connectionState: ConnectionState { get async { .connected } }
-
-    /// `.connected`, then the sequence ends.
-    public func connectionStateUpdates() async -> AsyncStream<ConnectionState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self)
-        continuation.yield(.connected)
-        continuation.finish()
-        return stream
-    }
-}
-
 /// A payload that names its own event type. The runtime compares it with the subscription's
 /// `eventType` and drops (and counts) mismatches; routing never depends on it.
 public protocol EventTypeReporting {

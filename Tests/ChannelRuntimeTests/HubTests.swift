@@ -239,6 +239,7 @@ struct HubBufferingTests {
         harness.clock.advance(by: .seconds(1))
         try await server.acceptSubscribes(1)
         try await eventually("active") { await source.status(of: PingSubscription.self) == .active }
+        try await eventually("every status collected") { statuses.elements.count >= 5 }
         #expect(statuses.elements == [.waitingForParameter, .subscribing, rejected, .subscribing, .active])
         consumer.cancel()
         await harness.connection.disconnect()

@@ -25,6 +25,18 @@ private actor RecordingSource: ChannelEventSource {
     func setParameter(_ name: String, to value: ChannelSegment) {
         if name == "userId" { userId = value }
     }
+
+    func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> SubscriptionStatus? { .active }
+
+    func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) -> AsyncStream<SubscriptionStatus> {
+        AsyncStream { $0.yield(.active); $0.finish() }
+    }
+
+    var connectionState: ConnectionState { .connected }
+
+    func connectionStateUpdates() -> AsyncStream<ConnectionState> {
+        AsyncStream { $0.yield(.connected); $0.finish() }
+    }
 }
 
 @Suite("Generated notifier")

@@ -29,7 +29,9 @@ enum DecodeBench {
         let connection = AppSyncConnection(
             configuration: AppSyncConfiguration(endpoint: try AppSyncEndpoint(http: "https://bench.appsync-api.us-east-1.amazonaws.com/event"), authorization: .apiKey("k")),
             transport: transport, logger: quiet)
-        let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("bench")], logger: quiet))
+        // A buffer that holds every frame: throughput is measured, not what a slow consumer loses.
+        let notifier = BackendNotifier(source: ChannelEventHub(
+            connection: connection, parameters: ["userId": try ChannelSegment("bench")], bufferPolicy: .bufferingNewest(count), logger: quiet))
         let counter = Counter()
         var consumers: [Task<Void, Never>] = []
         func consume<E: Sendable>(_ stream: AsyncStream<E>, counting: Bool) -> Task<Void, Never> {

@@ -102,5 +102,6 @@ final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
         let server: AutoServerTransport
         func send(_ text: String) async throws { server.received(text) }
         func close() async { server.lock.withLock { server.continuation }?.finish() }
+        func abort() { server.lock.withLock { server.continuation }?.finish() }
     }
 }

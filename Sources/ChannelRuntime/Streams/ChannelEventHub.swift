@@ -78,11 +78,12 @@ public actor ChannelEventHub: ChannelEventSource {
     ) -> (entry: Entry<Subscription>, id: Int, isNew: Bool) {
         let key = Subscription.template.address
         if let existing = entries[key] as? Entry<Subscription> {
-            return (existing, existing.add(consumer, status: statuses[key] ?? .subscribing), false)
+            return (existing, existing.add(consumer, status: statuses[key]), false)
         }
+        // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
         let entry = Entry<Subscription>(metrics: connection.metrics, logger: logger)
         entries[key] = entry
-        return (entry, entry.add(consumer, status: .subscribing), true)
+        return (entry, entry.add(consumer, status: nil), true)
     }
 
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
@@ -269,7 +270,11 @@ protocol HubEntry: AnyObject, Sendable {
 
 final class Entry<Subscription: ChannelSubscription>: HubEntry {
     private struct State {
-        var consumers: [Int: Consumer<Subscription.Event>] = [:]
+        var consumers: [Int: Consumer<Subscription.Event>] = [:] {
+            didSet { consumerList = Array(consumers.values) }
+        }
+        /// `consumers.values`, kept so delivering an event copies no collection.
+        var consumerList: [Consumer<Subscription.Event>] = []
         var nextConsumer = 0
         var channel: String?
         var subscriptionID: String?
@@ -295,8 +300,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     /// Adds a consumer; an update consumer first learns the current status.
-    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus) -> Int {
-        if case .updates(let updates) = consumer { updates.deliver(status) }
+    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?) -> Int {
+        if case .updates(let updates) = consumer, let status { updates.deliver(status) }
         return state.withLock { state in
             state.nextConsumer += 1
             state.consumers[state.nextConsumer] = consumer
@@ -312,7 +317,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     func deliver(_ status: SubscriptionStatus) {
-        for case .updates(let consumer) in state.withLock({ Array($0.consumers.values) }) { consumer.deliver(status) }
+        for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliver(status) }
     }
 
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
@@ -350,7 +355,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     private func deliver(_ event: Subscription.Event, channel: String) {
-        let consumers = state.withLock { Array($0.consumers.values) }
+        let (consumers, wasOverflowing) = state.withLock { ($0.consumerList, $0.overflowing) }
         var overflowed = 0
         for consumer in consumers {
             switch consumer {
@@ -360,13 +365,11 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
                 overflowed += updates.deliver(event)
             }
         }
-        let startedOverflowing = state.withLock { state in
-            defer { state.overflowing = overflowed > 0 }
-            return overflowed > 0 && !state.overflowing
-        }
+        guard overflowed > 0 || wasOverflowing else { return }
+        state.withLock { $0.overflowing = overflowed > 0 }
         guard overflowed > 0 else { return }
         metrics.channel(channel) { $0.overflowed += overflowed }
-        if startedOverflowing {
+        if !wasOverflowing {
             logger.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
                 "channel": "\(channel)", "type": "\(Subscription.Event.self)",
             ])
