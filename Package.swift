@@ -41,7 +41,10 @@ let package = Package(
         ),
         // Generator pipeline, one folder per stage: Load → Resolve → Translate (ChannelSpec, spec → IR),
         // Structure → Render (ChannelCodegen, IR → Swift declarations as values → text).
-        .target(name: "ChannelSpec", dependencies: ["CYaml"]),
+        .target(name: "ChannelSpec", dependencies: ["CYaml", "ChannelNaming"]),
+        // The channel naming rules of each transport, shared by the generator, the runtime and the
+        // emulator. No dependencies, so the generator tool stays light.
+        .target(name: "ChannelNaming"),
         .target(name: "ChannelCodegen", dependencies: ["ChannelSpec"]),
         .executableTarget(
             name: "channelgen",
@@ -76,7 +79,7 @@ let package = Package(
         // swift-log only, so generated code stays cheap to compile.
         .target(
             name: "ChannelRuntime",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["ChannelNaming", .product(name: "Logging", package: "swift-log")]
         ),
         // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
         // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
@@ -114,6 +117,7 @@ let package = Package(
         .target(
             name: "AppSyncEmulator",
             dependencies: [
+                "ChannelNaming",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -149,6 +153,7 @@ let package = Package(
             name: "ChannelRuntimeTests",
             dependencies: [
                 "ChannelRuntime",
+                "ChannelNaming",
                 "AppSyncRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

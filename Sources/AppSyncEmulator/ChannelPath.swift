@@ -1,4 +1,6 @@
-/// AppSync Events channel rules: 1–5 segments of 1–50 characters `[A-Za-z0-9-]`, not starting or
+import ChannelNaming
+
+/// AppSync Events channel rules (`ChannelNamingRules.appSyncEvents`): 1–5 segments of 1–50 characters `[A-Za-z0-9-]`, not starting or
 /// ending with `-`; optional leading and trailing `/`; the first segment is a namespace; a
 /// subscription may end in `*`, which matches every channel below the prefix (not the prefix itself).
 struct ChannelPath: Hashable, Sendable {
@@ -20,21 +22,13 @@ struct ChannelPath: Hashable, Sendable {
             parts.removeLast()
             wildcard = true
         }
-        guard (1...5).contains(parts.count), parts.allSatisfy(Self.isValidSegment) else { throw .syntax }
+        guard Self.rules.allowsSegmentCount(parts.count), parts.allSatisfy(Self.rules.isValidSegment) else { throw .syntax }
         guard namespaces.contains(parts[0]) else { throw .unknownNamespace(parts[0]) }
         segments = parts
         isWildcard = wildcard
     }
 
-    static func isValidSegment(_ segment: String) -> Bool {
-        guard (1...50).contains(segment.utf8.count), !segment.hasPrefix("-"), !segment.hasSuffix("-") else { return false }
-        return segment.unicodeScalars.allSatisfy { scalar in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "-": return true
-            default: return false
-            }
-        }
-    }
+    static let rules = ChannelNamingRules.appSyncEvents
 
     /// Whether a subscription to `self` receives events published to `channel`.
     func matches(_ channel: ChannelPath) -> Bool {

@@ -1,10 +1,14 @@
+import ChannelNaming
+
 /// One validated channel segment, such as a user id placed into
 /// `vortex-app/user/{userId}/…`. AppSync Events allows 1–50 characters of `A–Z a–z 0–9 -`
 /// per segment, with no leading or trailing `-`. Validating before a value becomes part of a
 /// channel path stops one user from naming another's channels (`a/b`, `*`, …).
 public struct ChannelSegment: Hashable, Sendable, CustomStringConvertible {
+    /// The rules values are checked against (AppSync Events).
+    public static let rules = ChannelNamingRules.appSyncEvents
     /// The longest segment AppSync Events accepts, in characters (all ASCII).
-    public static let maximumLength = 50
+    public static let maximumLength = rules.maximumSegmentLength
 
     /// The validated text.
     public let value: String
@@ -15,24 +19,14 @@ public struct ChannelSegment: Hashable, Sendable, CustomStringConvertible {
     ///   - value: the text that becomes one segment of a channel path.
     ///   - parameter: the spec's parameter name, used in the error.
     public init(_ value: String, parameter: String = "segment") throws(ChannelParameterError) {
-        if value.isEmpty { throw .empty(parameter: parameter) }
-        if value.utf8.count > Self.maximumLength {
-            throw .tooLong(parameter: parameter, length: value.utf8.count)
-        }
-        if let bad = value.unicodeScalars.first(where: { !Self.isAllowed($0) }) {
-            throw .invalidCharacter(parameter: parameter, character: Character(bad))
-        }
-        if value.hasPrefix("-") || value.hasSuffix("-") {
-            throw .edgeHyphen(parameter: parameter)
+        switch Self.rules.problem(inSegment: value) {
+        case nil: break
+        case .empty: throw .empty(parameter: parameter)
+        case .tooLong(let length): throw .tooLong(parameter: parameter, length: length)
+        case .invalidCharacter(let scalar): throw .invalidCharacter(parameter: parameter, character: Character(scalar))
+        case .edgeHyphen: throw .edgeHyphen(parameter: parameter)
         }
         self.value = value
-    }
-
-    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "-": return true
-        default: return false
-        }
     }
 
     /// The validated text, as it appears in a channel path.
@@ -62,7 +56,7 @@ public enum ChannelParameterError: Error, Hashable, Sendable, CustomStringConver
             return "channel parameter '\(parameter)' is \(length) characters long; at most \(ChannelSegment.maximumLength) are allowed"
         case .invalidCharacter(let parameter, let character):
             let shown = character.unicodeScalars.first.map { $0.isASCII && $0.value >= 0x21 && $0.value < 0x7F ? "'\(character)'" : "U+" + String($0.value, radix: 16, uppercase: true) } ?? "?"
-            return "channel parameter '\(parameter)' contains \(shown); only A-Z, a-z, 0-9 and '-' are allowed"
+            return "channel parameter '\(parameter)' contains \(shown); only \(ChannelSegment.rules.allowedCharacters) are allowed"
         case .edgeHyphen(let parameter):
             return "channel parameter '\(parameter)' starts or ends with '-'"
         case .missing(let parameter, let channel):

@@ -1,3 +1,4 @@
+import ChannelNaming
 import AppSyncRuntime
 import ChannelRuntime
 import Testing
@@ -48,5 +49,29 @@ struct ChannelSegmentTests {
         #expect(throws: ChannelParameterError.missing(parameter: "deviceId", channel: template.address)) {
             try template.channel(["userId": ChannelSegment("u1")])
         }
+    }
+}
+
+/// The one definition of AppSync's channel rules that the generator, the runtime and the emulator use.
+@Suite("Channel naming rules")
+struct ChannelNamingRulesTests {
+    let rules = ChannelNamingRules.appSyncEvents
+
+    @Test(arguments: [
+        ("u1", nil), ("A-z-09", nil), (String(repeating: "a", count: 50), nil),
+        ("", SegmentProblem.empty), (String(repeating: "a", count: 51), .tooLong(length: 51)),
+        ("a/b", .invalidCharacter("/")), ("*", .invalidCharacter("*")), ("é", .invalidCharacter("é")),
+        ("a b", .invalidCharacter(" ")), ("-a", .edgeHyphen), ("a-", .edgeHyphen),
+    ] as [(String, SegmentProblem?)])
+    func segments(_ text: String, _ problem: SegmentProblem?) {
+        #expect(rules.problem(inSegment: text) == problem)
+        // The runtime's parameter validation is the same rule.
+        #expect(((try? ChannelSegment(text)) != nil) == (problem == nil))
+    }
+
+    @Test func segmentCounts() {
+        #expect(!rules.allowsSegmentCount(0))
+        #expect((1...5).allSatisfy(rules.allowsSegmentCount))
+        #expect(!rules.allowsSegmentCount(6))
     }
 }

@@ -1,3 +1,5 @@
+import ChannelNaming
+
 /// The outcome of reading a spec: the IR when there were no errors, and every diagnostic.
 package struct SpecResult: Sendable {
     package var api: ChannelAPI?
@@ -190,9 +192,11 @@ private struct Translation {
             message: message, documentation: documentation(cursor), origin: origin)
     }
 
-    /// Channel rules of AppSync Events: 1–5 segments of `[A-Za-z0-9-]` (1–50 chars, no leading or trailing `-`);
-    /// `{name}` parameters stand for whole or partial segments and are validated again at runtime.
+    /// The transport's channel rules (AppSync Events: 1–5 segments of `[A-Za-z0-9-]`, 1–50 chars, no
+    /// leading or trailing `-`); `{name}` parameters stand for whole or partial segments and are
+    /// validated again at runtime, against the same rules.
     private mutating func parseAddress(_ text: String, at location: SourceLocation) -> ChannelAddressTemplate? {
+        let rules = ChannelNamingRules.appSyncEvents
         func fail(_ reason: String) -> ChannelAddressTemplate? {
             diagnostics.error("invalid channel address '\(text)': \(reason)", at: location)
             return nil
@@ -201,7 +205,9 @@ private struct Translation {
         if body.hasPrefix("/") { body = body.dropFirst() }
         if body.isEmpty { return fail("it has no segments") }
         let rawSegments = body.split(separator: "/", omittingEmptySubsequences: false)
-        if rawSegments.count > 5 { return fail("it has \(rawSegments.count) segments; AppSync Events allows at most 5") }
+        if !rules.allowsSegmentCount(rawSegments.count) {
+            return fail("it has \(rawSegments.count) segments; \(rules.transportName) allows at most \(rules.maximumSegments)")
+        }
         var segments: [[ChannelAddressTemplate.Part]] = []
         for raw in rawSegments {
             if raw.isEmpty { return fail("it has an empty segment") }
@@ -218,20 +224,23 @@ private struct Translation {
                 } else {
                     let end = rest.firstIndex(of: "{") ?? rest.endIndex
                     let literal = rest[..<end]
-                    if let bad = literal.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-")) }) {
-                        return fail("segment '\(raw)' contains '\(bad)'; channel segments allow only A-Z, a-z, 0-9 and '-'")
+                    if let bad = literal.unicodeScalars.first(where: { !rules.allows($0) }) {
+                        return fail("segment '\(raw)' contains '\(bad)'; channel segments allow only \(rules.allowedCharacters)")
                     }
                     parts.append(.literal(String(literal)))
                     rest = rest[end...]
                 }
             }
             if parts.count == 1, case .literal(let literal) = parts[0] {
-                if literal.count > 50 { return fail("segment '\(literal)' is longer than 50 characters") }
-                if literal.hasPrefix("-") || literal.hasSuffix("-") { return fail("segment '\(literal)' starts or ends with '-'") }
+                switch rules.problem(inSegment: literal) {
+                case .tooLong: return fail("segment '\(literal)' is longer than \(rules.maximumSegmentLength) characters")
+                case .edgeHyphen: return fail("segment '\(literal)' starts or ends with '-'")
+                case nil, .empty, .invalidCharacter: break  // checked above
+                }
             }
             segments.append(parts)
         }
-        if case .parameter = segments[0].first, segments[0].count == 1 {
+        if rules.firstSegmentIsNamespace, case .parameter = segments[0].first, segments[0].count == 1 {
             return fail("the first segment is the namespace and must be literal")
         }
         return ChannelAddressTemplate(text: text, segments: segments)

@@ -1,0 +1,60 @@
+/// The channel naming rules of one transport: how many segments a channel path may have, and what
+/// a segment may hold. One definition per transport, used by the generator (checking a spec's
+/// channel addresses), the runtime (validating parameter values before they become part of a path)
+/// and the emulator (checking what clients send), so the three cannot drift apart.
+///
+/// This module has no dependencies: the generator tool, built in every user's build, stays light.
+public struct ChannelNamingRules: Sendable, Hashable {
+    /// The transport the rules are those of, for messages ("AppSync Events").
+    public let transportName: String
+    /// The most segments a channel path may have.
+    public let maximumSegments: Int
+    /// The longest segment, in characters (all allowed characters are ASCII).
+    public let maximumSegmentLength: Int
+    /// Whether the first segment names a namespace (and so cannot be a parameter).
+    public let firstSegmentIsNamespace: Bool
+
+    /// AppSync Events: 1–5 segments of 1–50 characters `A–Z a–z 0–9 -`, not starting or ending
+    /// with `-`; the first segment is the namespace; a subscription may end in `*`.
+    public static let appSyncEvents = ChannelNamingRules(
+        transportName: "AppSync Events", maximumSegments: 5, maximumSegmentLength: 50, firstSegmentIsNamespace: true)
+
+    /// The characters a segment allows, as messages spell them.
+    public var allowedCharacters: String { "A-Z, a-z, 0-9 and '-'" }
+
+    /// Whether `scalar` may appear in a segment.
+    public func allows(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-": return true
+        default: return false
+        }
+    }
+
+    /// What is wrong with `segment` as one segment of a concrete channel path, or `nil`.
+    public func problem(inSegment segment: some StringProtocol) -> SegmentProblem? {
+        if segment.isEmpty { return .empty }
+        // In UTF-8 bytes: every allowed character is one byte, and a long text is refused before it is scanned.
+        if segment.utf8.count > maximumSegmentLength { return .tooLong(length: segment.utf8.count) }
+        if let bad = segment.unicodeScalars.first(where: { !allows($0) }) { return .invalidCharacter(bad) }
+        if segment.hasPrefix("-") || segment.hasSuffix("-") { return .edgeHyphen }
+        return nil
+    }
+
+    /// Whether `segment` is a valid segment.
+    public func isValidSegment(_ segment: some StringProtocol) -> Bool { problem(inSegment: segment) == nil }
+
+    /// Whether a path of `count` segments is allowed.
+    public func allowsSegmentCount(_ count: Int) -> Bool { (1...maximumSegments).contains(count) }
+}
+
+/// Why a text cannot be a channel segment.
+public enum SegmentProblem: Sendable, Hashable {
+    /// The segment is empty.
+    case empty
+    /// Longer than `ChannelNamingRules.maximumSegmentLength` (`length` in UTF-8 bytes).
+    case tooLong(length: Int)
+    /// Holds a character the rules do not allow (such as `/`, `*` or a space).
+    case invalidCharacter(Unicode.Scalar)
+    /// Starts or ends with `-`.
+    case edgeHyphen
+}
