@@ -34,10 +34,11 @@ public actor AppSyncConnection: ChannelConnection {
     private let logger: Logger
     private var machine: ConnectionStateMachine
 
+    /// The state and the subscriptions' statuses, with their observers.
+    private let board = ConnectionStatusBoard()
+
     /// What the connection is doing now; `stateUpdates()` streams its changes.
-    public private(set) var state: ConnectionState = .idle
-    private var observers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
-    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    public var state: ConnectionState { board.connectionState }
 
     /// The socket of the current session, with the tasks that read and write it.
     private struct OpenSession {
@@ -57,11 +58,7 @@ public actor AppSyncConnection: ChannelConnection {
     }
 
     private var sinks: [String: Sink] = [:]
-    private var subscriptionStatuses: [String: SubscriptionStatus] = [:]
-    private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
-
-    private var timers: [ConnectionStateMachine.Timer: (token: Int, task: Task<Void, Never>)] = [:]
-    private var nextTimerToken = 0
+    private var timers = MachineTimers()
 
     private var pendingPublishes: [String: (continuation: CheckedContinuation<PublishResult, any Error>, timeout: Task<Void, Never>)] = [:]
 
@@ -101,21 +98,11 @@ public actor AppSyncConnection: ChannelConnection {
     /// `start()`.
     public func disconnect() async {
         run(machine.stop())
-        guard state != .disconnected else { return }
-        await withCheckedContinuation { stopWaiters.append($0) }
+        await board.waitUntilStopped()
     }
 
     /// Connection states, starting with the current one.
-    public func stateUpdates() -> AsyncStream<ConnectionState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.yield(state)
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
-        return stream
-    }
-
-    private func removeObserver(_ id: UUID) { observers[id] = nil }
+    public func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
     // MARK: Running the machine
 
@@ -143,35 +130,25 @@ public actor AppSyncConnection: ChannelConnection {
         case .abortTransport(let id):
             abort(id)
         case .startTimer(let timer, let delay):
-            startTimer(timer, after: delay)
+            timers.start(timer, after: delay, on: clock) { timer, token in await self.timerFired(timer, token: token) }
         case .cancelTimer(let timer):
-            timers.removeValue(forKey: timer)?.task.cancel()
+            timers.cancel(timer)
         case .sessionEnded(let id):
             if session?.id == id { abort(id) }
             for id in pendingPublishes.keys.sorted() { finishPublish(id, with: .failure(AppSyncError.connectionLost)) }
         case .publishState(let newState):
             setState(newState)
         case .publishSubscriptionStatus(let id, let status):
-            setStatus(status, of: id)
+            if sinks[id] != nil { board.setStatus(status, of: id) }
         case .count(let metric):
             count(metric)
         }
     }
 
     private func setState(_ newState: ConnectionState) {
-        guard newState != state else { return }
-        state = newState
+        guard board.setConnectionState(newState) else { return }
         logger.debug("connection state", metadata: ["state": "\(newState)"])
-        for observer in observers.values { observer.yield(newState) }
-        switch newState {
-        case .disconnected, .failed:
-            if case .failed(let failure) = newState { logger.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
-            let waiters = stopWaiters
-            stopWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        case .idle, .connecting, .connected, .reconnecting:
-            break
-        }
+        if case .failed(let failure) = newState { logger.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
     }
 
     private func count(_ metric: ConnectionStateMachine.Metric) {
@@ -253,21 +230,8 @@ public actor AppSyncConnection: ChannelConnection {
 
     // MARK: Timers
 
-    private func startTimer(_ timer: ConnectionStateMachine.Timer, after delay: Duration) {
-        timers.removeValue(forKey: timer)?.task.cancel()
-        nextTimerToken += 1
-        let token = nextTimerToken
-        let clock = self.clock
-        let task = Task {
-            do { try await clock.sleep(for: delay) } catch { return }
-            self.timerFired(timer, token: token)
-        }
-        timers[timer] = (token, task)
-    }
-
     private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
-        guard timers[timer]?.token == token else { return }
-        timers[timer] = nil
+        guard timers.take(timer, token: token) else { return }
         if case .connect = timer, !machine.isConnected { logger.error("no connection_ack in time; closing the connection") }
         if case .subscribe = timer { logger.error("no reply to subscribe in time; reconnecting") }
         run(machine.timerFired(timer, silence: clock.now() - lastFrameAt))
@@ -367,8 +331,7 @@ public actor AppSyncConnection: ChannelConnection {
         guard let sink = sinks.removeValue(forKey: id) else { return }
         sink.continuation.finish()
         run(machine.unsubscribe(id: id))
-        subscriptionStatuses[id] = nil
-        for observer in (statusObservers.removeValue(forKey: id) ?? [:]).values { observer.finish() }
+        board.forget(id)
     }
 
     /// Channels with a live subscription (sent, acknowledged), for diagnostics.
@@ -377,29 +340,10 @@ public actor AppSyncConnection: ChannelConnection {
     }
 
     /// Where the subscription `id` stands now; `nil` once it ended.
-    public func status(ofSubscription id: String) -> SubscriptionStatus? { subscriptionStatuses[id] }
+    public func status(ofSubscription id: String) -> SubscriptionStatus? { board.status(of: id) }
 
     /// The statuses of subscription `id`, starting with the current one; finishes when it ends.
-    public func statusUpdates(ofSubscription id: String) -> AsyncStream<SubscriptionStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
-        guard let current = subscriptionStatuses[id] else {
-            continuation.finish()
-            return stream
-        }
-        let observer = UUID()
-        statusObservers[id, default: [:]][observer] = continuation
-        continuation.yield(current)
-        continuation.onTermination = { _ in Task { await self.removeStatusObserver(observer, of: id) } }
-        return stream
-    }
-
-    private func removeStatusObserver(_ observer: UUID, of id: String) { statusObservers[id]?[observer] = nil }
-
-    private func setStatus(_ status: SubscriptionStatus, of id: String) {
-        guard sinks[id] != nil, subscriptionStatuses[id] != status else { return }
-        subscriptionStatuses[id] = status
-        for observer in (statusObservers[id] ?? [:]).values { observer.yield(status) }
-    }
+    public func statusUpdates(ofSubscription id: String) -> AsyncStream<SubscriptionStatus> { board.statusUpdates(of: id) }
 
     // MARK: Publish
 

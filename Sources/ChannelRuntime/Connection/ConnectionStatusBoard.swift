@@ -1,0 +1,152 @@
+import Foundation
+
+/// What a connection publishes: its state and each subscription's status, with their observers.
+///
+/// Every transport's connection runs a `ConnectionStateMachine` and turns its `publishState` and
+/// `publishSubscriptionStatus` actions into calls here, so the observing side (current values,
+/// `AsyncStream`s that start with the current value, waiting for a stop) is written once. Locked,
+/// not an actor: a consumer that stops observing removes itself without a hop.
+package final class ConnectionStatusBoard: Sendable {
+    private struct State {
+        var connection: ConnectionState = .idle
+        var connectionObservers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
+        var subscriptions: [String: SubscriptionStatus] = [:]
+        var subscriptionObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+        var isStopped: Bool {
+            switch connection {
+            case .disconnected, .failed: true
+            case .idle, .connecting, .connected, .reconnecting: false
+            }
+        }
+    }
+
+    private let state = LockedValue(State())
+
+    package init() {}
+
+    // MARK: The connection
+
+    package var connectionState: ConnectionState { state.withLock { $0.connection } }
+
+    /// Publishes `newState`; returns false when it is the current one.
+    @discardableResult
+    package func setConnectionState(_ newState: ConnectionState) -> Bool {
+        typealias Wake = (observers: [AsyncStream<ConnectionState>.Continuation], waiters: [CheckedContinuation<Void, Never>])
+        let wake: Wake? = state.withLock { state in
+            guard state.connection != newState else { return nil }
+            state.connection = newState
+            let waiters = state.isStopped ? state.stopWaiters : []
+            if state.isStopped { state.stopWaiters.removeAll() }
+            return (Array(state.connectionObservers.values), waiters)
+        }
+        guard let wake else { return false }
+        for observer in wake.observers { observer.yield(newState) }
+        for waiter in wake.waiters { waiter.resume() }
+        return true
+    }
+
+    /// Connection states, starting with the current one.
+    package func connectionStateUpdates() -> AsyncStream<ConnectionState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        let current = state.withLock { state in
+            state.connectionObservers[id] = continuation
+            return state.connection
+        }
+        continuation.yield(current)
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.connectionObservers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Returns once the connection is `.disconnected` or `.failed`.
+    package func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let stopped = state.withLock { state in
+                if !state.isStopped { state.stopWaiters.append(continuation) }
+                return state.isStopped
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Where subscription `id` stands; `nil` when it is not (or no longer) known.
+    package func status(of id: String) -> SubscriptionStatus? { state.withLock { $0.subscriptions[id] } }
+
+    /// Publishes the status of subscription `id` (which starts being known).
+    package func setStatus(_ status: SubscriptionStatus, of id: String) {
+        let observers: [AsyncStream<SubscriptionStatus>.Continuation]? = state.withLock { state in
+            guard state.subscriptions[id] != status else { return nil }
+            state.subscriptions[id] = status
+            return Array((state.subscriptionObservers[id] ?? [:]).values)
+        }
+        for observer in observers ?? [] { observer.yield(status) }
+    }
+
+    /// Subscription `id` ended: its status is forgotten and its observers' sequences finish.
+    package func forget(_ id: String) {
+        let observers = state.withLock { state in
+            state.subscriptions[id] = nil
+            return Array((state.subscriptionObservers.removeValue(forKey: id) ?? [:]).values)
+        }
+        for observer in observers { observer.finish() }
+    }
+
+    /// The statuses of subscription `id`, starting with the current one; finishes when it ends
+    /// (at once when it is not known).
+    package func statusUpdates(of id: String) -> AsyncStream<SubscriptionStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
+        let observer = UUID()
+        let current = state.withLock { state -> SubscriptionStatus? in
+            guard let current = state.subscriptions[id] else { return nil }
+            state.subscriptionObservers[id, default: [:]][observer] = continuation
+            return current
+        }
+        guard let current else {
+            continuation.finish()
+            return stream
+        }
+        continuation.yield(current)
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.subscriptionObservers[id]?.removeValue(forKey: observer) } }
+        return stream
+    }
+}
+
+/// The timers a `ConnectionStateMachine` asks a connection to run, on the connection's clock.
+///
+/// Each start gets a token; a timer that fires after it was cancelled or restarted is recognised by
+/// its stale token and ignored (`take`), so the machine only ever hears of the timers it expects.
+package struct MachineTimers: Sendable {
+    private var running: [ConnectionStateMachine.Timer: (token: Int, task: Task<Void, Never>)] = [:]
+    private var nextToken = 0
+
+    package init() {}
+
+    /// Starts (or restarts) `timer`; `fire` runs with its token once `delay` passed on `clock`.
+    package mutating func start(
+        _ timer: ConnectionStateMachine.Timer, after delay: Duration, on clock: RuntimeClock,
+        fire: @escaping @Sendable (ConnectionStateMachine.Timer, Int) async -> Void
+    ) {
+        running.removeValue(forKey: timer)?.task.cancel()
+        nextToken += 1
+        let token = nextToken
+        running[timer] = (token, Task {
+            do { try await clock.sleep(for: delay) } catch { return }
+            await fire(timer, token)
+        })
+    }
+
+    package mutating func cancel(_ timer: ConnectionStateMachine.Timer) {
+        running.removeValue(forKey: timer)?.task.cancel()
+    }
+
+    /// Whether `token` is `timer`'s current run (which is then over).
+    package mutating func take(_ timer: ConnectionStateMachine.Timer, token: Int) -> Bool {
+        guard running[timer]?.token == token else { return false }
+        running[timer] = nil
+        return true
+    }
+}
