@@ -26,7 +26,10 @@ public struct ReconnectPolicy: Sendable {
     /// "Full jitter": a uniformly random delay between zero and the exponential ceiling
     /// (`initial` doubled per failed attempt, at most `maximum`).
     ///
-    /// - Parameter random: a number in `0..<1`; inject a seeded one in tests.
+    /// - Parameters:
+    ///   - initial: the ceiling after the first failed attempt.
+    ///   - maximum: the largest ceiling.
+    ///   - random: a number in `0..<1`; inject a seeded one in tests.
     public static func exponentialWithFullJitter(
         initial: Duration,
         maximum: Duration,

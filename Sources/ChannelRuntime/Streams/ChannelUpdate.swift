@@ -36,6 +36,7 @@ extension ChannelUpdate: Equatable where Event: Equatable {}
 
 /// A consumer's updates: events, statuses and gaps in order (see `ChannelEventHub.updates(_:)`).
 public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
+    /// An event, a status change or a gap.
     public typealias Element = ChannelUpdate<Event>
 
     let base: AsyncStream<ChannelUpdate<Event>>
@@ -46,6 +47,7 @@ public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
         var base: AsyncStream<ChannelUpdate<Event>>.AsyncIterator
         let gaps: GapCounter
 
+        /// The next update; `nil` once the subscription ended or the consumer's task was cancelled.
         public mutating func next() async -> ChannelUpdate<Event>? {
             let missed = gaps.take()
             if missed > 0 { return .gap(missed: missed) }
@@ -53,6 +55,7 @@ public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator over the updates (one consumer per sequence).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), gaps: gaps)
     }
