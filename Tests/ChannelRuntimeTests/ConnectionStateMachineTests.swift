@@ -333,6 +333,64 @@ struct ConnectionStateMachineTests {
         #expect(machine.transportClosed(Self.session(1)).last == .publishState(.disconnected))
     }
 
+    // MARK: Suspend and resume
+
+    @Test func suspendClosesWithoutReconnectingAndPublishesSuspendedOnceClosed() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        let actions = machine.suspend()
+        #expect(actions.contains(.closeTransport(Self.session(1))))
+        #expect(!actions.contains(.publishState(.suspended)))
+        let closed = machine.transportClosed(Self.session(1))
+        #expect(closed.last == .publishState(.suspended))
+        #expect(!closed.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
+        #expect(machine.timerFired(.reconnect) == [])
+    }
+
+    @Test func resumeConnectsAtOnceAndResubscribes() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.suspend()
+        _ = machine.timerFired(.closeGrace)
+        #expect(machine.resume() == [.publishState(.connecting), .openTransport(Self.session(2)), .startTimer(.connect, .seconds(15))])
+        _ = machine.transportOpened(Self.session(2))
+        #expect(machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil).contains(.sendSubscribe(id: "a", channel: "app/a")))
+    }
+
+    @Test func resumeDuringAReconnectDelaySkipsTheDelay() {
+        var machine = Self.connected()
+        _ = machine.transportClosed(Self.session(1))  // a drop: the policy's delay runs
+        #expect(machine.resume() == [.cancelTimer(.reconnect), .publishState(.connecting), .openTransport(Self.session(2)), .startTimer(.connect, .seconds(15))])
+    }
+
+    @Test func suspendWhileWaitingOrOpeningNeedsNoClose() {
+        var waiting = Self.connected()
+        _ = waiting.transportClosed(Self.session(1))
+        #expect(waiting.suspend() == [.cancelTimer(.reconnect), .publishState(.suspended)])
+
+        var opening = Machine(settings: Self.settings)
+        _ = opening.start()
+        #expect(opening.suspend() == [.cancelTimer(.connect), .abortTransport(Self.session(1)), .sessionEnded(Self.session(1)), .publishState(.suspended)])
+    }
+
+    @Test func resumeWhileTheSuspendingCloseRunsReconnectsWhenItEnds() {
+        var machine = Self.connected()
+        _ = machine.suspend()
+        #expect(machine.resume() == [])
+        #expect(machine.transportClosed(Self.session(1)).contains(.openTransport(Self.session(2))))
+    }
+
+    @Test func stopWinsOverSuspendAndASuspendedConnectionStops() {
+        var closing = Self.connected()
+        _ = closing.stop()
+        #expect(closing.suspend() == [])
+        #expect(closing.transportClosed(Self.session(1)).last == .publishState(.disconnected))
+
+        var suspended = Self.connected()
+        _ = suspended.suspend()
+        _ = suspended.transportClosed(Self.session(1))
+        #expect(suspended.stop() == [.publishState(.disconnected)])
+        #expect(suspended.resume() == [])
+    }
+
     // MARK: Reconnect policies
 
     @Test func fullJitterStaysUnderTheExponentialCeiling() {

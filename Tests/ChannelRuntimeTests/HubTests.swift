@@ -245,3 +245,37 @@ struct HubBufferingTests {
         await harness.connection.disconnect()
     }
 }
+
+/// The app's lifecycle: suspend in the background, resume in the foreground.
+@Suite("Suspend and resume")
+struct SuspendResumeTests {
+    @Test func resumeResubscribesEverythingAtOnceAndReportsTheGap() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection, parameters: ["userId": try ChannelSegment("u1")], clock: harness.clock)
+        let updates = LockedBox<[ChannelUpdate<Ping>]>([])
+        let stream = await hub.updates(PingSubscription.self)
+        let reader = Task { for await update in stream { updates.mutate { $0.append(update) } } }
+        let raw = try await harness.connection.subscribe(to: vortexChannels[0])
+        let server = try await harness.connect()
+        try await server.acceptSubscribes(2)
+        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+
+        await harness.connection.suspend()
+        #expect(await harness.connection.state == .suspended)
+        #expect(server.isClosedByClient)
+        harness.clock.advance(by: .seconds(3600))  // an hour in the background: no reconnect
+        await harness.settle()
+        #expect(harness.transport.connectCount == 1)
+
+        await harness.connection.resume()
+        let second = try await harness.transport.nextConnection()  // at once, no reconnect delay
+        try await second.acceptConnection()
+        let ids = try await second.acceptSubscribes(2)
+        #expect(Set(ids.keys) == ["app/user/u1/ping", vortexChannels[0]])
+        try await eventually("the gap reported") { updates.value.contains(.resumed(after: .seconds(3600))) }
+        #expect(updates.value.suffix(3) == [.status(.subscribing), .status(.active), .resumed(after: .seconds(3600))])
+        reader.cancel()
+        _ = raw
+        await harness.connection.disconnect()
+    }
+}

@@ -101,6 +101,21 @@ public actor AppSyncConnection: ChannelConnection {
         await board.waitUntilStopped()
     }
 
+    /// For the app going to the background: closes the socket (returning once it is closed, at the
+    /// latest after `closeGracePeriod`) and does not reconnect until `resume()`. Subscriptions and
+    /// their streams stay open.
+    public func suspend() async {
+        run(machine.suspend())
+        await board.waitUntilStopped()
+    }
+
+    /// For the app coming back to the foreground: connects at once (no reconnect delay, also when
+    /// one is running) and resubscribes every stream. `ChannelEventHub.updates(_:)` consumers get
+    /// `.resumed(after:)` once their subscription is active again, so they can catch up.
+    public func resume() {
+        run(machine.resume())
+    }
+
     /// Connection states, starting with the current one.
     public func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 

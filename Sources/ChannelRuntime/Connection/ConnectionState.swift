@@ -8,6 +8,9 @@ public enum ConnectionState: Sendable, Equatable {
     case connected
     /// Waiting `after` before the next attempt (after a drop, or while signed out).
     case reconnecting(after: Duration)
+    /// Suspended by the app (`suspend()`, e.g. in the background): no connection and no reconnect
+    /// until `resume()`, which connects at once; subscriptions and streams stay.
+    case suspended
     /// Ended by the app (`disconnect()`); no reconnect until `start()`.
     case disconnected
     /// Ended for good: retrying cannot help.

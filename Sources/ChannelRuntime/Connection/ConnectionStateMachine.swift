@@ -129,8 +129,9 @@ package struct ConnectionStateMachine: Sendable {
     private enum AfterClose: Equatable {
         /// After the policy's delay (an abnormal end).
         case reconnect
-        /// At once (planned reconnect; credentials asked anew).
+        /// At once (planned reconnect; credentials asked anew; resumed while closing).
         case reconnectNow
+        case suspend
         case stop
         case fail(ConnectionFailure)
     }
@@ -146,6 +147,8 @@ package struct ConnectionStateMachine: Sendable {
         case connected(SessionID, keepAlive: Duration)
         /// A close was asked for; the grace timer runs.
         case closing(SessionID, then: AfterClose, wasConnected: Bool, attempts: Int)
+        /// The app went to the background: no transport, no reconnect, until `resume()`.
+        case suspended
         case disconnected
         case failed(ConnectionFailure)
     }
@@ -193,7 +196,7 @@ package struct ConnectionStateMachine: Sendable {
         switch phase {
         case .opening(let session, _), .handshaking(let session, _), .connected(let session, _), .closing(let session, _, _, _):
             return session
-        case .idle, .waiting, .disconnected, .failed:
+        case .idle, .waiting, .suspended, .disconnected, .failed:
             return nil
         }
     }
@@ -215,6 +218,8 @@ package struct ConnectionStateMachine: Sendable {
     /// Starts connecting; nothing when a session is already on its way.
     package mutating func start() -> [Action] {
         switch phase {
+        case .suspended:
+            return openSession(attempts: 0)
         case .idle, .disconnected, .failed:
             unauthorizedRetryUsed = false
             return openSession(attempts: 0)
@@ -227,7 +232,7 @@ package struct ConnectionStateMachine: Sendable {
     /// closed (at the latest after the grace period).
     package mutating func stop() -> [Action] {
         switch phase {
-        case .idle, .disconnected, .failed:
+        case .idle, .suspended, .disconnected, .failed:
             phase = .disconnected
             return publish(.disconnected)
         case .waiting:
@@ -242,6 +247,44 @@ package struct ConnectionStateMachine: Sendable {
             return close(session, then: .stop, wasConnected: true, attempts: 0)
         case .closing(let session, _, let wasConnected, let attempts):
             phase = .closing(session, then: .stop, wasConnected: wasConnected, attempts: attempts)
+            return []
+        }
+    }
+
+    /// The app goes to the background: the transport is closed (bounded, as for `stop()`) and no
+    /// reconnect happens until `resume()`; subscriptions stay. `.suspended` is published once closed.
+    package mutating func suspend() -> [Action] {
+        switch phase {
+        case .idle, .suspended, .disconnected, .failed:
+            return []
+        case .waiting:
+            phase = .suspended
+            return [.cancelTimer(.reconnect)] + publish(.suspended)
+        case .opening(let session, _):
+            phase = .suspended
+            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + publish(.suspended)
+        case .handshaking(let session, let attempts):
+            return close(session, then: .suspend, wasConnected: false, attempts: attempts)
+        case .connected(let session, _):
+            return close(session, then: .suspend, wasConnected: true, attempts: 0)
+        case .closing(let session, let then, let wasConnected, let attempts):
+            if then != .stop { phase = .closing(session, then: .suspend, wasConnected: wasConnected, attempts: attempts) }
+            return []
+        }
+    }
+
+    /// The app is in the foreground again: connect at once, with no reconnect delay (also when a
+    /// reconnect delay is running), and resubscribe everything.
+    package mutating func resume() -> [Action] {
+        switch phase {
+        case .suspended:
+            return openSession(attempts: 0)
+        case .waiting(let attempts):
+            return [.cancelTimer(.reconnect)] + openSession(attempts: attempts)
+        case .closing(let session, .suspend, let wasConnected, let attempts):
+            phase = .closing(session, then: .reconnectNow, wasConnected: wasConnected, attempts: attempts)
+            return []
+        case .idle, .opening, .handshaking, .connected, .closing, .disconnected, .failed:
             return []
         }
     }
@@ -467,6 +510,9 @@ package struct ConnectionStateMachine: Sendable {
         case .stop:
             phase = .disconnected
             actions += publish(.disconnected)
+        case .suspend:
+            phase = .suspended
+            actions += publish(.suspended)
         case .fail(let failure):
             phase = .failed(failure)
             actions += publish(.failed(failure))

@@ -14,9 +14,10 @@ package final class ConnectionStatusBoard: Sendable {
         var subscriptionObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
+        /// No transport and none coming: disconnected, suspended or failed.
         var isStopped: Bool {
             switch connection {
-            case .disconnected, .failed: true
+            case .disconnected, .suspended, .failed: true
             case .idle, .connecting, .connected, .reconnecting: false
             }
         }
@@ -60,7 +61,7 @@ package final class ConnectionStatusBoard: Sendable {
         return stream
     }
 
-    /// Returns once the connection is `.disconnected` or `.failed`.
+    /// Returns once the connection is `.disconnected`, `.suspended` or `.failed`.
     package func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let stopped = state.withLock { state in

@@ -23,6 +23,9 @@ public actor ChannelEventHub: ChannelEventSource {
     private var entries: [String: any HubEntry] = [:]
     private var statuses: [String: SubscriptionStatus] = [:]
     private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
+    /// When each subscription stopped being active, for `.resumed(after:)`.
+    private var inactiveSince: [String: Duration] = [:]
+    private let clock: RuntimeClock
     private let logger: Logger
 
     /// A hub serving typed streams from `connection`.
@@ -31,16 +34,19 @@ public actor ChannelEventHub: ChannelEventSource {
     ///   - connection: the transport's connection (`AppSyncConnection`).
     ///   - parameters: initial channel parameter values, by spec name.
     ///   - bufferPolicy: how many undelivered events each consumer may hold.
+    ///   - clock: measures how long a subscription was down (`ChannelUpdate.resumed(after:)`).
     ///   - logger: where dropped events are reported.
     public init(
         connection: any ChannelConnection,
         parameters: [String: ChannelSegment] = [:],
         bufferPolicy: StreamBufferPolicy = .default,
+        clock: some Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "ChannelRuntime.ChannelEventHub")
     ) {
         self.connection = connection
         self.parameters = parameters
         self.bufferPolicy = bufferPolicy
+        self.clock = RuntimeClock(clock)
         self.logger = logger
     }
 
@@ -132,9 +138,13 @@ public actor ChannelEventHub: ChannelEventSource {
 
     private func setStatus(_ status: SubscriptionStatus, of key: String, subscriptionID: String?) {
         guard let entry = entries[key], entry.subscriptionID == subscriptionID, statuses[key] != status else { return }
+        if statuses[key] == .active { inactiveSince[key] = clock.now() }
         statuses[key] = status
         entry.deliver(status)
         for observer in (statusObservers[key] ?? [:]).values { observer.yield(status) }
+        if status == .active, let since = inactiveSince.removeValue(forKey: key) {
+            entry.deliverResumed(after: clock.now() - since)
+        }
     }
 
     // MARK: Routing
@@ -151,6 +161,8 @@ public actor ChannelEventHub: ChannelEventSource {
             return
         }
         guard entry.currentChannel != channel else { return }
+        // Another channel (another user): not a resumption of the old one.
+        inactiveSince[key] = nil
         if let old = entry.stopPump() { await connection.unsubscribe(old) }
         let raw: RawChannelSubscription
         do {
@@ -177,6 +189,7 @@ public actor ChannelEventHub: ChannelEventSource {
         // The last consumer stopped.
         entries[key] = nil
         statuses[key] = nil
+        inactiveSince[key] = nil
         if let old = entry.stopPump() { await connection.unsubscribe(old) }
     }
 }
@@ -214,6 +227,10 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
         _ = yield(.status(status))
     }
 
+    func deliverResumed(after gap: Duration) {
+        _ = yield(.resumed(after: gap))
+    }
+
     private func yield(_ update: ChannelUpdate<Event>) -> Int {
         if case .bufferingOldest = policy {
             let pending = pendingTailGap.withLock { $0 }
@@ -237,6 +254,8 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
                 return 0
             case (.bufferingOldest, .gap(let missed)):
                 pendingTailGap.withLock { $0 += missed }
+                return 0
+            case (_, .resumed):
                 return 0
             case (_, .status):
                 // A status fell out for an event: send the latest again so the consumer ends up
@@ -266,6 +285,8 @@ protocol HubEntry: AnyObject, Sendable {
     func remove(_ consumer: Int) -> Bool
     /// Tells every update consumer the subscription's new status.
     func deliver(_ status: SubscriptionStatus)
+    /// Tells every update consumer the subscription is active again after `after` down.
+    func deliverResumed(after: Duration)
 }
 
 final class Entry<Subscription: ChannelSubscription>: HubEntry {
@@ -318,6 +339,10 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
 
     func deliver(_ status: SubscriptionStatus) {
         for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliver(status) }
+    }
+
+    func deliverResumed(after gap: Duration) {
+        for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliverResumed(after: gap) }
     }
 
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {

@@ -30,6 +30,9 @@ public enum ChannelUpdate<Event: Sendable>: Sendable {
     /// `missed` events did not fit the consumer's buffer and were dropped; refetch what the channel
     /// carries. Comes before the first event delivered after the loss.
     case gap(missed: Int)
+    /// The subscription is active again after being down for `after` (a reconnect, or the app
+    /// suspended and resumed the connection): events published meanwhile did not arrive, so catch up.
+    case resumed(after: Duration)
 }
 
 extension ChannelUpdate: Equatable where Event: Equatable {}
