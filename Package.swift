@@ -14,6 +14,7 @@ let package = Package(
         .plugin(name: "ChannelGenCommandPlugin", targets: ["ChannelGenCommandPlugin"]),
         .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
         .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
+        .library(name: "ChannelStreams", targets: ["ChannelStreams"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
     ],
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // `swift package generate-documentation` for the DocC catalogs (a command plugin only).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -80,6 +82,12 @@ let package = Package(
         .target(
             name: "ChannelRuntime",
             dependencies: ["ChannelNaming", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Stream operators for apps (coalesce by key; debounce and friends from swift-async-algorithms),
+        // an add-on so generated code and the runtime do not pay for them.
+        .target(
+            name: "ChannelStreams",
+            dependencies: ["ChannelRuntime", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")]
         ),
         // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
         // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
@@ -154,6 +162,7 @@ let package = Package(
             dependencies: [
                 "ChannelRuntime",
                 "ChannelNaming",
+                "ChannelStreams",
                 "AppSyncRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
