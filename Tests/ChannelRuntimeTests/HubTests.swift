@@ -279,3 +279,70 @@ struct SuspendResumeTests {
         await harness.connection.disconnect()
     }
 }
+
+/// A channel with two parameters, for per-instance subscriptions.
+struct RoomSubscription: ChannelSubscription {
+    typealias Event = Ping
+    static let template = ChannelTemplate("app/org/{orgId}/room/{roomId}")
+    static let eventType: String? = nil
+    let orgId: ChannelSegment
+    let roomId: ChannelSegment
+
+    init(orgId: String, roomId: String) throws {
+        self.orgId = try ChannelSegment(orgId, parameter: "orgId")
+        self.roomId = try ChannelSegment(roomId, parameter: "roomId")
+    }
+
+    init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
+        guard let orgId = parameters["orgId"] else { throw .missing(parameter: "orgId", channel: Self.template.address) }
+        guard let roomId = parameters["roomId"] else { throw .missing(parameter: "roomId", channel: Self.template.address) }
+        self.orgId = orgId
+        self.roomId = roomId
+    }
+
+    var parameters: [String: ChannelSegment] { ["orgId": orgId, "roomId": roomId] }
+    var channel: String { "app/org/\(orgId.value)/room/\(roomId.value)" }
+}
+
+@Suite("Per-instance subscriptions")
+struct InstanceSubscriptionTests {
+    @Test func twoRoomsOnOneConnectionEachGetOnlyTheirOwnEvents() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let roomA = try RoomSubscription(orgId: "o1", roomId: "a")
+        let roomB = try RoomSubscription(orgId: "o1", roomId: "b")
+        let firstA = TypedCollector(await hub.events(for: roomA))
+        let secondA = TypedCollector(await hub.events(for: roomA))
+        let onlyB = TypedCollector(await hub.events(for: roomB))
+        let server = try await harness.connect()
+        let ids = try await server.acceptSubscribes(2)  // room A's two consumers share one subscription
+        #expect(Set(ids.keys) == ["app/org/o1/room/a", "app/org/o1/room/b"])
+        try await eventually("both active") {
+            let a = await hub.status(ofInstance: roomA), b = await hub.status(ofInstance: roomB)
+            return a == .active && b == .active
+        }
+        #expect(server.unreadFrameCount == 0)
+
+        server.push(["type": "data", "id": ids["app/org/o1/room/a"]!, "event": #"{"eventType":"ping","n":1}"#])
+        server.push(["type": "data", "id": ids["app/org/o1/room/b"]!, "event": #"{"eventType":"ping","n":2}"#])
+        try await firstA.waitFor(count: 1)
+        try await secondA.waitFor(count: 1)
+        try await onlyB.waitFor(count: 1)
+        #expect(firstA.elements.map(\.n) == [1])
+        #expect(secondA.elements.map(\.n) == [1])
+        #expect(onlyB.elements.map(\.n) == [2])
+
+        // A parameter change does not move instance streams.
+        await hub.setParameter("roomId", to: try ChannelSegment("c"))
+        await harness.settle()
+        #expect(server.unreadFrameCount == 0)
+
+        firstA.cancel()
+        secondA.cancel()
+        let unsubscribe = try #require(await server.nextMessage())
+        #expect(unsubscribe["type"] as? String == "unsubscribe")
+        #expect(unsubscribe["id"] as? String == ids["app/org/o1/room/a"])
+        onlyB.cancel()
+        await harness.connection.disconnect()
+    }
+}

@@ -54,40 +54,60 @@ public actor ChannelEventHub: ChannelEventSource {
     /// one subscription, and the stream stays open across reconnects and parameter changes. Events
     /// that do not fit the buffer are counted and logged; use `updates(_:)` to be told of them.
     public func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event> {
+        await events(Target<Subscription>.parameters)
+    }
+
+    /// The typed events of one instance of a channel (`RoomMessagesSubscription(orgId:roomId:)`),
+    /// whatever the hub's parameters: any number of instances, each any number of times, on one
+    /// connection; consumers of one instance share one subscription.
+    public func events<Subscription: ChannelSubscription>(for instance: Subscription) async -> AsyncStream<Subscription.Event> {
+        await events(Target.instance(instance))
+    }
+
+    /// Events, status changes and gaps of `subscription`, in order: the stream for a consumer that
+    /// must know when it missed something (`.gap`), was down for a while (`.resumed`) or why nothing
+    /// arrives (`.status(.rejected(…))`). The first element is the subscription's current status.
+    public func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event> {
+        await updates(Target<Subscription>.parameters)
+    }
+
+    /// `updates(_:)` for one instance of a channel (see `events(for:)`).
+    public func updates<Subscription: ChannelSubscription>(for instance: Subscription) async -> ChannelUpdates<Subscription.Event> {
+        await updates(Target.instance(instance))
+    }
+
+    private func events<Subscription: ChannelSubscription>(_ target: Target<Subscription>) async -> AsyncStream<Subscription.Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Subscription.Event.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: Subscription.Event.self))
-        let (entry, id, isNew) = register(.events(continuation), of: Subscription.self)
-        let key = Subscription.template.address
+        let (entry, id, isNew) = register(.events(continuation), for: target)
+        let key = target.key
         continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
         if isNew { await route(entry, key: key) }
         return stream
     }
 
-    /// Events, status changes and gaps of `subscription`, in order: the stream for a consumer that
-    /// must know when it missed something (`.gap`) or why nothing arrives (`.status(.rejected(…))`).
-    /// The first element is the subscription's current status.
-    public func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event> {
+    private func updates<Subscription: ChannelSubscription>(_ target: Target<Subscription>) async -> ChannelUpdates<Subscription.Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ChannelUpdate<Subscription.Event>.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelUpdate<Subscription.Event>.self))
         let gaps = GapCounter()
         let consumer = UpdateConsumer(continuation: continuation, policy: bufferPolicy, gaps: gaps)
-        let (entry, id, isNew) = register(.updates(consumer), of: Subscription.self)
-        let key = Subscription.template.address
+        let (entry, id, isNew) = register(.updates(consumer), for: target)
+        let key = target.key
         continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
         if isNew { await route(entry, key: key) }
         return ChannelUpdates(base: stream, gaps: gaps)
     }
 
-    /// Adds a consumer to the entry of its subscription type (made when it is the first).
+    /// Adds a consumer to the entry of its target (made when it is the first).
     private func register<Subscription: ChannelSubscription>(
-        _ consumer: Consumer<Subscription.Event>, of subscription: Subscription.Type
+        _ consumer: Consumer<Subscription.Event>, for target: Target<Subscription>
     ) -> (entry: Entry<Subscription>, id: Int, isNew: Bool) {
-        let key = Subscription.template.address
+        let key = target.key
         if let existing = entries[key] as? Entry<Subscription> {
             return (existing, existing.add(consumer, status: statuses[key]), false)
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
-        let entry = Entry<Subscription>(metrics: connection.metrics, logger: logger)
+        let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, logger: logger)
         entries[key] = entry
         return (entry, entry.add(consumer, status: nil), true)
     }
@@ -108,14 +128,22 @@ public actor ChannelEventHub: ChannelEventSource {
 
     /// Where the shared subscription of `subscription` stands; `nil` while it has no consumer.
     public func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> SubscriptionStatus? {
-        let key = Subscription.template.address
-        return entries[key] == nil ? nil : statuses[key]
+        status(forKey: Target<Subscription>.parameters.key)
+    }
+
+    /// Where the subscription of one instance (`events(for:)`) stands; `nil` while it has no consumer.
+    public func status<Subscription: ChannelSubscription>(ofInstance instance: Subscription) -> SubscriptionStatus? {
+        status(forKey: Target.instance(instance).key)
+    }
+
+    private func status(forKey key: String) -> SubscriptionStatus? {
+        entries[key] == nil ? nil : statuses[key]
     }
 
     /// The statuses of the shared subscription of `subscription`, starting with the current one
     /// (when it has consumers); the sequence lives until its consumer stops.
     public func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) -> AsyncStream<SubscriptionStatus> {
-        let key = Subscription.template.address
+        let key = Target<Subscription>.parameters.key
         let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
         let id = UUID()
         statusObservers[key, default: [:]][id] = continuation
@@ -191,6 +219,25 @@ public actor ChannelEventHub: ChannelEventSource {
         statuses[key] = nil
         inactiveSince[key] = nil
         if let old = entry.stopPump() { await connection.unsubscribe(old) }
+    }
+}
+
+/// What an entry subscribes to: the channel the hub's parameters name, or one fixed instance.
+enum Target<Subscription: ChannelSubscription> {
+    case parameters
+    case instance(Subscription)
+
+    /// Entries are shared per key: per subscription type for parameters, per channel path for instances.
+    var key: String {
+        switch self {
+        case .parameters: Subscription.template.address
+        case .instance(let instance): "instance:" + instance.channel
+        }
+    }
+
+    var instance: Subscription? {
+        if case .instance(let instance) = self { return instance }
+        return nil
     }
 }
 
@@ -305,10 +352,13 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     private let state = LockedValue(State())
+    /// A fixed instance's channel, or `nil` for the channel the hub's parameters name.
+    private let instance: Subscription?
     private let metrics: RuntimeMetrics
     private let logger: Logger
 
-    init(metrics: RuntimeMetrics, logger: Logger) {
+    init(instance: Subscription?, metrics: RuntimeMetrics, logger: Logger) {
+        self.instance = instance
         self.metrics = metrics
         self.logger = logger
     }
@@ -317,7 +367,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     var subscriptionID: String? { state.withLock { $0.subscriptionID } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
-        try Subscription(parameters: parameters).channel
+        try instance?.channel ?? Subscription(parameters: parameters).channel
     }
 
     /// Adds a consumer; an update consumer first learns the current status.
