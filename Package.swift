@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // `swift package generate-documentation` for the DocC catalogs (a command plugin only).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -77,11 +78,15 @@ let package = Package(
 
         // What generated code targets: channel templates, validated parameters, the subscription
         // and event-source protocols; and the transport-neutral core every transport shares (the
-        // connection state machine, the typed event hub, reconnect policy, metrics). Foundation and
-        // swift-log only, so generated code stays cheap to compile.
+        // connection state machine, the typed event hub, reconnect policy, metrics). Foundation,
+        // swift-log and swift-metrics' API only, so generated code stays cheap to compile.
         .target(
             name: "ChannelRuntime",
-            dependencies: ["ChannelNaming", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ChannelNaming",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
         // Stream operators for apps (coalesce by key; debounce and friends from swift-async-algorithms),
         // an add-on so generated code and the runtime do not pay for them.
@@ -163,6 +168,7 @@ let package = Package(
                 "ChannelRuntime",
                 "ChannelNaming",
                 "ChannelStreams",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 "AppSyncRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,6 +1,8 @@
 import AppSyncRuntime
 import ChannelRuntime
 import Foundation
+import Logging
+import MetricsTestKit
 import Testing
 
 struct Ping: Codable, Sendable, Equatable, EventTypeReporting {
@@ -344,5 +346,44 @@ struct InstanceSubscriptionTests {
         #expect(unsubscribe["id"] as? String == ids["app/org/o1/room/a"])
         onlyB.cancel()
         await harness.connection.disconnect()
+    }
+}
+
+/// The runtime's counters also reach swift-metrics, with channel templates (never user ids) as dimensions.
+@Suite("swift-metrics")
+struct SwiftMetricsTests {
+    @Test func countersAndPublishDurationsReachTheMetricsFactory() async throws {
+        let factory = TestMetrics()
+        let clock = ManualClock()
+        let transport = InMemoryTransport()
+        let connection = AppSyncConnection(
+            configuration: AppSyncConfiguration(endpoint: Harness.endpoint, authorization: .apiKey("da2-k")),
+            transport: transport, clock: clock, metrics: RuntimeMetrics(metricsFactory: factory), logger: Logger(label: "test"))
+        let hub = ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("u1")])
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        await connection.start()
+        let server = try await transport.nextConnection()
+        try await server.acceptConnection()
+        let id = try #require(try await server.acceptSubscribes(1)["app/user/u1/ping"])
+        server.push(["type": "data", "id": id, "event": #"{"eventType":"ping","n":1}"#])
+        server.push(["type": "data", "id": id, "event": "not json"])
+        try await consumer.waitFor(count: 1)
+        try await eventually("counted") { connection.metrics.snapshot().channels["app/user/u1/ping"]?.dropped == 1 }
+
+        let template = [("channel", "app/user/{userId}/ping")]
+        #expect(try factory.expectCounter("channelgen_frames_received").totalValue == 4)  // ack, success, two data
+        #expect(try factory.expectCounter("channelgen_events_received").totalValue == 2)
+        #expect(try factory.expectCounter("channelgen_events_decoded", template).totalValue == 1)
+        #expect(try factory.expectCounter("channelgen_events_dropped", template).totalValue == 1)
+
+        let publish = Task { try await connection.publish([#"{"n":2}"#], to: "app/user/u1/ping") }
+        var message = await server.nextMessage()
+        while message?["type"] as? String != "publish" { message = await server.nextMessage() }
+        clock.advance(by: .milliseconds(42))
+        server.push(["type": "publish_success", "id": message?["id"] as? String ?? "", "successful": [["identifier": "e1", "index": 0]], "failed": []])
+        _ = try await publish.value
+        #expect(try factory.expectTimer("channelgen_publish_duration").lastValue == 42_000_000)
+        consumer.cancel()
+        await connection.disconnect()
     }
 }

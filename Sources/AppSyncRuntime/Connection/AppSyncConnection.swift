@@ -60,7 +60,7 @@ public actor AppSyncConnection: ChannelConnection {
     private var sinks: [String: Sink] = [:]
     private var timers = MachineTimers()
 
-    private var pendingPublishes: [String: (continuation: CheckedContinuation<PublishResult, any Error>, timeout: Task<Void, Never>)] = [:]
+    private var pendingPublishes: [String: (continuation: CheckedContinuation<PublishResult, any Error>, timeout: Task<Void, Never>, sentAt: Duration)] = [:]
 
     /// A connection that does nothing until `start()`.
     ///
@@ -383,7 +383,7 @@ public actor AppSyncConnection: ChannelConnection {
                     do { try await clock.sleep(for: timeout) } catch { return }
                     self.finishPublish(id, with: .failure(AppSyncError.timedOut))
                 }
-                pendingPublishes[id] = (continuation, timer)
+                pendingPublishes[id] = (continuation, timer, clock.now())
                 session.outbox.yield(ClientMessage.publish(id: id, channel: channel, events: events, authorization: headers).encoded())
             }
         } catch let error as AppSyncError {
@@ -396,6 +396,7 @@ public actor AppSyncConnection: ChannelConnection {
     private func finishPublish(_ id: String, with result: Result<PublishResult, any Error>) {
         guard let pending = pendingPublishes.removeValue(forKey: id) else { return }
         pending.timeout.cancel()
+        if case .success = result { metrics.recordPublish(clock.now() - pending.sentAt) }
         pending.continuation.resume(with: result)
     }
 }

@@ -1,6 +1,12 @@
+import CoreMetrics
 
 /// Counters a running client keeps, readable at any time as a `Snapshot`. Malformed frames and
 /// payloads are counted here and dropped; the streams go on.
+///
+/// The same counts also go to swift-metrics (`channelgen_frames_received`, …, per-channel counters
+/// with a `channel` dimension holding the channel's template, never a user id; and the
+/// `channelgen_publish_duration` timer), so an app or server plugs in its metrics backend. Bootstrap
+/// `MetricsSystem` before creating the connection, or pass a factory.
 public final class RuntimeMetrics: Sendable {
     /// Events of one channel.
     public struct Channel: Sendable, Equatable {
@@ -46,16 +52,96 @@ public final class RuntimeMetrics: Sendable {
     }
 
     private let box = LockedValue(Snapshot())
+    private let reporter: MetricsReporter
 
-    /// Counters at zero.
-    public init() {}
+    /// Counters at zero, also reported to `metricsFactory` (by default the bootstrapped `MetricsSystem`).
+    public init(metricsFactory: (any MetricsFactory)? = nil) {
+        reporter = MetricsReporter(factory: metricsFactory ?? MetricsSystem.factory)
+    }
 
     /// The counters now.
     public func snapshot() -> Snapshot { box.withLock { $0 } }
 
-    package func update(_ change: (inout Snapshot) -> Void) { box.withLock(change) }
+    package func update(_ change: (inout Snapshot) -> Void) {
+        let (old, new) = box.withLock { snapshot in
+            let old = snapshot
+            change(&snapshot)
+            return (old, snapshot)
+        }
+        reporter.report(from: old, to: new)
+    }
 
-    package func channel(_ channel: String, _ change: (inout Channel) -> Void) {
-        box.withLock { change(&$0.channels[channel, default: Channel()]) }
+    /// Changes the counts of one channel path; `template` (the address with `{parameters}`) names it
+    /// in swift-metrics, so user ids never become metric dimensions.
+    package func channel(_ channel: String, template: String? = nil, _ change: (inout Channel) -> Void) {
+        let (old, new) = box.withLock { snapshot in
+            let old = snapshot.channels[channel, default: Channel()]
+            change(&snapshot.channels[channel, default: Channel()])
+            return (old, snapshot.channels[channel]!)
+        }
+        reporter.report(from: old, to: new, template: template)
+    }
+
+    /// A publish took `duration` from sending to its answer.
+    package func recordPublish(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        reporter.publishDuration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The swift-metrics side of `RuntimeMetrics`: each counter's increase since the last change.
+private final class MetricsReporter: Sendable {
+    let factory: any MetricsFactory
+    let framesReceived, malformedFrames, unknownMessageTypes, unknownSubscriptionFrames: Counter
+    let subscribeErrors, duplicateAcknowledgements, keepAliveTimeouts, reconnects: Counter
+    let publishDuration: Timer
+    /// Per-channel counters by name and template, made when first used.
+    private let channelCounters = LockedValue<[String: Counter]>([:])
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        func counter(_ name: String) -> Counter { Counter(label: "channelgen_" + name, factory: factory) }
+        framesReceived = counter("frames_received")
+        malformedFrames = counter("malformed_frames")
+        unknownMessageTypes = counter("unknown_message_types")
+        unknownSubscriptionFrames = counter("unknown_subscription_frames")
+        subscribeErrors = counter("subscribe_errors")
+        duplicateAcknowledgements = counter("duplicate_acknowledgements")
+        keepAliveTimeouts = counter("keep_alive_timeouts")
+        reconnects = counter("reconnects")
+        publishDuration = Timer(label: "channelgen_publish_duration", factory: factory)
+    }
+
+    func report(from old: RuntimeMetrics.Snapshot, to new: RuntimeMetrics.Snapshot) {
+        add(framesReceived, new.framesReceived - old.framesReceived)
+        add(malformedFrames, new.malformedFrames - old.malformedFrames)
+        add(unknownMessageTypes, new.unknownMessageTypes - old.unknownMessageTypes)
+        add(unknownSubscriptionFrames, new.unknownSubscriptionFrames - old.unknownSubscriptionFrames)
+        add(subscribeErrors, new.subscribeErrors - old.subscribeErrors)
+        add(duplicateAcknowledgements, new.duplicateAcknowledgements - old.duplicateAcknowledgements)
+        add(keepAliveTimeouts, new.keepAliveTimeouts - old.keepAliveTimeouts)
+        add(reconnects, new.reconnects - old.reconnects)
+    }
+
+    func report(from old: RuntimeMetrics.Channel, to new: RuntimeMetrics.Channel, template: String?) {
+        for (name, delta) in [("events_received", new.received - old.received), ("events_decoded", new.decoded - old.decoded),
+                              ("events_dropped", new.dropped - old.dropped), ("events_overflowed", new.overflowed - old.overflowed)]
+        where delta > 0 {
+            add(channelCounter(name, template: template), delta)
+        }
+    }
+
+    private func channelCounter(_ name: String, template: String?) -> Counter {
+        let key = name + "\u{0}" + (template ?? "")
+        return channelCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: "channelgen_" + name, dimensions: template.map { [("channel", $0)] } ?? [], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+    }
+
+    private func add(_ counter: Counter, _ delta: Int) {
+        if delta > 0 { counter.increment(by: delta) }
     }
 }

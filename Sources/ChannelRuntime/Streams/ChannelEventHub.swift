@@ -443,7 +443,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         guard overflowed > 0 || wasOverflowing else { return }
         state.withLock { $0.overflowing = overflowed > 0 }
         guard overflowed > 0 else { return }
-        metrics.channel(channel) { $0.overflowed += overflowed }
+        metrics.channel(channel, template: Subscription.template.address) { $0.overflowed += overflowed }
         if !wasOverflowing {
             logger.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
                 "channel": "\(channel)", "type": "\(Subscription.Event.self)",
@@ -456,20 +456,20 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         do {
             event = try decoder.decode(Subscription.Event.self, from: Data(text.utf8))
         } catch {
-            metrics.channel(channel) { $0.dropped += 1 }
+            metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
             logger.error("dropping an event that does not decode", metadata: [
                 "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
             ])
             return nil
         }
         if let expected = Subscription.eventType, let reported = (event as? any EventTypeReporting)?.eventType, reported != expected {
-            metrics.channel(channel) { $0.dropped += 1 }
+            metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
             logger.error("dropping an event with another eventType", metadata: [
                 "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
             ])
             return nil
         }
-        metrics.channel(channel) { $0.decoded += 1 }
+        metrics.channel(channel, template: Subscription.template.address) { $0.decoded += 1 }
         return event
     }
 }
