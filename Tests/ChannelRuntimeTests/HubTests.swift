@@ -387,3 +387,72 @@ struct SwiftMetricsTests {
         await connection.disconnect()
     }
 }
+
+@Suite("Envelopes and history")
+struct EnvelopeHistoryTests {
+    func event(_ n: Int) -> String { #"{"eventType":"ping","n":\#(n)}"# }
+
+    @Test func envelopesCarryChannelTypeAndTheConnectionsSequence() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection, parameters: ["userId": try ChannelSegment("u1")], clock: harness.clock)
+        let stream = await hub.envelopes(PingSubscription.self)
+        let raw = try await harness.connection.subscribe(to: vortexChannels[0])
+        let server = try await harness.connect()
+        let ids = try await server.acceptSubscribes(2)
+        let before = Date()
+        server.push(["type": "data", "id": ids["app/user/u1/ping"]!, "event": event(1)])
+        server.push(["type": "data", "id": ids[vortexChannels[0]]!, "event": "{}"])  // another subscription's event takes a number too
+        server.push(["type": "data", "id": ids["app/user/u1/ping"]!, "event": event(2)])
+        var iterator = stream.makeAsyncIterator()
+        let first = try #require(await iterator.next())
+        let second = try #require(await iterator.next())
+        #expect(first.event == Ping(eventType: "ping", n: 1))
+        #expect(first.channel == "app/user/u1/ping")
+        #expect(first.eventType == "ping")
+        #expect(first.receivedAt >= before)
+        #expect(first.sequence == 1)
+        #expect(second.sequence == 3)
+        _ = raw
+        await harness.connection.disconnect()
+    }
+
+    @Test func historyKeepsExactlyTheConfiguredCountAndAge() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection, parameters: ["userId": try ChannelSegment("u1")], clock: harness.clock)
+        await hub.keepHistory(of: PingSubscription.self, HistoryRetention(count: 3, maximumAge: .seconds(12)))
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["app/user/u1/ping"])
+        for n in 1...5 { server.push(["type": "data", "id": id, "event": event(n)]) }
+        try await consumer.waitFor(count: 5)
+        #expect(await hub.history(of: PingSubscription.self).map(\.event.n) == [3, 4, 5])  // the count
+
+        harness.clock.advance(by: .seconds(10))
+        server.push(["type": "data", "id": id, "event": event(6)])
+        try await consumer.waitFor(count: 6)
+        #expect(await hub.history(of: PingSubscription.self).map(\.event.n) == [4, 5, 6])
+        harness.clock.advance(by: .seconds(3))  // 3…5 are now 13 s old, 6 is 3 s old
+        #expect(await hub.history(of: PingSubscription.self).map(\.event.n) == [6])
+        consumer.cancel()
+        await harness.connection.disconnect()
+    }
+
+    @Test func aLateConsumerGetsTheHistoryThenLiveEventsOnceEach() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection, parameters: ["userId": try ChannelSegment("u1")], clock: harness.clock)
+        await hub.keepHistory(of: PingSubscription.self, HistoryRetention(count: 10))
+        let early = TypedCollector(await hub.events(PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["app/user/u1/ping"])
+        for n in 1...3 { server.push(["type": "data", "id": id, "event": event(n)]) }
+        try await early.waitFor(count: 3)
+        let late = await hub.envelopes(PingSubscription.self, replayingHistory: true)
+        server.push(["type": "data", "id": id, "event": event(4)])
+        var iterator = late.makeAsyncIterator()
+        var seen: [Int] = []
+        for _ in 0..<4 { seen.append(try #require(await iterator.next()).event.n) }
+        #expect(seen == [1, 2, 3, 4])
+        early.cancel()
+        await harness.connection.disconnect()
+    }
+}

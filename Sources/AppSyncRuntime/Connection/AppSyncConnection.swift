@@ -54,10 +54,12 @@ public actor AppSyncConnection: ChannelConnection {
 
     private struct Sink {
         let channel: String
-        let continuation: AsyncStream<String>.Continuation
+        let continuation: AsyncStream<RawChannelEvent>.Continuation
     }
 
     private var sinks: [String: Sink] = [:]
+    /// The last event's sequence number (`RawChannelEvent.sequence`).
+    private var sequence = 0
     private var timers = MachineTimers()
 
     private var pendingPublishes: [String: (continuation: CheckedContinuation<PublishResult, any Error>, timeout: Task<Void, Never>, sentAt: Duration)] = [:]
@@ -274,7 +276,11 @@ public actor AppSyncConnection: ChannelConnection {
                 return
             }
             metrics.channel(sink.channel) { $0.received += events.count }
-            for event in events { sink.continuation.yield(event) }
+            let receivedAt = Date()
+            for event in events {
+                sequence += 1
+                sink.continuation.yield(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
+            }
         case .connectionAck(let timeoutMs):
             run(machine.sessionAccepted(id, keepAliveTimeout: timeoutMs.map { .milliseconds($0) }))
         case .keepAlive:
@@ -318,7 +324,7 @@ public actor AppSyncConnection: ChannelConnection {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
         let id = UUID().uuidString
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(of: RawChannelEvent.self, bufferingPolicy: .unbounded)
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, continuation: continuation)
         run(machine.subscribe(id: id, channel: channel))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the event hub needs from a transport's connection: raw subscriptions to concrete channels,
 /// their statuses, the connection's state and its counters. `AppSyncConnection` is one; a second
 /// transport (SSE) is another, and the hub, the generated notifier and the stream features on top
@@ -26,17 +28,35 @@ public protocol ChannelConnection: Sendable {
     func stateUpdates() async -> AsyncStream<ConnectionState>
 }
 
-/// A subscription's id and its stream of raw event JSON texts.
+/// One event as a connection received it: its JSON text, its place in the connection's arrival
+/// order and when it arrived.
+public struct RawChannelEvent: Sendable, Equatable {
+    /// The event's JSON text.
+    public let text: String
+    /// Counts every event the connection received, across its subscriptions and reconnects (from 1).
+    public let sequence: Int
+    /// When the frame carrying it arrived.
+    public let receivedAt: Date
+
+    /// An event as a connection hands it out.
+    public init(text: String, sequence: Int, receivedAt: Date) {
+        self.text = text
+        self.sequence = sequence
+        self.receivedAt = receivedAt
+    }
+}
+
+/// A subscription's id and its stream of raw events.
 public struct RawChannelSubscription: Sendable {
     /// The subscription id (AppSync: used on the wire).
     public let id: String
     /// The concrete channel path.
     public let channel: String
-    /// Each event's JSON text, in arrival order.
-    public let events: AsyncStream<String>
+    /// Each event, in arrival order.
+    public let events: AsyncStream<RawChannelEvent>
 
     /// A subscription as a connection hands it out.
-    public init(id: String, channel: String, events: AsyncStream<String>) {
+    public init(id: String, channel: String, events: AsyncStream<RawChannelEvent>) {
         self.id = id
         self.channel = channel
         self.events = events

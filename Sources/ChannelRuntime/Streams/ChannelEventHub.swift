@@ -25,6 +25,8 @@ public actor ChannelEventHub: ChannelEventSource {
     private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
     /// When each subscription stopped being active, for `.resumed(after:)`.
     private var inactiveSince: [String: Duration] = [:]
+    /// Opt-in histories, by entry key; they outlive the entries (a consumer may come late).
+    private var histories: [String: any Sendable] = [:]
     private let clock: RuntimeClock
     private let logger: Logger
 
@@ -100,16 +102,61 @@ public actor ChannelEventHub: ChannelEventSource {
 
     /// Adds a consumer to the entry of its target (made when it is the first).
     private func register<Subscription: ChannelSubscription>(
-        _ consumer: Consumer<Subscription.Event>, for target: Target<Subscription>
+        _ consumer: Consumer<Subscription.Event>, for target: Target<Subscription>, replayingHistory: Bool = false
     ) -> (entry: Entry<Subscription>, id: Int, isNew: Bool) {
         let key = target.key
         if let existing = entries[key] as? Entry<Subscription> {
-            return (existing, existing.add(consumer, status: statuses[key]), false)
+            return (existing, existing.add(consumer, status: statuses[key], replayingHistory: replayingHistory), false)
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
         let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, logger: logger)
+        if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
-        return (entry, entry.add(consumer, status: nil), true)
+        return (entry, entry.add(consumer, status: nil, replayingHistory: replayingHistory), true)
+    }
+
+    /// The events of `subscription` with their channel, event type, arrival time and sequence
+    /// number (`ChannelEnvelope`); otherwise like `events(_:)`. With `replayingHistory`, the kept
+    /// history (`keepHistory(of:_:)`) comes first.
+    public func envelopes<Subscription: ChannelSubscription>(
+        _ subscription: Subscription.Type, replayingHistory: Bool = false
+    ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        await envelopes(Target<Subscription>.parameters, replayingHistory: replayingHistory)
+    }
+
+    /// `envelopes(_:replayingHistory:)` for one instance of a channel (see `events(for:)`).
+    public func envelopes<Subscription: ChannelSubscription>(
+        for instance: Subscription, replayingHistory: Bool = false
+    ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        await envelopes(Target.instance(instance), replayingHistory: replayingHistory)
+    }
+
+    /// Keeps the recent events of `subscription` (opt-in, per channel): read them with
+    /// `history(of:)` or replay them into a new consumer with `envelopes(_:replayingHistory:)`.
+    public func keepHistory<Subscription: ChannelSubscription>(of subscription: Subscription.Type, _ retention: HistoryRetention) {
+        let key = Target<Subscription>.parameters.key
+        let store = HistoryStore<Subscription.Event>(retention: retention, clock: clock)
+        histories[key] = store
+        (entries[key] as? Entry<Subscription>)?.setHistory(store)
+    }
+
+    /// The kept events of `subscription`, oldest first (empty without `keepHistory(of:_:)`).
+    public func history<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> [ChannelEnvelope<Subscription.Event>] {
+        (histories[Target<Subscription>.parameters.key] as? HistoryStore<Subscription.Event>)?.snapshot() ?? []
+    }
+
+    private func envelopes<Subscription: ChannelSubscription>(
+        _ target: Target<Subscription>, replayingHistory: Bool
+    ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ChannelEnvelope<Subscription.Event>.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelEnvelope<Subscription.Event>.self))
+        // The replay happens as the consumer joins, under the entry's lock: each event is either in
+        // the replayed history or delivered live, never both, never neither.
+        let (entry, id, isNew) = register(.envelopes(continuation), for: target, replayingHistory: replayingHistory)
+        let key = target.key
+        continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
+        if isNew { await route(entry, key: key) }
+        return stream
     }
 
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
@@ -245,6 +292,7 @@ enum Target<Subscription: ChannelSubscription> {
 enum Consumer<Event: Sendable>: Sendable {
     case events(AsyncStream<Event>.Continuation)
     case updates(UpdateConsumer<Event>)
+    case envelopes(AsyncStream<ChannelEnvelope<Event>>.Continuation)
 }
 
 /// An `updates(_:)` consumer: events and statuses into a bounded stream, and the gaps that leaves.
@@ -349,6 +397,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         var tasks: [Task<Void, Never>] = []
         /// Whether the last delivery overflowed a plain consumer (logged once per overflow run).
         var overflowing = false
+        var history: HistoryStore<Subscription.Event>?
+        /// Whether a consumer or the history needs envelopes (they cost a `Date` and a copy).
+        var wantsEnvelopes: Bool { history != nil || consumerList.contains { if case .envelopes = $0 { true } else { false } } }
     }
 
     private let state = LockedValue(State())
@@ -364,6 +415,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     var currentChannel: String? { state.withLock { $0.channel } }
+
+    func setHistory(_ history: HistoryStore<Subscription.Event>) { state.withLock { $0.history = history } }
     var subscriptionID: String? { state.withLock { $0.subscriptionID } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
@@ -371,9 +424,12 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     /// Adds a consumer; an update consumer first learns the current status.
-    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?) -> Int {
+    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, replayingHistory: Bool = false) -> Int {
         if case .updates(let updates) = consumer, let status { updates.deliver(status) }
         return state.withLock { state in
+            if replayingHistory, case .envelopes(let continuation) = consumer, let history = state.history {
+                for envelope in history.snapshot() { continuation.yield(envelope) }
+            }
             state.nextConsumer += 1
             state.consumers[state.nextConsumer] = consumer
             return state.nextConsumer
@@ -399,9 +455,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         let channel = raw.channel
         let pump = Task.detached { [self] in
             let decoder = JSONDecoder()
-            for await text in raw.events {
-                guard let event = decode(text, channel: channel, decoder: decoder) else { continue }
-                deliver(event, channel: channel)
+            for await raw in raw.events {
+                guard let event = decode(raw.text, channel: channel, decoder: decoder) else { continue }
+                deliver(event, raw: raw, channel: channel)
             }
         }
         let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
@@ -429,8 +485,17 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         return stopped.1
     }
 
-    private func deliver(_ event: Subscription.Event, channel: String) {
-        let (consumers, wasOverflowing) = state.withLock { ($0.consumerList, $0.overflowing) }
+    private func deliver(_ event: Subscription.Event, raw: RawChannelEvent, channel: String) {
+        let wantsEnvelopes = state.withLock { $0.wantsEnvelopes }
+        let envelope = wantsEnvelopes ? ChannelEnvelope(
+            event: event, channel: channel,
+            eventType: (event as? any EventTypeReporting)?.eventType ?? Subscription.eventType,
+            receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
+        // Recorded in the history and fanned out to the consumers of the same moment (see `add`).
+        let (consumers, wasOverflowing) = state.withLock { state in
+            if let envelope { state.history?.append(envelope) }
+            return (state.consumerList, state.overflowing)
+        }
         var overflowed = 0
         for consumer in consumers {
             switch consumer {
@@ -438,6 +503,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
                 if case .dropped = continuation.yield(event) { overflowed += 1 }
             case .updates(let updates):
                 overflowed += updates.deliver(event)
+            case .envelopes(let continuation):
+                if let envelope, case .dropped = continuation.yield(envelope) { overflowed += 1 }
             }
         }
         guard overflowed > 0 || wasOverflowing else { return }

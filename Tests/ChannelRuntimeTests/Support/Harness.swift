@@ -62,9 +62,9 @@ final class Collector: Sendable {
     private let box = NIOLockedValueBox<[String]>([])
     private let task: NIOLockedValueBox<Task<Void, Never>?> = NIOLockedValueBox(nil)
 
-    init(_ stream: AsyncStream<String>) {
+    init(_ stream: AsyncStream<RawChannelEvent>) {
         let box = self.box
-        task.withLockedValue { $0 = Task { for await element in stream { box.withLockedValue { $0.append(element) } } } }
+        task.withLockedValue { $0 = Task { for await element in stream { box.withLockedValue { $0.append(element.text) } } } }
     }
 
     var elements: [String] { box.withLockedValue { $0 } }
