@@ -59,6 +59,12 @@ public actor ChannelEventHub: ChannelEventSource {
         await events(Target<Subscription>.parameters)
     }
 
+    /// `events(_:)` for a consumer with a delivery priority: each event reaches consumers of a higher
+    /// priority first, and consumers of one priority in the order they came (default priority 0).
+    public func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type, priority: Int) async -> AsyncStream<Subscription.Event> {
+        await events(Target<Subscription>.parameters, priority: priority)
+    }
+
     /// The typed events of one instance of a channel (`RoomMessagesSubscription(orgId:roomId:)`),
     /// whatever the hub's parameters: any number of instances, each any number of times, on one
     /// connection; consumers of one instance share one subscription.
@@ -78,10 +84,10 @@ public actor ChannelEventHub: ChannelEventSource {
         await updates(Target.instance(instance))
     }
 
-    private func events<Subscription: ChannelSubscription>(_ target: Target<Subscription>) async -> AsyncStream<Subscription.Event> {
+    private func events<Subscription: ChannelSubscription>(_ target: Target<Subscription>, priority: Int = 0) async -> AsyncStream<Subscription.Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Subscription.Event.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: Subscription.Event.self))
-        let (entry, id, isNew) = register(.events(continuation), for: target)
+        let (entry, id, isNew) = register(.events(continuation), for: target, priority: priority)
         let key = target.key
         continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
         if isNew { await route(entry, key: key) }
@@ -102,17 +108,17 @@ public actor ChannelEventHub: ChannelEventSource {
 
     /// Adds a consumer to the entry of its target (made when it is the first).
     private func register<Subscription: ChannelSubscription>(
-        _ consumer: Consumer<Subscription.Event>, for target: Target<Subscription>, replayingHistory: Bool = false
+        _ consumer: Consumer<Subscription.Event>, for target: Target<Subscription>, priority: Int = 0, replayingHistory: Bool = false
     ) -> (entry: Entry<Subscription>, id: Int, isNew: Bool) {
         let key = target.key
         if let existing = entries[key] as? Entry<Subscription> {
-            return (existing, existing.add(consumer, status: statuses[key], replayingHistory: replayingHistory), false)
+            return (existing, existing.add(consumer, status: statuses[key], priority: priority, replayingHistory: replayingHistory), false)
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
         let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, logger: logger)
         if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
-        return (entry, entry.add(consumer, status: nil, replayingHistory: replayingHistory), true)
+        return (entry, entry.add(consumer, status: nil, priority: priority, replayingHistory: replayingHistory), true)
     }
 
     /// The events of `subscription` with their channel, event type, arrival time and sequence
@@ -386,10 +392,15 @@ protocol HubEntry: AnyObject, Sendable {
 
 final class Entry<Subscription: ChannelSubscription>: HubEntry {
     private struct State {
-        var consumers: [Int: Consumer<Subscription.Event>] = [:] {
-            didSet { consumerList = Array(consumers.values) }
+        var consumers: [Int: (consumer: Consumer<Subscription.Event>, priority: Int)] = [:] {
+            didSet {
+                deliveryOrder = consumers.keys.sorted { (consumers[$0]!.priority, -$0) > (consumers[$1]!.priority, -$1) }
+                consumerList = deliveryOrder.map { consumers[$0]!.consumer }
+            }
         }
-        /// `consumers.values`, kept so delivering an event copies no collection.
+        /// Consumer ids in delivery order: higher priority first, then in the order they came.
+        var deliveryOrder: [Int] = []
+        /// The consumers in delivery order, kept so delivering an event copies no collection.
         var consumerList: [Consumer<Subscription.Event>] = []
         var nextConsumer = 0
         var channel: String?
@@ -417,6 +428,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     var currentChannel: String? { state.withLock { $0.channel } }
 
     func setHistory(_ history: HistoryStore<Subscription.Event>) { state.withLock { $0.history = history } }
+
+    /// Consumer ids in the order each event reaches them.
+    var deliveryOrder: [Int] { state.withLock { $0.deliveryOrder } }
     var subscriptionID: String? { state.withLock { $0.subscriptionID } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
@@ -424,14 +438,14 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     /// Adds a consumer; an update consumer first learns the current status.
-    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, replayingHistory: Bool = false) -> Int {
+    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, priority: Int = 0, replayingHistory: Bool = false) -> Int {
         if case .updates(let updates) = consumer, let status { updates.deliver(status) }
         return state.withLock { state in
             if replayingHistory, case .envelopes(let continuation) = consumer, let history = state.history {
                 for envelope in history.snapshot() { continuation.yield(envelope) }
             }
             state.nextConsumer += 1
-            state.consumers[state.nextConsumer] = consumer
+            state.consumers[state.nextConsumer] = (consumer, priority)
             return state.nextConsumer
         }
     }
