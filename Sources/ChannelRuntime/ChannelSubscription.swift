@@ -27,6 +27,12 @@ public protocol ChannelEventSource: Sendable {
     /// across reconnects and parameter changes until its consumer stops.
     func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event>
 
+    /// The typed events of one instance of a channel, whatever the source's parameters.
+    func events<Subscription: ChannelSubscription>(for instance: Subscription) async -> AsyncStream<Subscription.Event>
+
+    /// `events(_:)` with each event's channel, event type, arrival time and sequence number.
+    func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
+
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
     func setParameter(_ name: String, to value: ChannelSegment) async
 

@@ -27,6 +27,23 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
         return stream
     }
 
+    /// A new consumer's stream of envelopes: each value sent from now on, on `channel`, numbered
+    /// from 1 in the order this broadcaster sent them, stamped with the time it was sent.
+    public func envelopes(channel: String, eventType: String?) -> AsyncStream<ChannelEnvelope<Event>> {
+        let events = stream()
+        return AsyncStream { continuation in
+            let task = Task {
+                var sequence = 0
+                for await event in events {
+                    sequence += 1
+                    continuation.yield(ChannelEnvelope(event: event, channel: channel, eventType: eventType, receivedAt: Date(), sequence: sequence))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     /// Sends `event` to every current consumer.
     public func send(_ event: Event) {
         let consumers = lock.withLock {

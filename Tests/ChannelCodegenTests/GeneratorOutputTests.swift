@@ -33,9 +33,14 @@ struct GeneratorOutputTests {
         ]
         for (method, model) in expected {
             #expect(notifier.contains("public func \(method)() async -> AsyncStream<\(model)>"))
+            #expect(notifier.contains("func \(method)(for subscription: "))  // in the protocol
+            let envelopes = method.dropLast("Values".count) + "Envelopes"
+            #expect(notifier.contains("public func \(envelopes)() async -> AsyncStream<ChannelEnvelope<\(model)>>"))
         }
         #expect(notifier.contains("public final class BackendNotifier: BackendNotifierProtocol"))
-        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 18)  // protocol + class
+        // Protocol + class, each with the plain and the envelope method per operation, and the per-instance one.
+        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 36)
+        #expect(notifier.components(separatedBy: "for subscription: ").count - 1 == 18)
         #expect(notifier.contains("public func setUserId(_ userId: String) async throws(ChannelParameterError)"))
     }
 

@@ -363,6 +363,13 @@ struct SnippetTests {
                 /// - Remark: Generated from `#/operations/eventValues`.
                 func eventValues() async -> AsyncStream<Payload>
 
+                /// `eventValues()` for one instance of the channel, whatever the source's parameters
+                /// (any number of instances on one connection).
+                func eventValues(for subscription: EventsSubscription) async -> AsyncStream<Payload>
+
+                /// `eventValues()` with each event's channel, event type, arrival time and sequence number.
+                func eventEnvelopes() async -> AsyncStream<ChannelEnvelope<Payload>>
+
                 /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
                 ///
                 /// - Throws: `ChannelParameterError` when the value is not a valid channel segment

@@ -38,4 +38,22 @@ struct MockNotifierTests {
         }
         #expect(notifier.userIdChanges.history == ["user-1"])
     }
+
+    @Test func theMockServesInstancesAndNumberedEnvelopes() async throws {
+        let notifier = MockBackendNotifier()
+        let envelopes = await notifier.roleEnvelopes()
+        let instance = await notifier.roleValues(for: try RoleChangeEventsSubscription(userId: "u2"))
+        for _ in 0..<10_000 where notifier.role.consumerCount < 2 { await Task.yield() }
+        #expect(notifier.role.consumerCount == 2)
+        for reason in ["promoted", "demoted"] {
+            notifier.role.send(RoleChangeOutput(eventType: "user/roleChanged", timestamp: .now, reason: reason))
+        }
+        notifier.role.finish()
+        var numbered: [String] = []
+        for await envelope in envelopes { numbered.append("\(envelope.sequence) \(envelope.event.reason ?? "") \(envelope.channel)") }
+        #expect(numbered == ["1 promoted vortex-app/user/{userId}/roleChanged", "2 demoted vortex-app/user/{userId}/roleChanged"])
+        var reasons: [String] = []
+        for await event in instance { reasons.append(event.reason ?? "") }
+        #expect(reasons == ["promoted", "demoted"])
+    }
 }

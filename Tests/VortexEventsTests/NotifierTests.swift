@@ -26,6 +26,25 @@ private actor RecordingSource: ChannelEventSource {
         if name == "userId" { userId = value }
     }
 
+    func events<Subscription: ChannelSubscription>(for instance: Subscription) -> AsyncStream<Subscription.Event> {
+        requested.append(instance.channel)
+        let event = events[Subscription.template.address] as? Subscription.Event
+        return AsyncStream { continuation in
+            if let event { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+
+    func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        let channel = (try? Subscription(parameters: ["userId": userId]).channel) ?? "invalid"
+        requested.append(channel)
+        let event = events[Subscription.template.address] as? Subscription.Event
+        return AsyncStream { continuation in
+            if let event { continuation.yield(ChannelEnvelope(event: event, channel: channel, eventType: Subscription.eventType, receivedAt: .now, sequence: 1)) }
+            continuation.finish()
+        }
+    }
+
     func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> SubscriptionStatus? { .active }
 
     func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) -> AsyncStream<SubscriptionStatus> {
@@ -70,6 +89,26 @@ struct NotifierTests {
             "vortex-app/user/u1/archive/stateChanged", "vortex-app/user/u1/organization/licensePhaseChanged",
             "vortex-app/user/u1/organization/planChanged", "vortex-app/user/u1/organization/aiSettingsChanged",
             "vortex-app/user/u1/roleChanged",
+        ])
+    }
+
+    @Test func instanceAndEnvelopeMethodsGoThroughTheSource() async throws {
+        let presence = DevicePresenceOutput(eventType: "device/presenceChanged", timestamp: .now, online: true)
+        let source = RecordingSource(userId: try ChannelSegment("u1"), events: [Channels.devicePresence.address: presence])
+        let notifier: any BackendNotifierProtocol = BackendNotifier(source: source)
+
+        var fromInstance: [DevicePresenceOutput] = []
+        for await event in await notifier.devicePresenceValues(for: try DevicePresenceSubscription(userId: "someone-else")) {
+            fromInstance.append(event)
+        }
+        #expect(fromInstance == [presence])
+        var envelopes: [ChannelEnvelope<DevicePresenceOutput>] = []
+        for await envelope in await notifier.devicePresenceEnvelopes() { envelopes.append(envelope) }
+        #expect(envelopes.map(\.event) == [presence])
+        #expect(envelopes.first?.channel == "vortex-app/user/u1/device/presenceChanged")
+        #expect(envelopes.first?.eventType == "device/presenceChanged")
+        #expect(await source.requested == [
+            "vortex-app/user/someone-else/device/presenceChanged", "vortex-app/user/u1/device/presenceChanged",
         ])
     }
 }

@@ -130,8 +130,14 @@ struct TextRenderer {
     }
 
     private static func parameter(_ parameter: Parameter) -> String {
-        var text = parameter.label.map(identifier) ?? "_"
-        if let local = parameter.localName { text += " " + identifier(local) }
+        var text: String
+        if let local = parameter.localName {
+            // An argument label may be any keyword but `inout`, `var` and `let` (`func f(for x: T)`).
+            text = parameter.label.map { ["inout", "var", "let"].contains($0.name) ? identifier($0) : $0.name } ?? "_"
+            text += " " + identifier(local)
+        } else {
+            text = parameter.label.map(identifier) ?? "_"
+        }
         text += ": " + Self.text(parameter.type)
         if let value = parameter.defaultValue { text += " = " + Self.text(value) }
         return text

@@ -27,11 +27,28 @@ struct MocksStructure {
                 .variable(Variable(access: access, binding: .let, name: parameter.mockChanges, value: .code("\(broadcaster)<\(types.string)>()"))))
         }
         members.append(Declaration(.function(Function(access: access, name: .initializer, body: []))))
-        members += api.receivers.map { operation, channel in
-            Declaration(.function(Function(
-                access: access, name: .function(names.methods[operation.id]!), effects: "async",
-                returnType: "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>",
-                body: [.code("self.\(names.mockProperties[operation.id]!).stream()")])))
+        members += api.receivers.flatMap { operation, channel in
+            let payload = types.type(channel.message.payload)
+            let stream = types.swift("AsyncStream")
+            let subscription = names.subscriptions[channel.key]!
+            let property = names.mockProperties[operation.id]!
+            return [
+                Declaration(.function(Function(
+                    access: access, name: .function(names.methods[operation.id]!), effects: "async",
+                    returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")]))),
+                Declaration(
+                    documentation: DocComment(["Every instance gets the events sent to `\(property.name)`."]),
+                    .function(Function(
+                        access: access, name: .function(names.methods[operation.id]!),
+                        parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
+                        effects: "async", returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")]))),
+                Declaration(
+                    documentation: DocComment(["The events sent to `\(property.name)`, in envelopes numbered from 1."]),
+                    .function(Function(
+                        access: access, name: .function(names.envelopeMethods[operation.id]!), effects: "async",
+                        returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<\(payload)>>",
+                        body: [.code("self.\(property).envelopes(channel: \(subscription).template.address, eventType: \(subscription).eventType)")]))),
+            ]
         }
         members += names.notifierParameters.map { parameter in
             let local = parameter.swiftName.name == "self" ? Identifier("value") : parameter.swiftName

@@ -16,7 +16,7 @@ struct NotifierStructure {
                 remark: nil),
             .type(TypeDeclaration(
                 access: access, keyword: .protocol, name: .identifier(names.notifierProtocol), conformances: [types.swift("Sendable")],
-                members: api.receivers.map { method($0.operation, $0.channel, body: nil) }
+                members: api.receivers.flatMap { methods($0.operation, $0.channel, implemented: false) }
                     + names.notifierParameters.map { setter($0, body: nil) })))
 
         var members: [Declaration] = [
@@ -26,11 +26,7 @@ struct NotifierStructure {
                 parameters: [Parameter(label: Identifier("source"), type: "any \(source)")],
                 body: [.code("self.source = source")]))),
         ]
-        members += api.receivers.map { receiver in
-            method(receiver.operation, receiver.channel, body: [
-                .code("await self.source.events(\(names.subscriptions[receiver.channel.key]!).self)"),
-            ])
-        }
+        members += api.receivers.flatMap { methods($0.operation, $0.channel, implemented: true) }
         members += names.notifierParameters.map { parameter in
             setter(parameter, body: [
                 .code("await self.source.setParameter(\(literal: parameter.name), to: try \(types.runtime("ChannelSegment"))(\(local(parameter)), parameter: \(literal: parameter.name)))"),
@@ -49,14 +45,42 @@ struct NotifierStructure {
             declarations: [protocolDeclaration, notifier])
     }
 
-    private func method(_ operation: ReceiveOperation, _ channel: Channel, body: [Statement]?) -> Declaration {
-        Declaration(
-            documentation: SwiftTypes.documentation(
-                operation.documentation, fallback: "Events on `\(channel.address.text)`.", remark: operation.origin.reference),
-            isDeprecated: operation.documentation.isDeprecated,
-            .function(Function(
-                access: body == nil ? nil : access, name: .function(names.methods[operation.id]!), effects: "async",
-                returnType: "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>", body: body)))
+    /// The three ways to read one operation's events: for the source's parameters, for one
+    /// instance of the channel, and as envelopes (with channel, event type, arrival and sequence).
+    private func methods(_ operation: ReceiveOperation, _ channel: Channel, implemented: Bool) -> [Declaration] {
+        let subscription = names.subscriptions[channel.key]!
+        let payload = types.type(channel.message.payload)
+        let stream = types.swift("AsyncStream")
+        let access = implemented ? self.access : nil
+        let method = names.methods[operation.id]!
+        return [
+            Declaration(
+                documentation: SwiftTypes.documentation(
+                    operation.documentation, fallback: "Events on `\(channel.address.text)`.", remark: operation.origin.reference),
+                isDeprecated: operation.documentation.isDeprecated,
+                .function(Function(
+                    access: access, name: .function(method), effects: "async", returnType: "\(stream)<\(payload)>",
+                    body: implemented ? [.code("await self.source.events(\(subscription).self)")] : nil))),
+            Declaration(
+                documentation: DocComment([
+                    "`\(method.name)()` for one instance of the channel, whatever the source's parameters\n(any number of instances on one connection).",
+                ]),
+                isDeprecated: operation.documentation.isDeprecated,
+                .function(Function(
+                    access: access, name: .function(method),
+                    parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
+                    effects: "async", returnType: "\(stream)<\(payload)>",
+                    body: implemented ? [.code("await self.source.events(for: subscription)")] : nil))),
+            Declaration(
+                documentation: DocComment([
+                    "`\(method.name)()` with each event's channel, event type, arrival time and sequence number.",
+                ]),
+                isDeprecated: operation.documentation.isDeprecated,
+                .function(Function(
+                    access: access, name: .function(names.envelopeMethods[operation.id]!), effects: "async",
+                    returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<\(payload)>>",
+                    body: implemented ? [.code("await self.source.envelopes(\(subscription).self)")] : nil))),
+        ]
     }
 
     /// The setter's argument: the parameter's Swift name, or `value` where that name is `self`.

@@ -42,6 +42,8 @@ struct SwiftNaming {
     var parameters: [String: [Identifier]] = [:]
     /// Operation id → notifier method, and the mock's broadcaster (`devicePresenceValues` → `devicePresence`).
     var methods: [String: Identifier] = [:]
+    /// The envelope variant of each receive method (`devicePresenceEnvelopes()`).
+    var envelopeMethods: [String: Identifier] = [:]
     var mockProperties: [String: Identifier] = [:]
     /// Every channel parameter in first-use order; the notifier holds their values.
     var notifierParameters: [NotifierParameter] = []
@@ -176,6 +178,13 @@ struct SwiftNaming {
                   location: operation.origin.location, original: operation.swiftName ?? operation.id)
         }, &diagnostics)
         for (operation, name) in zip(api.operations, methodNames) { methods[operation.id] = Identifier(name) }
+        // Claimed after every method, so a spec's own names win and a clash gets a suffix and a warning.
+        let envelopeNames = methodScope.claim(methodNames.enumerated().map { index, name in
+            .init(name.hasSuffix("Values") && name.count > 6 ? String(name.dropLast(6)) + "Envelopes" : name + "Envelopes",
+                  explicit: false, location: api.operations[index].origin.location, original: api.operations[index].id,
+                  what: "envelope method")
+        }, &diagnostics)
+        for (operation, name) in zip(api.operations, envelopeNames) { envelopeMethods[operation.id] = Identifier(name) }
 
         var mockScope = Scope(what: "mock property")
         let changeNames = mockScope.claim(distinct.map { parameter in

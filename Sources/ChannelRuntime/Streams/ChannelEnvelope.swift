@@ -13,6 +13,15 @@ public struct ChannelEnvelope<Event: Sendable>: Sendable {
     public let receivedAt: Date
     /// Its place among every event the connection received (from 1, across reconnects).
     public let sequence: Int
+
+    /// An envelope (the hub makes them; test doubles too).
+    public init(event: Event, channel: String, eventType: String?, receivedAt: Date, sequence: Int) {
+        self.event = event
+        self.channel = channel
+        self.eventType = eventType
+        self.receivedAt = receivedAt
+        self.sequence = sequence
+    }
 }
 
 extension ChannelEnvelope: Equatable where Event: Equatable {}

@@ -125,9 +125,14 @@ public actor ChannelEventHub: ChannelEventSource {
     /// number (`ChannelEnvelope`); otherwise like `events(_:)`. With `replayingHistory`, the kept
     /// history (`keepHistory(of:_:)`) comes first.
     public func envelopes<Subscription: ChannelSubscription>(
-        _ subscription: Subscription.Type, replayingHistory: Bool = false
+        _ subscription: Subscription.Type, replayingHistory: Bool
     ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
         await envelopes(Target<Subscription>.parameters, replayingHistory: replayingHistory)
+    }
+
+    /// The events of `subscription` in envelopes (channel, event type, arrival time, sequence number).
+    public func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        await envelopes(Target<Subscription>.parameters, replayingHistory: false)
     }
 
     /// `envelopes(_:replayingHistory:)` for one instance of a channel (see `events(for:)`).
