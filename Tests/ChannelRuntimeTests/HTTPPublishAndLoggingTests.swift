@@ -2,6 +2,7 @@ import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 import Logging
+import MetricsTestKit
 import Testing
 
 private final class RecordingHTTPClient: HTTPPostClient, Sendable {
@@ -35,6 +36,15 @@ struct HTTPPublishTests {
         #expect(url.absoluteString == "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
         #expect(headers == ["x-api-key": "da2-key", "content-type": "application/json"])
         #expect(body == #"{"channel":"default/channel","events":["{\"event_1\":\"data_1\"}","{\"event_2\":\"data_2\"}"]}"#)
+    }
+
+    @Test func aSuccessfulPublishsDurationIsRecorded() async throws {
+        let factory = TestMetrics()
+        let client = RecordingHTTPClient(status: 200, response: #"{"failed":[],"successful":[{"identifier":"a","index":0}]}"#)
+        let publisher = AppSyncHTTPPublisher(
+            endpoint: Harness.endpoint, authorization: .apiKey("da2-key"), client: client, metrics: RuntimeMetrics(metricsFactory: factory))
+        _ = try await publisher.publish(["{}"], to: "default/channel")
+        #expect(try factory.expectTimer("channelgen_publish_duration").values.count == 1)
     }
 
     @Test func errorResponsesBecomeServiceErrors() async throws {

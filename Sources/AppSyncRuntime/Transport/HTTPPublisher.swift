@@ -51,12 +51,19 @@ public struct AppSyncHTTPPublisher: Sendable {
     /// How each publish is authorized.
     public let authorization: AppSyncAuthorization
     private let client: any HTTPPostClient
+    private let metrics: RuntimeMetrics?
 
     /// A publisher for `endpoint`; `client` sends the request (`URLSessionPostClient` by default).
-    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, client: any HTTPPostClient = URLSessionPostClient()) {
+    /// With `metrics` (e.g. the connection's), each successful publish's duration is recorded there
+    /// (swift-metrics timer `channelgen_publish_duration`).
+    public init(
+        endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization,
+        client: any HTTPPostClient = URLSessionPostClient(), metrics: RuntimeMetrics? = nil
+    ) {
         self.endpoint = endpoint
         self.authorization = authorization
         self.client = client
+        self.metrics = metrics
     }
 
     /// Publishes 1–5 events (JSON texts) to `channel`; per-event results come back in the `PublishResult`.
@@ -72,6 +79,7 @@ public struct AppSyncHTTPPublisher: Sendable {
         headers["host"] = nil  // the URL carries it
         headers["content-type"] = "application/json"
         let response: (status: Int, body: Data)
+        let started = ContinuousClock.now
         do {
             // The body is exactly the one a SigV4 signer signed.
             response = try await client.post(endpoint.http, headers: headers, body: Data(request.body.utf8))
@@ -89,6 +97,7 @@ public struct AppSyncHTTPPublisher: Sendable {
         guard let result = PublishResult.decode(response.body) else {
             throw .service([ServiceError(errorType: "InvalidResponse", message: "the publish response could not be read", code: String(response.status))])
         }
+        metrics?.recordPublish(ContinuousClock.now - started)
         return result
     }
 }
