@@ -111,6 +111,10 @@ let package = Package(
             ]
         ),
 
+        // Server-Sent Events: the event-stream parser (the SSE connection on the transport-neutral
+        // core comes next, issue 17).
+        .target(name: "SSERuntime", dependencies: ["ChannelRuntime"]),
+
         // The Vortex client: a config file only; every type comes from the plugin.
         .target(
             name: "VortexEvents",
@@ -174,6 +178,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime"]),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime"]),
         .testTarget(
             name: "EndToEndTests",
