@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+
+/// What an entry subscribes to: the channel the hub's parameters name, or one fixed instance.
+enum Target<Subscription: ChannelSubscription> {
+    case parameters
+    case instance(Subscription)
+
+    /// Entries are shared per key: per subscription type for parameters, per channel path for instances.
+    var key: String {
+        switch self {
+        case .parameters: Subscription.template.address
+        case .instance(let instance): "instance:" + instance.channel
+        }
+    }
+
+    var instance: Subscription? {
+        if case .instance(let instance) = self { return instance }
+        return nil
+    }
+}
+
+/// A consumer of one subscription type: a plain event stream, or an update stream.
+enum Consumer<Event: Sendable>: Sendable {
+    case events(AsyncStream<Event>.Continuation)
+    case updates(UpdateConsumer<Event>)
+    case envelopes(AsyncStream<ChannelEnvelope<Event>>.Continuation)
+}
+
+/// The shared state of one subscription type, touched by the hub (routing) and by the pump task
+/// (decoding and delivery); a lock keeps the consumer list and pump consistent.
+protocol HubEntry: AnyObject, Sendable {
+    var currentChannel: String? { get }
+    var subscriptionID: String? { get }
+    func channel(for parameters: [String: ChannelSegment]) throws -> String
+    /// Starts delivering `raw`; returns the id of a subscription it replaced, if any.
+    func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String?
+    /// Stops delivering; returns the id of the subscription to unsubscribe, if any.
+    func stopPump() -> String?
+    /// Removes a consumer; true when it was the last one.
+    func remove(_ consumer: Int) -> Bool
+    /// Tells every update consumer the subscription's new status.
+    func deliver(_ status: SubscriptionStatus)
+    /// Tells every update consumer the subscription is active again after `after` down.
+    func deliverResumed(after: Duration)
+}
+
+final class Entry<Subscription: ChannelSubscription>: HubEntry {
+    private struct State {
+        var consumers: [Int: (consumer: Consumer<Subscription.Event>, priority: Int)] = [:] {
+            didSet {
+                deliveryOrder = consumers.keys.sorted { (consumers[$0]!.priority, -$0) > (consumers[$1]!.priority, -$1) }
+                consumerList = deliveryOrder.map { consumers[$0]!.consumer }
+            }
+        }
+        /// Consumer ids in delivery order: higher priority first, then in the order they came.
+        var deliveryOrder: [Int] = []
+        /// The consumers in delivery order, kept so delivering an event copies no collection.
+        var consumerList: [Consumer<Subscription.Event>] = []
+        var nextConsumer = 0
+        var channel: String?
+        var subscriptionID: String?
+        var tasks: [Task<Void, Never>] = []
+        /// Whether the last delivery overflowed a plain consumer (logged once per overflow run).
+        var overflowing = false
+        var history: HistoryStore<Subscription.Event>?
+        /// Whether a consumer or the history needs envelopes (they cost a `Date` and a copy).
+        var wantsEnvelopes: Bool { history != nil || consumerList.contains { if case .envelopes = $0 { true } else { false } } }
+    }
+
+    private let state = LockedValue(State())
+    /// A fixed instance's channel, or `nil` for the channel the hub's parameters name.
+    private let instance: Subscription?
+    private let metrics: RuntimeMetrics
+    private let logger: Logger
+
+    init(instance: Subscription?, metrics: RuntimeMetrics, logger: Logger) {
+        self.instance = instance
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    var currentChannel: String? { state.withLock { $0.channel } }
+
+    func setHistory(_ history: HistoryStore<Subscription.Event>) { state.withLock { $0.history = history } }
+
+    /// Consumer ids in the order each event reaches them.
+    var deliveryOrder: [Int] { state.withLock { $0.deliveryOrder } }
+    var subscriptionID: String? { state.withLock { $0.subscriptionID } }
+
+    func channel(for parameters: [String: ChannelSegment]) throws -> String {
+        try instance?.channel ?? Subscription(parameters: parameters).channel
+    }
+
+    /// Adds a consumer; an update consumer first learns the current status.
+    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, priority: Int = 0, replayingHistory: Bool = false) -> Int {
+        if case .updates(let updates) = consumer, let status { updates.deliver(status) }
+        return state.withLock { state in
+            if replayingHistory, case .envelopes(let continuation) = consumer, let history = state.history {
+                for envelope in history.snapshot() { continuation.yield(envelope) }
+            }
+            state.nextConsumer += 1
+            state.consumers[state.nextConsumer] = (consumer, priority)
+            return state.nextConsumer
+        }
+    }
+
+    func remove(_ consumer: Int) -> Bool {
+        state.withLock { state in
+            state.consumers[consumer] = nil
+            return state.consumers.isEmpty
+        }
+    }
+
+    func deliver(_ status: SubscriptionStatus) {
+        for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliver(status) }
+    }
+
+    func deliverResumed(after gap: Duration) {
+        for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliverResumed(after: gap) }
+    }
+
+    func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
+        let channel = raw.channel
+        let pump = Task.detached { [self] in
+            let decoder = JSONDecoder()
+            for await raw in raw.events {
+                guard let event = decode(raw.text, channel: channel, decoder: decoder) else { continue }
+                deliver(event, raw: raw, channel: channel)
+            }
+        }
+        let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
+            defer {
+                state.channel = channel
+                state.subscriptionID = raw.id
+                state.tasks = [pump, statusWatcher]
+            }
+            return (state.tasks, state.subscriptionID)
+        }
+        for task in replaced.0 { task.cancel() }
+        return replaced.1
+    }
+
+    func stopPump() -> String? {
+        let stopped = state.withLock { state -> ([Task<Void, Never>], String?) in
+            defer {
+                state.tasks = []
+                state.channel = nil
+                state.subscriptionID = nil
+            }
+            return (state.tasks, state.subscriptionID)
+        }
+        for task in stopped.0 { task.cancel() }
+        return stopped.1
+    }
+
+    private func deliver(_ event: Subscription.Event, raw: RawChannelEvent, channel: String) {
+        let wantsEnvelopes = state.withLock { $0.wantsEnvelopes }
+        let envelope = wantsEnvelopes ? ChannelEnvelope(
+            event: event, channel: channel,
+            eventType: (event as? any EventTypeReporting)?.eventType ?? Subscription.eventType,
+            receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
+        // Recorded in the history and fanned out to the consumers of the same moment (see `add`).
+        let (consumers, wasOverflowing) = state.withLock { state in
+            if let envelope { state.history?.append(envelope) }
+            return (state.consumerList, state.overflowing)
+        }
+        var overflowed = 0
+        for consumer in consumers {
+            switch consumer {
+            case .events(let continuation):
+                if case .dropped = continuation.yield(event) { overflowed += 1 }
+            case .updates(let updates):
+                overflowed += updates.deliver(event)
+            case .envelopes(let continuation):
+                if let envelope, case .dropped = continuation.yield(envelope) { overflowed += 1 }
+            }
+        }
+        guard overflowed > 0 || wasOverflowing else { return }
+        state.withLock { $0.overflowing = overflowed > 0 }
+        guard overflowed > 0 else { return }
+        metrics.channel(channel, template: Subscription.template.address) { $0.overflowed += overflowed }
+        if !wasOverflowing {
+            logger.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
+                "channel": "\(channel)", "type": "\(Subscription.Event.self)",
+            ])
+        }
+    }
+
+    private func decode(_ text: String, channel: String, decoder: JSONDecoder) -> Subscription.Event? {
+        let event: Subscription.Event
+        do {
+            event = try decoder.decode(Subscription.Event.self, from: Data(text.utf8))
+        } catch {
+            metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
+            logger.error("dropping an event that does not decode", metadata: [
+                "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
+            ])
+            return nil
+        }
+        if let expected = Subscription.eventType, let reported = (event as? any EventTypeReporting)?.eventType, reported != expected {
+            metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
+            logger.error("dropping an event with another eventType", metadata: [
+                "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
+            ])
+            return nil
+        }
+        metrics.channel(channel, template: Subscription.template.address) { $0.decoded += 1 }
+        return event
+    }
+}
