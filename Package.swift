@@ -158,12 +158,14 @@ let package = Package(
 
         // Runs child programs from tests without blocking the cooperative thread pool.
         .target(name: "ChildProcessSupport", path: "Tests/ChildProcessSupport"),
+        // A seeded random generator the fuzz and random-input tests share.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
         .testTarget(
             name: "ChannelCodegenTests",
             // `channelgen` so the CLI is built for the tests that run it; `ChannelRuntime` so generated
             // code can be type-checked against the runtime module.
-            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime", "ChildProcessSupport"],
+            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime", "ChildProcessSupport", "SeededRandom"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
@@ -178,7 +180,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime"]),
+        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "SeededRandom"]),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime"]),
         .testTarget(
             name: "EndToEndTests",

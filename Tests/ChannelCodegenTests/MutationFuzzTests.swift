@@ -1,6 +1,7 @@
 import ChannelCodegen
 import ChannelSpec
 import Foundation
+import SeededRandom
 import Testing
 
 /// Seeded mutants of the Vortex spec and its schemas (lines deleted, duplicated, swapped,

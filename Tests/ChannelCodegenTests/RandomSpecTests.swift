@@ -1,5 +1,6 @@
 import ChannelCodegen
 import Foundation
+import SeededRandom
 import Testing
 
 /// Seeded random specs drawn from the hostile pools: every spec must be accepted, and everything
@@ -37,21 +38,6 @@ struct RandomSpecTests {
             errors += try await a + b
         }
         #expect(errors.isEmpty, "\(errors.prefix(20).joined(separator: "\n"))")
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64), so a seed names the same specs on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -182,7 +182,7 @@ struct ConnectionTests {
     @Test func aRefusedSubscribeIsReportedAndRetriedWithBackoff() async throws {
         let harness = Harness { $0.subscribeRetryPolicy = ReconnectPolicy.fixed(.seconds(2)).limited(to: 1) }
         let raw = try await harness.connection.subscribe(to: vortexChannels[0])
-        let statuses = StatusCollector(await harness.connection.statusUpdates(ofSubscription: raw.id))
+        let statuses = TypedCollector(await harness.connection.statusUpdates(ofSubscription: raw.id))
         let server = try await harness.connect()
         let refusal: [String: Any] = ["type": "subscribe_error", "errors": [["errorType": "UnauthorizedException", "message": "not yours"]]]
         var subscribe = await server.nextMessage()

@@ -226,7 +226,7 @@ struct HubBufferingTests {
         let harness = Harness()
         let source: any ChannelEventSource = ChannelEventHub(connection: harness.connection)
         let consumer = TypedCollector(await source.events(PingSubscription.self))
-        let statuses = StatusCollector(await source.statusUpdates(for: PingSubscription.self))
+        let statuses = TypedCollector(await source.statusUpdates(for: PingSubscription.self))
         #expect(await source.status(of: PingSubscription.self) == .waitingForParameter)
         #expect(await source.connectionState == .idle)
         let server = try await harness.connect()

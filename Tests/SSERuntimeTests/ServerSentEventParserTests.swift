@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import SSERuntime
 import Testing
 
@@ -87,18 +88,5 @@ struct ServerSentEventParserTests {
         // Every one-byte split, too.
         var parser = ServerSentEventParser()
         #expect(bytes.flatMap { parser.parse([$0]) } == whole)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so split patterns replay exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -233,21 +233,12 @@ package struct ConnectionStateMachine: Sendable {
     package mutating func stop() -> [Action] {
         switch phase {
         case .idle, .suspended, .disconnected, .failed:
-            phase = .disconnected
-            return publish(.disconnected)
-        case .waiting:
-            phase = .disconnected
-            return [.cancelTimer(.reconnect)] + publish(.disconnected)
-        case .opening(let session, _):
-            phase = .disconnected
-            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + publish(.disconnected)
-        case .handshaking(let session, let attempts):
-            return close(session, then: .stop, wasConnected: false, attempts: attempts)
-        case .connected(let session, _):
-            return close(session, then: .stop, wasConnected: true, attempts: 0)
+            return rest(.stop)
         case .closing(let session, _, let wasConnected, let attempts):
             phase = .closing(session, then: .stop, wasConnected: wasConnected, attempts: attempts)
             return []
+        case .waiting, .opening, .handshaking, .connected:
+            return wind(down: .stop)
         }
     }
 
@@ -257,19 +248,40 @@ package struct ConnectionStateMachine: Sendable {
         switch phase {
         case .idle, .suspended, .disconnected, .failed:
             return []
-        case .waiting:
-            phase = .suspended
-            return [.cancelTimer(.reconnect)] + publish(.suspended)
-        case .opening(let session, _):
-            phase = .suspended
-            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + publish(.suspended)
-        case .handshaking(let session, let attempts):
-            return close(session, then: .suspend, wasConnected: false, attempts: attempts)
-        case .connected(let session, _):
-            return close(session, then: .suspend, wasConnected: true, attempts: 0)
         case .closing(let session, let then, let wasConnected, let attempts):
             if then != .stop { phase = .closing(session, then: .suspend, wasConnected: wasConnected, attempts: attempts) }
             return []
+        case .waiting, .opening, .handshaking, .connected:
+            return wind(down: .suspend)
+        }
+    }
+
+    /// Ends what is under way without a reconnect: a reconnect delay or an open is cut at once, a
+    /// session is closed (bounded) and comes to rest in `then` when the close ends.
+    private mutating func wind(down then: AfterClose) -> [Action] {
+        switch phase {
+        case .waiting:
+            return [.cancelTimer(.reconnect)] + rest(then)
+        case .opening(let session, _):
+            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + rest(then)
+        case .handshaking(let session, let attempts):
+            return close(session, then: then, wasConnected: false, attempts: attempts)
+        case .connected(let session, _):
+            return close(session, then: then, wasConnected: true, attempts: 0)
+        case .idle, .suspended, .disconnected, .failed, .closing:
+            return []
+        }
+    }
+
+    /// Comes to rest after a stop or a suspend.
+    private mutating func rest(_ then: AfterClose) -> [Action] {
+        switch then {
+        case .suspend:
+            phase = .suspended
+            return publish(.suspended)
+        case .stop, .reconnect, .reconnectNow, .fail:
+            phase = .disconnected
+            return publish(.disconnected)
         }
     }
 
@@ -507,12 +519,8 @@ package struct ConnectionStateMachine: Sendable {
     private mutating func ended(_ session: SessionID, then: AfterClose, wasConnected: Bool, attempts: Int) -> [Action] {
         var actions = endSession(session)
         switch then {
-        case .stop:
-            phase = .disconnected
-            actions += publish(.disconnected)
-        case .suspend:
-            phase = .suspended
-            actions += publish(.suspended)
+        case .stop, .suspend:
+            actions += rest(then)
         case .fail(let failure):
             phase = .failed(failure)
             actions += publish(.failed(failure))

@@ -95,8 +95,13 @@ private final class MetricsReporter: Sendable {
     let framesReceived, malformedFrames, unknownMessageTypes, unknownSubscriptionFrames: Counter
     let subscribeErrors, duplicateAcknowledgements, keepAliveTimeouts, reconnects: Counter
     let publishDuration: Timer
+    private struct ChannelCounterKey: Hashable {
+        let name: String
+        let template: String?
+    }
+
     /// Per-channel counters by name and template, made when first used.
-    private let channelCounters = LockedValue<[String: Counter]>([:])
+    private let channelCounters = LockedValue<[ChannelCounterKey: Counter]>([:])
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -124,15 +129,15 @@ private final class MetricsReporter: Sendable {
     }
 
     func report(from old: RuntimeMetrics.Channel, to new: RuntimeMetrics.Channel, template: String?) {
-        for (name, delta) in [("events_received", new.received - old.received), ("events_decoded", new.decoded - old.decoded),
-                              ("events_dropped", new.dropped - old.dropped), ("events_overflowed", new.overflowed - old.overflowed)]
-        where delta > 0 {
-            add(channelCounter(name, template: template), delta)
-        }
+        // Called for every event: no collection is built here.
+        if new.received > old.received { add(channelCounter("events_received", template: template), new.received - old.received) }
+        if new.decoded > old.decoded { add(channelCounter("events_decoded", template: template), new.decoded - old.decoded) }
+        if new.dropped > old.dropped { add(channelCounter("events_dropped", template: template), new.dropped - old.dropped) }
+        if new.overflowed > old.overflowed { add(channelCounter("events_overflowed", template: template), new.overflowed - old.overflowed) }
     }
 
     private func channelCounter(_ name: String, template: String?) -> Counter {
-        let key = name + "\u{0}" + (template ?? "")
+        let key = ChannelCounterKey(name: name, template: template)
         return channelCounters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = Counter(label: "channelgen_" + name, dimensions: template.map { [("channel", $0)] } ?? [], factory: factory)

@@ -87,10 +87,7 @@ public actor ChannelEventHub: ChannelEventSource {
     private func events<Subscription: ChannelSubscription>(_ target: Target<Subscription>, priority: Int = 0) async -> AsyncStream<Subscription.Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Subscription.Event.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: Subscription.Event.self))
-        let (entry, id, isNew) = register(.events(continuation), for: target, priority: priority)
-        let key = target.key
-        continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
-        if isNew { await route(entry, key: key) }
+        await attach(.events(continuation), to: target, priority: priority) { end in continuation.onTermination = { _ in end() } }
         return stream
     }
 
@@ -99,26 +96,29 @@ public actor ChannelEventHub: ChannelEventSource {
             of: ChannelUpdate<Subscription.Event>.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelUpdate<Subscription.Event>.self))
         let gaps = GapCounter()
         let consumer = UpdateConsumer(continuation: continuation, policy: bufferPolicy, gaps: gaps)
-        let (entry, id, isNew) = register(.updates(consumer), for: target)
-        let key = target.key
-        continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
-        if isNew { await route(entry, key: key) }
+        await attach(.updates(consumer), to: target) { end in continuation.onTermination = { _ in end() } }
         return ChannelUpdates(base: stream, gaps: gaps)
     }
 
-    /// Adds a consumer to the entry of its target (made when it is the first).
-    private func register<Subscription: ChannelSubscription>(
-        _ consumer: Consumer<Subscription.Event>, for target: Target<Subscription>, priority: Int = 0, replayingHistory: Bool = false
-    ) -> (entry: Entry<Subscription>, id: Int, isNew: Bool) {
+    /// Adds a consumer to the entry of its target (made, and routed, when it is the first);
+    /// `whenEnded` installs the handler that removes the consumer when its stream ends.
+    private func attach<Subscription: ChannelSubscription>(
+        _ consumer: Consumer<Subscription.Event>, to target: Target<Subscription>, priority: Int = 0, replayingHistory: Bool = false,
+        whenEnded: (@escaping @Sendable () -> Void) -> Void
+    ) async {
         let key = target.key
         if let existing = entries[key] as? Entry<Subscription> {
-            return (existing, existing.add(consumer, status: statuses[key], priority: priority, replayingHistory: replayingHistory), false)
+            let id = existing.add(consumer, status: statuses[key], priority: priority, replayingHistory: replayingHistory)
+            whenEnded { Task { await self.removeConsumer(id, from: key) } }
+            return
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
         let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, logger: logger)
         if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
-        return (entry, entry.add(consumer, status: nil, priority: priority, replayingHistory: replayingHistory), true)
+        let id = entry.add(consumer, status: nil, priority: priority, replayingHistory: replayingHistory)
+        whenEnded { Task { await self.removeConsumer(id, from: key) } }
+        await route(entry, key: key)
     }
 
     /// The events of `subscription` with their channel, event type, arrival time and sequence
@@ -163,10 +163,9 @@ public actor ChannelEventHub: ChannelEventSource {
             of: ChannelEnvelope<Subscription.Event>.self, bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelEnvelope<Subscription.Event>.self))
         // The replay happens as the consumer joins, under the entry's lock: each event is either in
         // the replayed history or delivered live, never both, never neither.
-        let (entry, id, isNew) = register(.envelopes(continuation), for: target, replayingHistory: replayingHistory)
-        let key = target.key
-        continuation.onTermination = { _ in Task { await self.removeConsumer(id, from: key) } }
-        if isNew { await route(entry, key: key) }
+        await attach(.envelopes(continuation), to: target, replayingHistory: replayingHistory) { end in
+            continuation.onTermination = { _ in end() }
+        }
         return stream
     }
 

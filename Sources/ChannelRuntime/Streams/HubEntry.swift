@@ -51,6 +51,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             didSet {
                 deliveryOrder = consumers.keys.sorted { (consumers[$0]!.priority, -$0) > (consumers[$1]!.priority, -$1) }
                 consumerList = deliveryOrder.map { consumers[$0]!.consumer }
+                hasEnvelopeConsumers = consumerList.contains { if case .envelopes = $0 { true } else { false } }
             }
         }
         /// Consumer ids in delivery order: higher priority first, then in the order they came.
@@ -64,8 +65,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         /// Whether the last delivery overflowed a plain consumer (logged once per overflow run).
         var overflowing = false
         var history: HistoryStore<Subscription.Event>?
-        /// Whether a consumer or the history needs envelopes (they cost a `Date` and a copy).
-        var wantsEnvelopes: Bool { history != nil || consumerList.contains { if case .envelopes = $0 { true } else { false } } }
+        var hasEnvelopeConsumers = false
+        /// Whether a consumer or the history needs envelopes (kept, so delivery scans nothing).
+        var wantsEnvelopes: Bool { history != nil || hasEnvelopeConsumers }
     }
 
     private let state = LockedValue(State())
@@ -155,15 +157,15 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     private func deliver(_ event: Subscription.Event, raw: RawChannelEvent, channel: String) {
-        let wantsEnvelopes = state.withLock { $0.wantsEnvelopes }
-        let envelope = wantsEnvelopes ? ChannelEnvelope(
-            event: event, channel: channel,
-            eventType: (event as? any EventTypeReporting)?.eventType ?? Subscription.eventType,
-            receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
-        // Recorded in the history and fanned out to the consumers of the same moment (see `add`).
-        let (consumers, wasOverflowing) = state.withLock { state in
+        // One lock per event: recorded in the history and fanned out to the consumers of the same
+        // moment (see `add`).
+        let (consumers, wasOverflowing, envelope) = state.withLock { state in
+            let envelope = state.wantsEnvelopes ? ChannelEnvelope(
+                event: event, channel: channel,
+                eventType: (event as? any EventTypeReporting)?.eventType ?? Subscription.eventType,
+                receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
             if let envelope { state.history?.append(envelope) }
-            return (state.consumerList, state.overflowing)
+            return (state.consumerList, state.overflowing, envelope)
         }
         var overflowed = 0
         for consumer in consumers {

@@ -76,18 +76,6 @@ final class Collector: Sendable {
     }
 }
 
-/// Collects subscription statuses in the background.
-final class StatusCollector: Sendable {
-    private let box = NIOLockedValueBox<[SubscriptionStatus]>([])
-
-    init(_ stream: AsyncStream<SubscriptionStatus>) {
-        let box = self.box
-        Task { for await status in stream { box.withLockedValue { $0.append(status) } } }
-    }
-
-    var elements: [SubscriptionStatus] { box.withLockedValue { $0 } }
-}
-
 extension SubscriptionStatus {
     /// The service's errors of a rejected or failed status.
     var errors: [ServiceError] {

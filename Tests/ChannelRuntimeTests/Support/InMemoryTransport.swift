@@ -82,19 +82,13 @@ final class FakeServer: Sendable {
             }
         }
 
-        /// Whether the client closed: `close()` finishes the stream at once unless the test froze
-        /// the server, which then never answers the close handshake.
-        let frozen = NIOLockedValueBox(false)
-        let aborted = NIOLockedValueBox(false)
-
         func close() async {
             sent.withLockedValue { $0.closed = true }
-            if !frozen.withLockedValue({ $0 }) { toClient.finish() }
+            toClient.finish()
         }
 
         func abort() {
             sent.withLockedValue { $0.closed = true }
-            aborted.withLockedValue { $0 = true }
             toClient.finish()
         }
     }
@@ -118,12 +112,6 @@ final class FakeServer: Sendable {
 
     /// Ends the connection without a close handshake.
     func drop() { session.toClient.finish() }
-
-    /// From now on the server answers nothing, not even a close (a frozen server or a blackholed path).
-    func freeze() { session.frozen.withLockedValue { $0 = true } }
-
-    /// Whether the client closed the socket hard.
-    var wasAborted: Bool { session.aborted.withLockedValue { $0 } }
 
     /// The next frame the client sent, parsed; `nil` when the client closed without sending more.
     func nextMessage() async -> [String: Any]? {
