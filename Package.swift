@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
         .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
         .library(name: "ChannelStreams", targets: ["ChannelStreams"]),
+        .library(name: "SSERuntime", targets: ["SSERuntime"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
     ],
@@ -111,9 +112,20 @@ let package = Package(
             ]
         ),
 
-        // Server-Sent Events: the event-stream parser (the SSE connection on the transport-neutral
-        // core comes next, issue 17).
-        .target(name: "SSERuntime", dependencies: ["ChannelRuntime"]),
+        // The second transport: Server-Sent Events from a Mercure hub (one stream, many channels,
+        // Last-Event-ID resume) on the transport-neutral core; authorization shared with AppSync.
+        .target(
+            name: "SSERuntime",
+            dependencies: [
+                "ChannelRuntime", "AppSyncRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
 
         // The Vortex client: a config file only; every type comes from the plugin.
         .target(
@@ -150,7 +162,7 @@ let package = Package(
         .executableTarget(
             name: "vortex-demo",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator",
+                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

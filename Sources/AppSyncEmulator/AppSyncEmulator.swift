@@ -9,16 +9,18 @@ import NIOCore
 /// A local AWS AppSync Events service on 127.0.0.1: the WebSocket protocol at `/event/realtime`
 /// (subprotocol `aws-appsync-event-ws` with `header-` auth) and HTTP publish at `POST /event`,
 /// with API-key and JWT authorizers, wildcard subscriptions, the service limits, and fault
-/// injection for tests. Apps develop against it offline; tests use it instead of AWS.
+/// injection for tests. It is also a Mercure hub (`GET /.well-known/mercure`, Server-Sent Events
+/// with event ids, `Last-Event-ID` replay, `retry:` and heartbeats) for the SSE transport. Apps develop against it offline; tests use it instead of AWS.
 public final class AppSyncEmulator: Sendable {
     public let configuration: EmulatorConfiguration
-    private let broker = EmulatorBroker()
+    private let broker: EmulatorBroker
     private let logger: Logger
     private let state = NIOLockedValueBox<(task: Task<Void, Never>?, endpoint: URL?, authorizer: EmulatorAuthorizer?)>((nil, nil, nil))
 
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration(), logger: Logger = Logger(label: "AppSyncEmulator")) {
         self.configuration = configuration
         self.logger = logger
+        self.broker = EmulatorBroker(replayCapacity: configuration.replayBufferSize)
     }
 
     /// The HTTP endpoint while running, e.g. `http://127.0.0.1:54321/event`.
@@ -50,6 +52,11 @@ public final class AppSyncEmulator: Sendable {
                 status: HTTPResponse.Status(code: status),
                 headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        }
+
+        let eventStreams = EventStreamEndpoint(configuration: configuration, streams: broker.streams, authorizer: authorizer, logger: logger)
+        router.get(".well-known/mercure") { request, _ -> Response in
+            await eventStreams.response(to: request)
         }
 
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -143,6 +150,20 @@ public final class AppSyncEmulator: Sendable {
 
     /// Refuses the WebSocket upgrade of the next `count` connects.
     public func rejectNextConnects(_ count: Int) async { await broker.rejectNextConnects(count) }
+
+    /// Answers the next `count` event stream requests with `status` (e.g. 429 or 503) and, when
+    /// given, `Retry-After: <seconds>`.
+    public func refuseNextEventStreams(_ count: Int, status: Int, retryAfterSeconds: Int? = nil) {
+        broker.streams.refuseNext(count, status: status, retryAfter: retryAfterSeconds)
+    }
+
+    /// Every open event stream stops sending (no events, no heartbeats) with its connection left
+    /// open: a frozen server. Events published meanwhile stay in the replay buffer.
+    public func stallEventStreams() { broker.streams.stallAll() }
+
+    /// Event streams open now, and opened since the start.
+    public var eventStreamCount: Int { broker.streams.openStreams }
+    public var eventStreamsOpened: Int { broker.streams.streamsOpened }
 
     /// Delays every `connection_ack` and `subscribe_success` (zero: no delay).
     public func delayAcknowledgements(by delay: Duration) async { await broker.delayAcknowledgements(by: delay) }

@@ -3,6 +3,13 @@ import NIOCore
 /// The emulator's shared state: open connections, their subscriptions, fan-out of published
 /// events, and the faults tests inject.
 actor EmulatorBroker {
+    /// The Server-Sent Events (Mercure) streams; every publish reaches them too.
+    nonisolated let streams: EventStreams
+
+    init(replayCapacity: Int) {
+        streams = EventStreams(replayCapacity: replayCapacity)
+    }
+
     struct Connection {
         var outbox: AsyncStream<String>.Continuation
         var channel: any Channel
@@ -68,6 +75,7 @@ actor EmulatorBroker {
 
     /// Sends each event, one `data` message per event, to every matching subscription.
     func publish(_ events: [String], to channel: ChannelPath) {
+        streams.publish(events, to: channel)
         for connection in connections.values {
             for (id, path) in connection.subscriptions where path.matches(channel) {
                 for event in events {
@@ -85,6 +93,7 @@ actor EmulatorBroker {
 
     /// Closes every connection's TCP socket with no WebSocket close frame.
     func dropConnections() {
+        streams.dropAll()
         for connection in connections.values { connection.channel.close(promise: nil) }
     }
 

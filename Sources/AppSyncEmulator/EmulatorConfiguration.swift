@@ -15,6 +15,12 @@ public struct EmulatorConfiguration: Sendable {
     public var maximumSubscriptionsPerConnection: Int
     public var maximumEventBytes: Int
     public var maximumEventsPerPublish: Int
+    /// Interval of heartbeat comments on the Server-Sent Events (Mercure) endpoint.
+    public var eventStreamHeartbeatInterval: Duration
+    /// `retry:` sent at the start of every event stream (the client's reconnect delay).
+    public var eventStreamRetry: Duration
+    /// Published events kept for `Last-Event-ID` replay on the event stream endpoint.
+    public var replayBufferSize: Int
 
     public init(
         namespaces: Set<String> = ["default"],
@@ -24,7 +30,10 @@ public struct EmulatorConfiguration: Sendable {
         connectionTimeoutMs: Int = 300_000,
         maximumSubscriptionsPerConnection: Int = 200,
         maximumEventBytes: Int = 240 * 1024,
-        maximumEventsPerPublish: Int = 5
+        maximumEventsPerPublish: Int = 5,
+        eventStreamHeartbeatInterval: Duration = .seconds(15),
+        eventStreamRetry: Duration = .seconds(1),
+        replayBufferSize: Int = 10_000
     ) {
         self.namespaces = namespaces
         self.apiKeys = apiKeys
@@ -34,5 +43,8 @@ public struct EmulatorConfiguration: Sendable {
         self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection
         self.maximumEventBytes = maximumEventBytes
         self.maximumEventsPerPublish = maximumEventsPerPublish
+        self.eventStreamHeartbeatInterval = eventStreamHeartbeatInterval
+        self.eventStreamRetry = eventStreamRetry
+        self.replayBufferSize = replayBufferSize
     }
 }

@@ -3,6 +3,7 @@ import AppSyncRuntime
 import ArgumentParser
 import Foundation
 import Logging
+import SSERuntime
 import VortexEvents
 
 /// The generated Vortex client end to end: subscribe to the user's nine channels, publish one
@@ -16,7 +17,16 @@ struct VortexDemo: AsyncParsableCommand {
             With no options it starts the emulator in this process. With --endpoint it uses that Event API:
               vortex-demo --endpoint https://<id>.appsync-api.<region>.amazonaws.com/event --api-key da2-… --user-id <id>
             (or --token <jwt> instead of --api-key).
+            With --transport sse the same generated notifier runs on Server-Sent Events from the
+            Mercure hub at /.well-known/mercure (the embedded emulator serves one).
             """)
+
+    enum Transport: String, ExpressibleByArgument, CaseIterable {
+        case websocket, sse
+    }
+
+    @Option(help: "How events arrive: websocket (AppSync Events) or sse (a Mercure hub).")
+    var transport: Transport = .websocket
 
     @Option(help: "HTTP endpoint of a real Event API (…/event). Omit to use the embedded emulator.")
     var endpoint: String?
@@ -82,10 +92,14 @@ struct VortexDemo: AsyncParsableCommand {
     }
 
     private func demo(httpEndpoint: String, subscriber subscriberAuthorization: AppSyncAuthorization, publisher publisherAuthorization: AppSyncAuthorization, logger: Logger) async throws {
-        // 2. The generated notifier on one connection.
+        // 2. The generated notifier on one connection; the transport is configuration, not a regenerate.
         let appSync = try AppSyncEndpoint(http: httpEndpoint)
-        let connection = AppSyncConnection(
-            configuration: AppSyncConfiguration(endpoint: appSync, authorization: subscriberAuthorization), logger: logger)
+        let connection: any DemoConnection = switch transport {
+        case .websocket:
+            AppSyncConnection(configuration: AppSyncConfiguration(endpoint: appSync, authorization: subscriberAuthorization), logger: logger)
+        case .sse:
+            SSEConnection(configuration: SSEConfiguration(endpoint: appSync, authorization: subscriberAuthorization), logger: logger)
+        }
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: logger))
         try await notifier.setUserId(userId)
         await connection.start()
@@ -100,7 +114,7 @@ struct VortexDemo: AsyncParsableCommand {
             await connection.disconnect()
             throw DemoFailure("the nine subscriptions were not acknowledged within \(timeout) s (connection: \(state))")
         }
-        print("Subscribed to 9 channels of user \(userId) on one WebSocket")
+        print("Subscribed to 9 channels of user \(userId) on one \(transport == .sse ? "Server-Sent Events stream" : "WebSocket")")
 
         // 3. One sample event per channel, over HTTP, as the backend would publish them.
         let publisher = AppSyncHTTPPublisher(endpoint: appSync, authorization: publisherAuthorization)
@@ -140,6 +154,16 @@ struct VortexDemo: AsyncParsableCommand {
         return await condition()
     }
 }
+
+/// What the demo needs of either transport's connection.
+protocol DemoConnection: ChannelConnection {
+    func start() async
+    func disconnect() async
+    var acknowledgedChannels: [String] { get async }
+}
+
+extension AppSyncConnection: DemoConnection {}
+extension SSEConnection: DemoConnection {}
 
 /// Prints each typed event as it arrives and counts them.
 actor Received {

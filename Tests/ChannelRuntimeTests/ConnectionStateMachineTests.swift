@@ -391,6 +391,45 @@ struct ConnectionStateMachineTests {
         #expect(suspended.resume() == [])
     }
 
+    // MARK: Delays the service names, renewing a session (SSE)
+
+    @Test func aRetryAfterIsWaitedWhenLongerThanThePolicyDelay() {
+        var longer = Self.connected()
+        _ = longer.sessionRefused(Self.session(1), .retryable(Self.refusal, retryAfter: .seconds(120)))
+        #expect(longer.transportClosed(Self.session(1)).suffix(3) == [.publishState(.reconnecting(after: .seconds(120))), .count(.reconnect), .startTimer(.reconnect, .seconds(120))])
+
+        var shorter = Self.connected()
+        _ = shorter.sessionRefused(Self.session(1), .retryable(Self.refusal, retryAfter: .milliseconds(10)))
+        #expect(shorter.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(1)))
+    }
+
+    @Test func theServicesReconnectDelayReplacesThePolicyDelayButNotItsLimit() {
+        var machine = Self.connected()
+        machine.serviceAskedForReconnectDelay(.milliseconds(250))
+        #expect(machine.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .milliseconds(250)))
+
+        var limited = Self.connected(settings: { var settings = Self.settings; settings.reconnectPolicy = .never; return settings }())
+        limited.serviceAskedForReconnectDelay(.milliseconds(250))
+        #expect(limited.transportClosed(Self.session(1)).last == .publishState(.failed(.gaveUp)))
+
+        machine.serviceAskedForReconnectDelay(nil)
+        _ = machine.timerFired(.reconnect)
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        #expect(machine.transportClosed(Self.session(2)).last == .startTimer(.reconnect, .seconds(1)))
+    }
+
+    @Test func renewingASessionClosesItAndOpensANewOneAtOnce() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        let closing = machine.renewSession(Self.session(1))
+        #expect(closing.contains(.closeTransport(Self.session(1))))
+        #expect(machine.renewSession(Self.session(1)) == [])  // already closing
+        let reopened = machine.transportClosed(Self.session(1))
+        #expect(reopened.contains(.openTransport(Self.session(2))))
+        #expect(!reopened.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
+        #expect(machine.renewSession(Self.session(1)) == [])  // stale
+    }
+
     // MARK: Reconnect policies
 
     @Test func fullJitterStaysUnderTheExponentialCeiling() {

@@ -122,13 +122,16 @@ package struct ConnectionStateMachine: Sendable {
         case unauthorized([ServiceError])
         /// Refused for a reason retrying cannot fix.
         case rejected([ServiceError])
-        /// Refused for now; the reconnect policy applies.
-        case retryable([ServiceError])
+        /// Refused for now; the reconnect policy applies, waiting at least `retryAfter` when the
+        /// service named a delay (HTTP `Retry-After` on 429/503).
+        case retryable([ServiceError], retryAfter: Duration? = nil)
     }
 
     private enum AfterClose: Equatable {
         /// After the policy's delay (an abnormal end).
         case reconnect
+        /// After the policy's delay, but no sooner than the service asked.
+        case reconnectNoSooner(than: Duration)
         /// At once (planned reconnect; credentials asked anew; resumed while closing).
         case reconnectNow
         case suspend
@@ -181,6 +184,8 @@ package struct ConnectionStateMachine: Sendable {
     private var unsubscribeWhenAcknowledged: Set<String> = []
     /// Whether the one retry after an authorization failure was used since the last accepted session.
     private var unauthorizedRetryUsed = false
+    /// The reconnect delay the service asked for (SSE `retry:`), used instead of the policy's delay.
+    private var serverReconnectDelay: Duration?
 
     package init(settings: Settings) {
         self.settings = settings
@@ -279,7 +284,7 @@ package struct ConnectionStateMachine: Sendable {
         case .suspend:
             phase = .suspended
             return publish(.suspended)
-        case .stop, .reconnect, .reconnectNow, .fail:
+        case .stop, .reconnect, .reconnectNoSooner, .reconnectNow, .fail:
             phase = .disconnected
             return publish(.disconnected)
         }
@@ -362,6 +367,19 @@ package struct ConnectionStateMachine: Sendable {
 
     // MARK: The service
 
+    /// The service named the delay before reconnecting after a drop (SSE's `retry:` field); `nil`
+    /// returns to the reconnect policy's delay. The policy still decides whether to try again.
+    package mutating func serviceAskedForReconnectDelay(_ delay: Duration?) {
+        serverReconnectDelay = delay
+    }
+
+    /// The transport must be reopened to carry a changed set of channels (SSE: the topics are in
+    /// the request): the session is closed (bounded) and a new one opens at once, resubscribing all.
+    package mutating func renewSession(_ session: SessionID) -> [Action] {
+        guard case .connected(session, _) = phase else { return [] }
+        return close(session, then: .reconnectNow, wasConnected: true, attempts: 0)
+    }
+
     /// The service accepted the session (AppSync: `connection_ack`), announcing its keep-alive
     /// timeout or not. A second acceptance on the same session is ignored.
     package mutating func sessionAccepted(_ session: SessionID, keepAliveTimeout: Duration?) -> [Action] {
@@ -406,6 +424,8 @@ package struct ConnectionStateMachine: Sendable {
             return close(session, then: .fail(.unauthorized(errors)), wasConnected: wasConnected, attempts: attempts)
         case .rejected(let errors):
             return close(session, then: .fail(.rejected(errors)), wasConnected: wasConnected, attempts: attempts)
+        case .retryable(_, let retryAfter?):
+            return close(session, then: .reconnectNoSooner(than: retryAfter), wasConnected: wasConnected, attempts: attempts)
         case .retryable:
             return close(session, then: .reconnect, wasConnected: wasConnected, attempts: attempts)
         }
@@ -527,12 +547,15 @@ package struct ConnectionStateMachine: Sendable {
         case .reconnectNow:
             actions.append(.count(.reconnect))
             actions += openSession(attempts: attempts)
-        case .reconnect:
+        case .reconnect, .reconnectNoSooner:
             let failedAttempts = wasConnected ? 1 : attempts + 1
-            guard let delay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
+            guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
                 phase = .failed(.gaveUp)
                 return actions + publish(.failed(.gaveUp))
             }
+            // The policy bounds how often; the service may name how long (SSE `retry:`, `Retry-After`).
+            var delay = serverReconnectDelay ?? policyDelay
+            if case .reconnectNoSooner(let minimum) = then { delay = max(delay, minimum) }
             phase = .waiting(attempts: failedAttempts)
             actions += publish(.reconnecting(after: delay)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
         }

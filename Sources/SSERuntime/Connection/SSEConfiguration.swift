@@ -1,0 +1,67 @@
+import AppSyncRuntime
+import ChannelRuntime
+import Foundation
+
+/// Settings of an `SSEConnection`: where the Mercure hub is, how to authorize, and timing.
+///
+/// The hub defaults to `/.well-known/mercure` on the API's host (Mercure's well-known URL), so the
+/// same `AppSyncEndpoint` and `AppSyncAuthorization` serve both transports. Plain `http` is allowed
+/// for loopback hosts only, as for the WebSocket.
+public struct SSEConfiguration: Sendable {
+    /// The API whose host serves the hub; authorization is asked for it (operation `.connect`).
+    public var endpoint: AppSyncEndpoint
+    /// The Mercure hub URL the stream is opened on.
+    public var hub: URL
+    /// How every stream is authorized (headers sent with the `GET`).
+    public var authorization: AppSyncAuthorization
+    /// Delay before reconnecting after a drop when the server sent no `retry:`; it also bounds how
+    /// many attempts are made (`.limited(to:)`). Default: 1 s doubling to 30 s.
+    public var reconnectPolicy: ReconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(30))
+    /// Asked before every attempt; while it returns false the connection waits `signedOutRetryInterval`.
+    public var isSignedIn: @Sendable () async -> Bool = { true }
+    /// How long to wait before asking `isSignedIn` again.
+    public var signedOutRetryInterval: Duration = .seconds(10)
+    /// Upper bound for the request until the response head arrives.
+    public var connectTimeout: Duration = .seconds(15)
+    /// Silence (no byte, no heartbeat comment) after which the stream is taken for dead and reopened.
+    /// Mercure hubs send a heartbeat every 40 s by default.
+    public var heartbeatTimeout: Duration = .seconds(60)
+    /// How long to gather subscription changes before the stream is reopened with the new channels.
+    public var resubscribeDelay: Duration = .milliseconds(20)
+    /// The range a server's `retry:` is clamped to; a server cannot make the client hammer it or
+    /// wait for days.
+    public var serverRetryRange: ClosedRange<Duration> = .milliseconds(100) ... .seconds(60)
+    /// The longest `Retry-After` honoured on 429/503.
+    public var maximumRetryAfter: Duration = .seconds(600)
+    /// Reconnect proactively after this long.
+    public var plannedReconnectInterval: Duration = .seconds(24 * 3600)
+    /// An event larger than this is dropped (and counted as malformed): memory stays bounded.
+    public var maximumEventBytes: Int = 1 << 20
+
+    /// Settings with the defaults above; the hub is `/.well-known/mercure` on `endpoint`'s host.
+    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, hub: URL? = nil) {
+        self.endpoint = endpoint
+        self.authorization = authorization
+        var components = URLComponents(url: endpoint.http, resolvingAgainstBaseURL: false)!
+        components.path = "/.well-known/mercure"
+        self.hub = hub ?? components.url!
+    }
+
+    /// The connection machine's settings from these.
+    var machineSettings: ConnectionStateMachine.Settings {
+        ConnectionStateMachine.Settings(
+            reconnectPolicy: reconnectPolicy,
+            // The stream carries every channel the request names: there is no per-channel refusal to retry.
+            subscribeRetryPolicy: .never,
+            signedOutRetryInterval: signedOutRetryInterval,
+            connectTimeout: connectTimeout,
+            operationTimeout: connectTimeout,
+            defaultKeepAliveTimeout: heartbeatTimeout,
+            keepAliveRange: heartbeatTimeout ... heartbeatTimeout,
+            plannedReconnectInterval: plannedReconnectInterval,
+            // Closing an HTTP response is closing its socket: nothing to wait for.
+            closeGracePeriod: .seconds(1),
+            retriesUnauthorizedOnce: true
+        )
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The default `EventStreamTransport`: HTTP/1.1 on SwiftNIO (TLS for `https`), one connection per
+/// stream, no redirects, no proxy.
+public struct NIOEventStreamTransport: EventStreamTransport {
+    /// TLS for `https` URLs; the default verifies the server against the system's trust roots.
+    public var tlsConfiguration: TLSConfiguration
+    /// Upper bound for the TCP connect alone (the connection's `connectTimeout` bounds the whole open).
+    public var socketConnectTimeout: Duration
+
+    /// A transport; `tlsConfiguration` replaces the system trust roots for `https` servers.
+    public init(tlsConfiguration: TLSConfiguration = .makeClientConfiguration(), socketConnectTimeout: Duration = .seconds(10)) {
+        self.tlsConfiguration = tlsConfiguration
+        self.socketConnectTimeout = socketConnectTimeout
+    }
+
+    public func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
+            throw EventStreamTransportError.invalidURL(url.absoluteString)
+        }
+        let sslContext = scheme == "https" ? try NIOSSLContext(configuration: tlsConfiguration) : nil
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.nanoseconds(Int64(socketConnectTimeout.components.seconds) * 1_000_000_000 + socketConnectTimeout.components.attoseconds / 1_000_000_000))
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        // SNI carries host names only; certificate checks still apply to IP addresses.
+                        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        // A connect the caller gave up on while it ran (its timeout fired) leaves no socket behind.
+        if Task.isCancelled {
+            try? await channel.channel.close()
+            throw CancellationError()
+        }
+
+        var requestHeaders = HTTPHeaders()
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        requestHeaders.add(name: "Host", value: url.port.map { "\(hostText):\($0)" } ?? hostText)
+        requestHeaders.add(name: "Accept", value: "text/event-stream")
+        requestHeaders.add(name: "Cache-Control", value: "no-cache")
+        for (name, value) in headers where name.lowercased() != "host" { requestHeaders.add(name: name, value: value) }
+        let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: requestHeaders)
+
+        let responseHead = channel.channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+        let (body, bodyContinuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
+        let nioChannel = channel.channel
+        let reader = Task {
+            // A promise completed twice traps: a server sending several heads (1xx first) must not.
+            var headReceived = false
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(.head(head))
+                    try await outbound.write(.end(nil))
+                    for try await part in inbound {
+                        switch part {
+                        case .head(let received):
+                            guard !headReceived, received.status.code >= 200 else { continue }
+                            headReceived = true
+                            responseHead.succeed(received)
+                        case .body(let buffer):
+                            if headReceived { bodyContinuation.yield(Array(buffer.readableBytesView)) }
+                        case .end:
+                            if headReceived { return }
+                        }
+                    }
+                }
+            } catch {
+                // The peer or the network ended the response; `body` finishing says so.
+            }
+            if !headReceived { responseHead.fail(EventStreamTransportError.closedBeforeResponse) }
+            bodyContinuation.finish()
+        }
+        bodyContinuation.onTermination = { _ in nioChannel.close(promise: nil) }
+        let received: HTTPResponseHead
+        do {
+            received = try await withTaskCancellationHandler {
+                try await responseHead.futureResult.get()
+            } onCancel: {
+                nioChannel.close(promise: nil)
+            }
+        } catch {
+            nioChannel.close(promise: nil)
+            await reader.value
+            throw Task.isCancelled ? CancellationError() : error
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in received.headers {
+            let key = name.lowercased()
+            fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+        }
+        return EventStreamResponse(status: Int(received.status.code), headers: fields, body: body) {
+            nioChannel.close(promise: nil)
+        }
+    }
+}
+
+/// Why an event stream could not be opened.
+public enum EventStreamTransportError: Error, Equatable, CustomStringConvertible {
+    /// The URL is not `http`/`https` with a host.
+    case invalidURL(String)
+    /// The connection ended before a response head arrived.
+    case closedBeforeResponse
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
+        case .closedBeforeResponse: return "the connection ended before the response head arrived"
+        }
+    }
+}
