@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "ChildProcessSupport",
+                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "ChildProcessSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -7,8 +7,9 @@ import NIOCore
 /// `GET /.well-known/mercure?topic=<channel>&topic=…`: the Mercure subscription endpoint. One
 /// `text/event-stream` per request carrying every named channel (`…/*` wildcards too) that the
 /// caller's API key or JWT may read; `Last-Event-ID` (header, or Mercure's `lastEventID` query
-/// parameter) replays what was published after that event; `retry:` first, heartbeat comments
-/// while idle.
+/// parameter) replays what was published after that event; the response's `Last-Event-ID` names the
+/// last event published so far, so a client that has received none yet can still resume from there;
+/// `retry:` first, heartbeat comments while idle.
 struct EventStreamEndpoint: Sendable {
     let configuration: EmulatorConfiguration
     let streams: EventStreams
@@ -36,13 +37,13 @@ struct EventStreamEndpoint: Sendable {
             topics.append(path)
         }
         let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["lastEventID"].map(String.init)
-        let (id, replay, messages) = streams.open(topics: topics, identity: identity, lastEventID: lastEventID)
+        let (id, replay, current, messages) = streams.open(topics: topics, identity: identity, lastEventID: lastEventID)
         let streams = self.streams
         let heartbeatInterval = configuration.eventStreamHeartbeatInterval
         let retry = configuration.eventStreamRetry
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("Last-Event-ID")!: current],
             body: ResponseBody { writer in
                 let heartbeats = Task {
                     while !Task.isCancelled {

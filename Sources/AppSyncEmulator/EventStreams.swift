@@ -54,18 +54,23 @@ final class EventStreams: Sendable {
     }
 
     /// Registers a stream for `topics` and returns, atomically, the events after `lastEventID` it
-    /// must replay first. An unknown or too old id replays nothing (the hub cannot know the gap).
-    func open(topics: [ChannelPath], identity: Identity, lastEventID: String?) -> (id: Int, replay: [StoredEvent], messages: AsyncStream<Message>) {
+    /// must replay first, and the id of the last event published so far (Mercure's reconciliation:
+    /// the `Last-Event-ID` response header, `earliest` before any). `earliest` replays the whole
+    /// buffer; an unknown or too old id replays nothing (the hub cannot know the gap).
+    func open(topics: [ChannelPath], identity: Identity, lastEventID: String?) -> (id: Int, replay: [StoredEvent], current: String, messages: AsyncStream<Message>) {
         let (messages, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .unbounded)
         return state.withLockedValue { state in
             state.nextSubscriber += 1
             state.opened += 1
             state.subscribers[state.nextSubscriber] = Subscriber(topics: topics, identity: identity, continuation: continuation)
             var replay: [StoredEvent] = []
-            if let lastEventID, let last = Int(lastEventID), let index = state.replay.firstIndex(where: { $0.id == last }) {
+            if lastEventID == "earliest" {
+                replay = state.replay.filter { event in Self.wants(topics, identity, event.path) }
+            } else if let lastEventID, let last = Int(lastEventID), let index = state.replay.firstIndex(where: { $0.id == last }) {
                 replay = state.replay[(index + 1)...].filter { event in Self.wants(topics, identity, event.path) }
             }
-            return (state.nextSubscriber, replay, messages)
+            let current = state.nextEventID == 0 ? "earliest" : String(state.nextEventID)
+            return (state.nextSubscriber, replay, current, messages)
         }
     }
 

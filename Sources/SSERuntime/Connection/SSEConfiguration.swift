@@ -39,12 +39,31 @@ public struct SSEConfiguration: Sendable {
     public var maximumEventBytes: Int = 1 << 20
 
     /// Settings with the defaults above; the hub is `/.well-known/mercure` on `endpoint`'s host.
-    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, hub: URL? = nil) {
+    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
         self.endpoint = endpoint
         self.authorization = authorization
         var components = URLComponents(url: endpoint.http, resolvingAgainstBaseURL: false)!
         components.path = "/.well-known/mercure"
-        self.hub = hub ?? components.url!
+        components.query = nil
+        self.hub = components.url!
+    }
+
+    /// Settings with the defaults above and a hub of its own; it must be `https` (plain `http`
+    /// only on loopback), as credentials go to it.
+    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, hub: URL) throws(SSEConnectionError) {
+        guard Self.allowsScheme(of: hub) else { throw .insecureHub(hub.absoluteString) }
+        self.init(endpoint: endpoint, authorization: authorization)
+        self.hub = hub
+    }
+
+    /// `https`, or plain `http` on a loopback host (as `AppSyncEndpoint` requires for the API).
+    static func allowsScheme(of url: URL) -> Bool {
+        guard let host = url.host, !host.isEmpty else { return false }
+        switch url.scheme?.lowercased() {
+        case "https": return true
+        case "http": return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        default: return false
+        }
     }
 
     /// The connection machine's settings from these.

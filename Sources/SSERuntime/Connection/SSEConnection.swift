@@ -10,7 +10,8 @@ import Logging
 /// The wire is the Mercure protocol: `GET <hub>?topic=<channel>&topic=…` with the
 /// authorization's headers, answered by `text/event-stream`. Each event's `event:` field (Mercure's
 /// update `type`) names its channel, its `data:` is the event's JSON and its `id:` is sent back as
-/// `Last-Event-ID` when the stream is reopened, so the hub replays what was published meanwhile.
+/// `Last-Event-ID` when the stream is reopened, so the hub replays what was published meanwhile
+/// (before the first event, the `Last-Event-ID` the hub answered the request with).
 ///
 /// The connection's life is the transport-neutral `ConnectionStateMachine`, as for the WebSocket:
 /// - a `200` event stream is the accepted session; every subscription it names is active at once;
@@ -176,7 +177,6 @@ public actor SSEConnection: ChannelConnection {
         }
         let response: EventStreamResponse
         do {
-            guard AppSyncEndpointRules.allowsScheme(of: configuration.hub) else { throw SSEConnectionError.insecureHub(configuration.hub.absoluteString) }
             var headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
             if let lastEventID { headers["Last-Event-ID"] = lastEventID }
             response = try await transport.open(hubURL(for: channels), headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
@@ -192,6 +192,9 @@ public actor SSEConnection: ChannelConnection {
             return
         }
         let refusal = Self.refusal(for: response, maximumRetryAfter: configuration.maximumRetryAfter)
+        // Mercure's reconciliation: the hub names the last event it had when the stream opened, so
+        // a reopen before the first event still resumes from there instead of losing the gap.
+        if refusal == nil, lastEventID == nil, let current = response.headers["last-event-id"], !current.isEmpty { lastEventID = current }
         let reader = refusal == nil ? Task {
             for await chunk in response.body { self.received(chunk, on: id) }
             self.transportEnded(id)
@@ -202,6 +205,7 @@ public actor SSEConnection: ChannelConnection {
 
     /// The session's transport is open: the response status is the service's answer.
     private func begin(_ newSession: OpenSession, refusal: ConnectionStateMachine.Refusal?) {
+        logger.debug("event stream response", metadata: ["status": "\(newSession.response?.status ?? 0)", "channels": "\(newSession.channels.count)"])
         session = newSession
         parser = ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes)
         lastByteAt = clock.now()
@@ -383,7 +387,7 @@ public actor SSEConnection: ChannelConnection {
 
 /// Why the SSE connection cannot open its stream.
 public enum SSEConnectionError: Error, Equatable, CustomStringConvertible {
-    /// The hub URL is plain `http` on a host that is not loopback.
+    /// The hub URL is not `https` (plain `http` is for loopback hosts only), or has no host.
     case insecureHub(String)
 
     public var description: String {
@@ -420,18 +424,5 @@ struct ChannelRoute: Sendable, Equatable {
     /// Whether an event on `channel` (normalized) belongs to this subscription.
     func matches(_ channel: String) -> Bool {
         isWildcard ? channel.hasPrefix(path + "/") : channel == path
-    }
-}
-
-/// Plain `http` is for loopback only (as `AppSyncEndpoint` requires for the API).
-enum AppSyncEndpointRules {
-    static func allowsScheme(of url: URL) -> Bool {
-        switch url.scheme?.lowercased() {
-        case "https": return true
-        case "http":
-            let host = url.host ?? ""
-            return host == "localhost" || host == "::1" || host.hasPrefix("127.")
-        default: return false
-        }
     }
 }

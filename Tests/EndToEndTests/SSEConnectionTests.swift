@@ -1,0 +1,184 @@
+import AppSyncEmulator
+import AppSyncRuntime
+import ChannelRuntime
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SSERuntime
+import Testing
+import VortexEvents
+
+/// The SSE transport against the emulator's Mercure hub over real sockets: resume across drops,
+/// the server's delays and refusals, the heartbeat watchdog, channel set changes.
+@Suite("SSE connection against the emulator")
+struct SSEConnectionTests {
+    static let publisherKey = "da2-publisher"
+    /// Silent; `SSE_TEST_LOG=1` prints the runtime's debug log.
+    static let quiet: Logger = {
+        guard ProcessInfo.processInfo.environment["SSE_TEST_LOG"] != nil else { return Logger(label: "sse-test") { _ in SwiftLogNoOpLogHandler() } }
+        var logger = Logger(label: "sse-test") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .debug
+        return logger
+    }()
+
+    struct Setup {
+        let emulator: AppSyncEmulator
+        let endpoint: AppSyncEndpoint
+        let connection: SSEConnection
+
+        var publisher: AppSyncHTTPPublisher { AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(SSEConnectionTests.publisherKey)) }
+
+        func stop() async {
+            await connection.disconnect()
+            await emulator.stop()
+        }
+    }
+
+    static func start(
+        emulator configureEmulator: (inout EmulatorConfiguration) -> Void = { _ in },
+        authorization: AppSyncAuthorization = .apiKey(publisherKey),
+        _ configure: (inout SSEConfiguration) -> Void = { _ in }
+    ) async throws -> Setup {
+        var emulatorSettings = EmulatorConfiguration(namespaces: ["app", "vortex-app"], apiKeys: [publisherKey], jwtSecret: "sse-test-jwt-secret-0123456789abcdef")
+        emulatorSettings.eventStreamRetry = .milliseconds(50)
+        configureEmulator(&emulatorSettings)
+        let emulator = AppSyncEmulator(configuration: emulatorSettings, logger: quiet)
+        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        var configuration = SSEConfiguration(endpoint: endpoint, authorization: authorization)
+        configuration.reconnectPolicy = .fixed(.milliseconds(50))
+        configure(&configuration)
+        return Setup(emulator: emulator, endpoint: endpoint, connection: SSEConnection(configuration: configuration, logger: quiet))
+    }
+
+    static func event(_ index: Int) -> String { "{\"n\":\(index)}" }
+    static func index(_ event: RawChannelEvent) -> Int? {
+        (try? JSONSerialization.jsonObject(with: Data(event.text.utf8)) as? [String: Int])?["n"]
+    }
+
+    @Test func aDropWhile1000EventsArePublishedLosesAndRepeatsNone() async throws {
+        let setup = try await Self.start()
+        let subscription = await setup.connection.subscribe(to: "/app/orders/eu")
+        let received = Collected { subscription.events }
+        await setup.connection.start()
+        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/orders/eu"] }
+
+        // 1 000 events, five per publish; the stream is dropped after the first 300 are published.
+        for batch in stride(from: 0, to: 1000, by: 5) {
+            if batch == 300 {
+                try await waitFor("some events before the drop") { received.count > 0 }
+                await setup.emulator.dropConnections()
+            }
+            let result = try await setup.publisher.publish((batch..<batch + 5).map(Self.event), to: "/app/orders/eu")
+            #expect(result.failed.isEmpty)
+        }
+        // A last event after everything: once it is in, anything repeated would be in too.
+        _ = try await setup.publisher.publish([Self.event(1000)], to: "/app/orders/eu")
+        try await waitFor("all events", within: 30) { received.elements.last.flatMap(Self.index) == 1000 }
+
+        #expect(received.elements.compactMap(Self.index) == Array(0...1000))
+        #expect(setup.emulator.eventStreamsOpened >= 2)  // the drop really happened
+        #expect(setup.connection.metrics.snapshot().reconnects >= 1)
+        await setup.stop()
+        received.cancel()
+    }
+
+    @Test func theStreamIsReopenedWithANewChannelAndNothingIsLostMeanwhile() async throws {
+        let setup = try await Self.start()
+        let first = await setup.connection.subscribe(to: "/app/a")
+        let firstEvents = Collected { first.events }
+        await setup.connection.start()
+        try await waitFor("the first channel") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+
+        let second = await setup.connection.subscribe(to: "/app/b")
+        let secondEvents = Collected { second.events }
+        // Published while the stream is being reopened: Last-Event-ID brings these back.
+        for index in 0..<20 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
+        try await waitFor("both channels") { await setup.connection.acknowledgedChannels == ["/app/a", "/app/b"] }
+        _ = try await setup.publisher.publish([Self.event(0)], to: "/app/b")
+        _ = try await setup.publisher.publish([Self.event(20)], to: "/app/a")
+
+        try await waitFor("the events") { firstEvents.count >= 21 && secondEvents.count >= 1 }
+        #expect(firstEvents.elements.compactMap(Self.index) == Array(0...20))
+        #expect(secondEvents.elements.compactMap(Self.index) == [0])
+        #expect(setup.emulator.eventStreamsOpened == 2)  // one reopen for the new channel
+        await setup.stop()
+        firstEvents.cancel()
+        secondEvents.cancel()
+    }
+
+    @Test func a429WithRetryAfterIsWaitedOutThenTheStreamOpens() async throws {
+        let setup = try await Self.start()
+        setup.emulator.refuseNextEventStreams(1, status: 429, retryAfterSeconds: 1)
+        let states = Collected { await setup.connection.stateUpdates() }
+        let subscription = await setup.connection.subscribe(to: "/app/a")
+        defer { withExtendedLifetime(subscription) {} }
+        await setup.connection.start()
+        try await waitFor("the stream after the refusal") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        // The policy says 50 ms; the server said one second, and that is what the client waited.
+        #expect(states.elements.contains(.reconnecting(after: .seconds(1))))
+        #expect(setup.emulator.eventStreamsOpened == 1)
+        await setup.stop()
+        states.cancel()
+    }
+
+    @Test func badCredentialsAreTriedOnceMoreThenFailForGood() async throws {
+        let asked = NIOLockedValueBox(0)
+        let setup = try await Self.start(authorization: .token {
+            asked.withLockedValue { $0 += 1 }
+            return "not-a-jwt"
+        })
+        let subscription = await setup.connection.subscribe(to: "/app/a")
+        defer { withExtendedLifetime(subscription) {} }
+        await setup.connection.start()
+        try await waitFor("the failure") {
+            if case .failed(.unauthorized) = await setup.connection.state { return true }
+            return false
+        }
+        #expect(asked.withLockedValue { $0 } == 2)  // once more with credentials asked anew, then no more
+        #expect(setup.emulator.eventStreamsOpened == 0)
+        await setup.stop()
+    }
+
+    @Test func aStalledStreamIsReopenedByTheHeartbeatWatchdogAndResumes() async throws {
+        let setup = try await Self.start(emulator: { $0.eventStreamHeartbeatInterval = .milliseconds(50) }) {
+            $0.heartbeatTimeout = .milliseconds(500)
+        }
+        let subscription = await setup.connection.subscribe(to: "/app/a")
+        let received = Collected { subscription.events }
+        await setup.connection.start()
+        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        setup.emulator.stallEventStreams()
+        for index in 0..<10 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
+        try await waitFor("the events after the watchdog reopened the stream") { received.count >= 10 }
+        #expect(received.elements.compactMap(Self.index) == Array(0..<10))
+        #expect(setup.connection.metrics.snapshot().keepAliveTimeouts >= 1)
+        await setup.stop()
+        received.cancel()
+    }
+
+    @Test func theSameGeneratedNotifierRunsOnSSE() async throws {
+        let setup = try await Self.start()
+        let notifier = BackendNotifier(source: ChannelEventHub(connection: setup.connection, logger: Self.quiet))
+        try await notifier.setUserId("alice")
+        let revocations = Collected { await notifier.revokeValues() }
+        await setup.connection.start()
+        try await waitFor("the subscription") { await setup.connection.acknowledgedChannels.count == 1 }
+        let event = UserTokenRevokeOutput(eventType: "user/tokenRevoked", timestamp: Date(timeIntervalSince1970: 1_700_000_000), userId: "alice", revokedAt: Date(timeIntervalSince1970: 1_700_000_000), reason: .passwordChanged)
+        let channel = await setup.connection.acknowledgedChannels[0]
+        _ = try await setup.publisher.publish([try json(event)], to: channel)
+        try await waitFor("the typed event") { revocations.count == 1 }
+        #expect(revocations.elements.first?.userId == "alice")
+        await setup.stop()
+        revocations.cancel()
+    }
+
+    @Test func anInsecureHubIsRefusedBeforeAnyCredentialLeaves() throws {
+        let endpoint = try AppSyncEndpoint(http: "https://api.example.com/event")
+        #expect(throws: SSEConnectionError.insecureHub("http://hub.example.com/.well-known/mercure")) {
+            try SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"), hub: URL(string: "http://hub.example.com/.well-known/mercure")!)
+        }
+        let local = try SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"), hub: URL(string: "http://127.0.0.1:8080/.well-known/mercure")!)
+        #expect(local.hub.absoluteString == "http://127.0.0.1:8080/.well-known/mercure")
+        #expect(SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")).hub.absoluteString == "https://api.example.com/.well-known/mercure")
+    }
+}
