@@ -192,7 +192,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "SeededRandom"]),
+        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "SeededRandom"]),
         .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime"]),
         .testTarget(
             name: "EndToEndTests",

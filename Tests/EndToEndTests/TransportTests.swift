@@ -30,6 +30,15 @@ struct ScriptedServer {
         closing: Bool = true,
         reply: @escaping @Sendable (_ accept: String) -> [UInt8]
     ) async throws -> ScriptedServer {
+        try await start(tls: tls, closing: closing) { accept, _ in reply(accept) }
+    }
+
+    /// `reply` gets the `Sec-WebSocket-Accept` value and the request's text (head only).
+    static func start(
+        tls: TLSConfiguration? = nil,
+        closing: Bool = true,
+        reply: @escaping @Sendable (_ accept: String, _ request: String) -> [UInt8]
+    ) async throws -> ScriptedServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let closed = NIOLockedValueBox(0)
         let opened = NIOLockedValueBox(0)
@@ -107,12 +116,12 @@ struct LocalhostCertificate {
 private final class ScriptedReplyHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let closing: Bool
-    let reply: @Sendable (String) -> [UInt8]
+    let reply: @Sendable (String, String) -> [UInt8]
     var request = ""
     /// The script is played once; what the client sends after the request is read and ignored.
     var replied = false
 
-    init(closing: Bool, reply: @escaping @Sendable (String) -> [UInt8]) {
+    init(closing: Bool, reply: @escaping @Sendable (String, String) -> [UInt8]) {
         self.closing = closing
         self.reply = reply
     }
@@ -126,7 +135,7 @@ private final class ScriptedReplyHandler: ChannelInboundHandler {
             .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
             .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
         let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
-        context.writeAndFlush(NIOAny(ByteBuffer(bytes: reply(accept))), promise: nil)
+        context.writeAndFlush(NIOAny(ByteBuffer(bytes: reply(accept, request))), promise: nil)
         if closing { context.close(mode: .output, promise: nil) }
     }
 }

@@ -1,0 +1,109 @@
+import AppSyncRuntime
+import ChannelRuntime
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SSERuntime
+import Testing
+
+/// The SSE connection against scripted loopback servers that misbehave: oversized and garbled
+/// events, informational responses, redirects, servers that never answer.
+@Suite("SSE connection against hostile servers")
+struct SSEHostileServerTests {
+    static func connection(to server: ScriptedServer, _ configure: (inout SSEConfiguration) -> Void = { _ in }) throws -> SSEConnection {
+        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
+        var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key"))
+        configuration.reconnectPolicy = .fixed(.milliseconds(50))
+        configure(&configuration)
+        return SSEConnection(configuration: configuration, logger: SSEConnectionTests.quiet)
+    }
+
+    static let eventStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+
+    @Test func oversizedAndGarbledEventsAreDroppedAndTheStreamGoesOn() async throws {
+        let body = ":heartbeat\n\n"
+            + "event: /app/a\ndata: \(String(repeating: "x", count: 5000))\n\n"
+            + "\u{1}garbage without a colon\n\nevent\n\nretry: soon\n\n"
+            + "id: 7\nevent: /app/a\ndata: {\"n\":1}\n\n"
+        let server = try await ScriptedServer.start(closing: false) { _ in Array((Self.eventStreamHead + body).utf8) }
+        let connection = try Self.connection(to: server) { $0.maximumEventBytes = 1024 }
+        let subscription = await connection.subscribe(to: "/app/a")
+        let received = Collected { subscription.events }
+        await connection.start()
+        try await waitFor("the valid event") { received.count == 1 }
+        #expect(received.elements.map(\.text) == ["{\"n\":1}"])
+        #expect(connection.metrics.snapshot().malformedFrames == 1)
+        #expect(await connection.lastEventID == "7")
+        await connection.disconnect()
+        received.cancel()
+        await server.stop()
+    }
+
+    @Test func informationalResponsesBeforeTheAnswerDoNotTrap() async throws {
+        let reply = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + Self.eventStreamHead + "event: /app/a\ndata: {}\n\n"
+        let server = try await ScriptedServer.start(closing: false) { _ in Array(reply.utf8) }
+        let connection = try Self.connection(to: server)
+        let subscription = await connection.subscribe(to: "/app/a")
+        let received = Collected { subscription.events }
+        await connection.start()
+        try await waitFor("the event after the informational heads") { received.count == 1 }
+        await connection.disconnect()
+        received.cancel()
+        await server.stop()
+    }
+
+    @Test func aRedirectIsNotFollowedAndEndsTheConnection() async throws {
+        let server = try await ScriptedServer.start { _ in
+            Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/steal\r\nContent-Length: 0\r\n\r\n".utf8)
+        }
+        let connection = try Self.connection(to: server)
+        let subscription = await connection.subscribe(to: "/app/a")
+        await connection.start()
+        try await waitFor("the refusal") {
+            if case .failed(.rejected(let errors)) = await connection.state { return errors.first?.code == "302" }
+            return false
+        }
+        #expect(server.openedConnections.withLockedValue { $0 } == 1)
+        withExtendedLifetime(subscription) {}
+        await server.stop()
+    }
+
+    @Test func aServerThatNeverAnswersIsCutOffAndLeavesNoSocketOpen() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _ in [] }
+        let connection = try Self.connection(to: server) { $0.connectTimeout = .milliseconds(200) }
+        let subscription = await connection.subscribe(to: "/app/a")
+        await connection.start()
+        try await waitFor("three timed-out attempts") { server.openedConnections.withLockedValue { $0 } >= 3 }
+        await connection.disconnect()
+        try await waitFor("every socket closed") { server.openSockets == 0 }
+        withExtendedLifetime(subscription) {}
+        await server.stop()
+    }
+
+    @Test func aStreamThatEndsIsReopenedWithTheLastEventID() async throws {
+        let requests = RecordedRequests()
+        let server = try await ScriptedServer.start { _, request in
+            requests.append(request)
+            return Array((Self.eventStreamHead + "retry: 10\nid: \(requests.count)\nevent: /app/a\ndata: {}\n\n").utf8)
+        }
+        let connection = try Self.connection(to: server)
+        let subscription = await connection.subscribe(to: "/app/a")
+        await connection.start()
+        try await waitFor("three streams") { requests.count >= 3 }
+        await connection.disconnect()
+        let second = requests.all[1].lowercased()
+        #expect(second.contains("last-event-id: 1\r\n"))
+        #expect(second.contains("x-api-key: key\r\n"))
+        #expect(requests.all[0].hasPrefix("GET /.well-known/mercure?topic=/app/a HTTP/1.1\r\n"))
+        withExtendedLifetime(subscription) {}
+        await server.stop()
+    }
+}
+
+/// Request heads a scripted server saw, in order.
+final class RecordedRequests: Sendable {
+    private let box = NIOLockedValueBox<[String]>([])
+    func append(_ request: String) { box.withLockedValue { $0.append(request) } }
+    var all: [String] { box.withLockedValue { $0 } }
+    var count: Int { box.withLockedValue { $0.count } }
+}
