@@ -12,9 +12,11 @@ struct DemoTests {
         return (result.status, result.stdout)
     }
 
-    @Test func printsTheNineTypedEventsAndExitsZero() async throws {
-        let (status, output) = try await run([])
+    @Test(arguments: [[], ["--transport", "sse"]])
+    func printsTheNineTypedEventsAndExitsZero(_ arguments: [String]) async throws {
+        let (status, output) = try await run(arguments)
         #expect(status == 0, "\(output)")
+        #expect(output.contains(arguments.isEmpty ? "on one WebSocket" : "on one Server-Sent Events stream"))
         for model in [
             "DevicePresenceOutput", "DeviceRecordingOutput", "DeviceFirmwareOutput", "ArchiveStateOutput", "LicenseStateOutput",
             "PlanStateOutput", "AISettingsOutput", "RoleChangeOutput", "UserTokenRevokeOutput",
