@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "VortexEvents", package: root),
                 .product(name: "AppSyncRuntime", package: root),
                 .product(name: "AppSyncEmulator", package: root),
+                .product(name: "SSERuntime", package: root),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -29,7 +29,12 @@ public struct URLSessionPostClient: HTTPPostClient {
         request.httpMethod = "POST"
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: request)
+        request.timeoutInterval = 30
+        // Not tied to the caller's cancellation: on Linux, cancelling `data(for:)` while it completes
+        // can deadlock FoundationNetworking (the cancel handler waits on the session's queue, which
+        // waits on the task's status lock; seen in `runtime-bench slo`). The request ends by itself,
+        // bounded by `timeoutInterval`.
+        let (data, response) = try await Task { [session] in try await session.data(for: request) }.value
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 }
