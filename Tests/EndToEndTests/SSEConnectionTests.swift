@@ -156,6 +156,65 @@ struct SSEConnectionTests {
         received.cancel()
     }
 
+    @Test func eventsPublishedWhileSuspendedArriveAfterResume() async throws {
+        let setup = try await Self.start()
+        let subscription = await setup.connection.subscribe(to: "/app/a")
+        let received = Collected { subscription.events }
+        await setup.connection.start()
+        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        _ = try await setup.publisher.publish([Self.event(0)], to: "/app/a")
+        try await waitFor("the first event") { received.count == 1 }
+
+        await setup.connection.suspend()
+        #expect(await setup.connection.state == .suspended)
+        for index in 1...5 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
+        await setup.connection.resume()
+        try await waitFor("the events published while suspended") { received.count == 6 }
+        #expect(received.elements.compactMap(Self.index) == Array(0...5))
+        await setup.stop()
+        received.cancel()
+    }
+
+    @Test func theStreamRunsOverTLSWithTheGivenTrustRoots() async throws {
+        let certificate = try LocalhostCertificate()
+        let server = try await ScriptedServer.start(tls: certificate.serverConfiguration, closing: false) { _, _ in
+            Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nid: 1\nevent: /app/a\ndata: {\"n\":1}\n\n".utf8)
+        }
+        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let connection = SSEConnection(
+            configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key")),
+            transport: NIOEventStreamTransport(tlsConfiguration: certificate.clientConfiguration),
+            logger: Self.quiet)
+        let subscription = await connection.subscribe(to: "/app/a")
+        let received = Collected { subscription.events }
+        await connection.start()
+        try await waitFor("the event over TLS") { received.count == 1 }
+        await connection.disconnect()
+        received.cancel()
+        await server.stop()
+    }
+
+    @Test func aServerWithAnUntrustedCertificateIsNeverSentCredentials() async throws {
+        let certificate = try LocalhostCertificate()
+        let requests = RecordedRequests()
+        let server = try await ScriptedServer.start(tls: certificate.serverConfiguration, closing: false) { _, request in
+            requests.append(request)
+            return Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n".utf8)
+        }
+        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("secret-key"))
+        configuration.reconnectPolicy = .fixed(.milliseconds(50))
+        let connection = SSEConnection(configuration: configuration, logger: Self.quiet)  // system trust roots
+        let subscription = await connection.subscribe(to: "/app/a")
+        await connection.start()
+        try await waitFor("two refused handshakes") { server.openedConnections.withLockedValue { $0 } >= 2 }
+        await connection.disconnect()
+        #expect(requests.count == 0)
+        #expect(await connection.acknowledgedChannels.isEmpty)
+        withExtendedLifetime(subscription) {}
+        await server.stop()
+    }
+
     @Test func theSameGeneratedNotifierRunsOnSSE() async throws {
         let setup = try await Self.start()
         let notifier = BackendNotifier(source: ChannelEventHub(connection: setup.connection, logger: Self.quiet))
