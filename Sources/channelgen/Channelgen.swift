@@ -8,7 +8,7 @@ struct Channelgen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channelgen",
         abstract: "Generate a typed Swift client for real-time channels from an AsyncAPI 3.0 spec.",
-        subcommands: [Generate.self, Check.self, Lint.self]
+        subcommands: [Generate.self, Check.self, Lint.self, Diff.self]
     )
 }
 

@@ -1,0 +1,82 @@
+import ChannelSpec
+import Foundation
+
+/// A spec as it was at a git revision, extracted into a temporary folder so the generator can read
+/// it (and the files it `$ref`s) as it reads any spec.
+struct SpecAtRevision {
+    let revision: String
+    /// The temporary folder standing for the repository's root.
+    let root: URL
+    /// The spec's path inside `root`.
+    let specPath: String
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Extracts the folder the spec may read from (`allowedFolder`, else the spec's folder) as it
+    /// was at `revision`.
+    static func extract(specPath: String, allowedFolder: String?, revision: String) throws(Failure) -> SpecAtRevision {
+        let spec = URL(fileURLWithPath: specPath).standardizedFileURL
+        let repository: String
+        do {
+            repository = try git(["rev-parse", "--show-toplevel"], in: spec.deletingLastPathComponent().path)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw Failure(description: "'\(specPath)' is not in a git repository (\(error.description))")
+        }
+        let repositoryURL = URL(fileURLWithPath: repository).standardizedFileURL.resolvingSymlinksInPath()
+        let folder = URL(fileURLWithPath: allowedFolder ?? spec.deletingLastPathComponent().path).standardizedFileURL.resolvingSymlinksInPath()
+        func relative(_ url: URL) -> String {
+            let base = repositoryURL.path.hasSuffix("/") ? repositoryURL.path : repositoryURL.path + "/"
+            return url.path == repositoryURL.path ? "." : (url.path.hasPrefix(base) ? String(url.path.dropFirst(base.count)) : url.path)
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("channelgen-diff-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            let archive = root.appendingPathComponent(".archive.tar")
+            _ = try git(["archive", "--format=tar", "-o", archive.path, revision, "--", relative(folder)], in: repositoryURL.path)
+            _ = try run("/usr/bin/env", ["tar", "-xf", archive.path, "-C", root.path], in: root.path)
+            try? FileManager.default.removeItem(at: archive)
+        } catch {
+            try? FileManager.default.removeItem(at: root)
+            throw Failure(description: "cannot read '\(relative(folder))' at revision '\(revision)': \((error as? Failure)?.description ?? "\(error)")")
+        }
+        let specInRoot = root.appendingPathComponent(relative(spec.resolvingSymlinksInPath())).path
+        guard FileManager.default.fileExists(atPath: specInRoot) else {
+            try? FileManager.default.removeItem(at: root)
+            throw Failure(description: "'\(relative(spec.resolvingSymlinksInPath()))' does not exist at revision '\(revision)'")
+        }
+        return SpecAtRevision(revision: revision, root: root, specPath: specInRoot)
+    }
+
+    /// `path` as the user should read it: a file of this extraction becomes `<revision>:<path>`.
+    func display(_ path: String) -> String {
+        let base = root.path + "/"
+        return path.hasPrefix(base) ? "\(revision):\(path.dropFirst(base.count))" : path
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+
+    private static func git(_ arguments: [String], in directory: String) throws(Failure) -> String {
+        try run("/usr/bin/env", ["git"] + arguments, in: directory)
+    }
+
+    private static func run(_ executable: String, _ arguments: [String], in directory: String) throws(Failure) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        do { try process.run() } catch { throw Failure(description: "cannot run \(arguments.first ?? executable): \(error.localizedDescription)") }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
