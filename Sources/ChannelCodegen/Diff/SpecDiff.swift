@@ -95,7 +95,7 @@ package struct SpecDiff {
         let channel = after.channel
         let location = channel.origin.location
         let methodName = method(new, after.operation)
-        if method(old, before.operation) != methodName {
+        if old.names.methods[before.operation.id] != new.names.methods[after.operation.id] {
             record(.compatible, .breaking, after.operation.origin.location, method(old, before.operation) + "()",
                    "the notifier method is renamed to \(methodName)()")
         }

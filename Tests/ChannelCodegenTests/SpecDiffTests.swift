@@ -1,0 +1,270 @@
+@testable import ChannelCodegen
+import ChannelSpec
+import Foundation
+import Testing
+
+/// `channelgen diff`'s rules as a table: a base spec, one edit per row, and the changes expected,
+/// each as its wire and source verdicts and the Swift symbol it names.
+@Suite("Spec diff")
+struct SpecDiffTests {
+    static let base = """
+        asyncapi: 3.0.0
+        info:
+          title: Shop events
+          version: 1.0.0
+          x-swift-notifier: ShopNotifier
+        channels:
+          orders:
+            address: shop/user/{userId}/orders
+            parameters:
+              userId:
+                description: The subscriber.
+            messages:
+              orderChanged:
+                name: order/changed
+                payload:
+                  $ref: '#/components/schemas/Order'
+          stock:
+            address: shop/region/{region}/stock
+            parameters:
+              region:
+                enum: [eu, us, ap]
+            messages:
+              stockChanged:
+                name: stock/changed
+                payload:
+                  $ref: '#/components/schemas/Stock'
+        operations:
+          orderValues:
+            action: receive
+            channel:
+              $ref: '#/channels/orders'
+          stockValues:
+            action: receive
+            channel:
+              $ref: '#/channels/stock'
+        components:
+          schemas:
+            Order:
+              type: object
+              description: An order changed.
+              required: [id, status, total]
+              properties:
+                id: {type: string}
+                status:
+                  type: string
+                  enum: [placed, paid, shipped]
+                total: {type: number}
+                note: {type: string}
+                lines:
+                  type: array
+                  items:
+                    $ref: '#/components/schemas/Line'
+            Line:
+              type: object
+              required: [sku]
+              properties:
+                sku: {type: string}
+                quantity: {type: integer, format: int32}
+            Stock:
+              type: object
+              required: [sku, available]
+              properties:
+                sku: {type: string}
+                available: {type: integer}
+"""  // at column 0, so the text keeps its indentation and the edits below match it as written
+
+    struct Expected: CustomStringConvertible {
+        var wire: SpecChange.Verdict
+        var source: SpecChange.Verdict
+        var symbol: String
+        var description: String { "\(symbol) wire: \(wire.rawValue) source: \(source.rawValue)" }
+    }
+
+    struct Row: CustomTestStringConvertible, Sendable {
+        var name: String
+        var edits: [(String, String)]
+        var expected: [(SpecChange.Verdict, SpecChange.Verdict, String)]
+        var testDescription: String { name }
+    }
+
+    static func row(_ name: String, _ edits: [(String, String)], _ expected: [(SpecChange.Verdict, SpecChange.Verdict, String)]) -> Row {
+        Row(name: name, edits: edits, expected: expected)
+    }
+
+    static let rows: [Row] = [
+        // No-op edits: nothing to report.
+        row("identical", [], []),
+        row("description edited", [("description: An order changed.", "description: An order changed, reworded.")], []),
+        row("info version bumped", [("version: 1.0.0", "version: 1.1.0")], []),
+        row("property keys reordered", [("                id: {type: string}\n                status:", "                status:"), ("                total: {type: number}", "                total: {type: number}\n                id: {type: string}")], []),
+        row("required list reordered", [("required: [id, status, total]", "required: [total, id, status]")], []),
+        row("enum values reordered", [("enum: [placed, paid, shipped]", "enum: [shipped, placed, paid]")], []),
+        row("channel key renamed (another channel)", [("          stock:\n", "          stockMoved:\n"), ("$ref: '#/channels/stock'", "$ref: '#/channels/stockMoved'")],
+            [(.breaking, .breaking, "ShopNotifier.stockValues()"), (.compatible, .compatible, "ShopNotifier.stockValues()")]),
+        row("operations reordered", [("""
+          orderValues:
+            action: receive
+            channel:
+              $ref: '#/channels/orders'
+          stockValues:
+            action: receive
+            channel:
+              $ref: '#/channels/stock'
+""", """
+          stockValues:
+            action: receive
+            channel:
+              $ref: '#/channels/stock'
+          orderValues:
+            action: receive
+            channel:
+              $ref: '#/channels/orders'
+""")], []),
+        row("flow style to block style", [("sku: {type: string}\n                quantity", "sku:\n                  type: string\n                quantity")], []),
+        // Properties.
+        row("required property removed", [("required: [id, status, total]", "required: [id, status]"), ("                total: {type: number}\n", "")],
+            [(.breaking, .breaking, "Order.total")]),
+        row("optional property removed", [("                note: {type: string}\n", "")], [(.compatible, .breaking, "Order.note")]),
+        row("optional property added", [("                note: {type: string}", "                note: {type: string}\n                gift: {type: boolean}")],
+            [(.compatible, .compatible, "Order.gift")]),
+        row("required property added", [("required: [id, status, total]", "required: [id, status, total, currency]"), ("                note: {type: string}", "                note: {type: string}\n                currency: {type: string}")],
+            [(.compatible, .breaking, "Order.currency")]),
+        row("optional becomes required", [("required: [id, status, total]", "required: [id, status, total, note]")], [(.compatible, .breaking, "Order.note")]),
+        row("required becomes optional", [("required: [id, status, total]", "required: [id, status]")], [(.breaking, .breaking, "Order.total")]),
+        row("property type changed", [("total: {type: number}", "total: {type: string}")], [(.breaking, .breaking, "Order.total")]),
+        row("integer width changed", [("quantity: {type: integer, format: int32}", "quantity: {type: integer, format: int64}")], [(.breaking, .breaking, "Line.quantity")]),
+        row("number becomes float", [("total: {type: number}", "total: {type: number, format: float}")], [(.breaking, .breaking, "Order.total")]),
+        row("string becomes date-time", [("                note: {type: string}", "                note: {type: string, format: date-time}")], [(.breaking, .breaking, "Order.note")]),
+        row("array becomes single value", [("                lines:\n                  type: array\n                  items:\n                    $ref: '#/components/schemas/Line'", "                lines:\n                  $ref: '#/components/schemas/Line'")],
+            [(.breaking, .breaking, "Order.lines")]),
+        row("nested property removed", [("required: [sku]\n              properties:\n                sku: {type: string}\n                quantity: {type: integer, format: int32}", "required: [sku]\n              properties:\n                sku: {type: string}")],
+            [(.compatible, .breaking, "Line.quantity")]),
+        row("property renamed in Swift only", [("                note: {type: string}", "                note: {type: string, x-swift-name: remark}")], [(.compatible, .breaking, "Order.note")]),
+        // Enums (generated enums are open).
+        row("enum value added", [("enum: [placed, paid, shipped]", "enum: [placed, paid, shipped, returned]")], [(.compatible, .compatible, "Order.Status.returned")]),
+        row("enum value removed", [("enum: [placed, paid, shipped]", "enum: [placed, paid]")], [(.compatible, .breaking, "Order.Status.shipped")]),
+        row("enum becomes a string", [("                status:\n                  type: string\n                  enum: [placed, paid, shipped]", "                status: {type: string}")],
+            [(.breaking, .breaking, "Order.status")]),
+        // Types.
+        row("schema renamed", [("$ref: '#/components/schemas/Order'", "$ref: '#/components/schemas/Purchase'"), ("            Order:\n", "            Purchase:\n")],
+            [(.compatible, .breaking, "Order"), (.compatible, .breaking, "Order.Status")]),
+        // Channels.
+        row("channel added", [("          stockValues:", "          priceValues:\n            action: receive\n            channel:\n              $ref: '#/channels/prices'\n          stockValues:"),
+                              ("          stock:\n            address:", "          prices:\n            address: shop/prices\n            messages:\n              priceChanged:\n                payload: {type: object, properties: {sku: {type: string}}}\n          stock:\n            address:")],
+            [(.compatible, .compatible, "ShopNotifier.priceValues()")]),
+        row("channel removed", [("          stockValues:\n            action: receive\n            channel:\n              $ref: '#/channels/stock'\n", "")],
+            [(.breaking, .breaking, "ShopNotifier.stockValues()")]),
+        row("address changed", [("address: shop/user/{userId}/orders", "address: shop/users/{userId}/orders")], [(.breaking, .compatible, "OrdersSubscription")]),
+        row("address parameter added", [("address: shop/user/{userId}/orders", "address: shop/user/{userId}/orders/{region}"), ("                description: The subscriber.", "                description: The subscriber.\n              region: {}")],
+            [(.breaking, .breaking, "OrdersSubscription")]),
+        row("allowed parameter value removed", [("enum: [eu, us, ap]", "enum: [eu, us]")], [(.breaking, .compatible, "StockSubscription.region")]),
+        row("allowed parameter value added", [("enum: [eu, us, ap]", "enum: [eu, us, ap, af]")], []),
+        row("message name changed", [("name: order/changed", "name: order/updated")], [(.breaking, .compatible, "OrdersSubscription")]),
+        row("payload replaced by another type", [("$ref: '#/components/schemas/Order'", "$ref: '#/components/schemas/Stock'")],
+            [(.compatible, .breaking, "Order"),  // then each property: Order's required ones are gone, Stock's are new
+             (.breaking, .breaking, "Stock.id"), (.breaking, .breaking, "Stock.status"), (.breaking, .breaking, "Stock.total"),
+             (.compatible, .breaking, "Stock.note"), (.compatible, .breaking, "Stock.lines"),
+             (.compatible, .breaking, "Stock.sku"), (.compatible, .breaking, "Stock.available")]),
+        row("notifier method renamed", [("          orderValues:\n", "          orderUpdates:\n")], [(.compatible, .breaking, "ShopNotifier.orderValues()")]),
+        row("notifier renamed", [("x-swift-notifier: ShopNotifier", "x-swift-notifier: StoreNotifier")], [(.compatible, .breaking, "ShopNotifier")]),
+    ]
+
+    static func write(_ text: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spec-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("events.yaml").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func diff(_ old: String, _ new: String) throws -> [SpecChange] {
+        let oldPath = try write(old), newPath = try write(new)
+        switch SpecDiff.compare(old: GeneratorConfig(specPath: oldPath), new: GeneratorConfig(specPath: newPath)) {
+        case .success(let changes): return changes
+        case .failure(let failure): throw DiffFailed(diagnostics: failure.diagnostics.map(\.description))
+        }
+    }
+
+    struct DiffFailed: Error, CustomStringConvertible {
+        var diagnostics: [String]
+        var description: String { diagnostics.joined(separator: "\n") }
+    }
+
+    @Test(arguments: rows)
+    func verdicts(_ row: Row) throws {
+        var edited = Self.base
+        for (old, new) in row.edits {
+            #expect(edited.contains(old), "edit does not apply: \(old)")
+            edited = edited.replacingOccurrences(of: old, with: new)
+        }
+        let changes = try Self.diff(Self.base, edited)
+        let actual = changes.map { "\($0.symbol) wire: \($0.wire.rawValue) source: \($0.source.rawValue)" }.sorted()
+        let expected = row.expected.map { "\($0.2) wire: \($0.0.rawValue) source: \($0.1.rawValue)" }.sorted()
+        #expect(actual == expected, "\(changes.map(\.reason))")
+        #expect(changes.allSatisfy { $0.location != nil && !$0.reason.isEmpty })
+    }
+
+    // MARK: The Vortex spec
+
+    /// The Vortex spec folder copied, with `edit` applied to its schemas file.
+    static func vortex(_ edit: (String) -> String = { $0 }) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vortex-diff-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("spec"), to: folder)
+        let schemas = folder.appendingPathComponent("openapi-schemas.yaml")
+        try Data(edit(String(contentsOf: schemas, encoding: .utf8)).utf8).write(to: schemas)
+        return folder.appendingPathComponent("vortex-events.asyncapi.yaml").path
+    }
+
+    static func vortexDiff(old: @escaping (String) -> String = { $0 }, new: (String) -> String) throws -> [SpecChange] {
+        switch SpecDiff.compare(old: GeneratorConfig(specPath: try vortex(old)), new: GeneratorConfig(specPath: try vortex(new))) {
+        case .success(let changes): return changes
+        case .failure(let failure): throw DiffFailed(diagnostics: failure.diagnostics.map(\.description))
+        }
+    }
+
+    static func removingOnline(_ text: String) -> String {
+        let start = text.range(of: "        online:\n")!
+        let end = text.range(of: "description: Whether the device is online.\n", range: start.upperBound..<text.endIndex)!
+        return text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: "")
+    }
+
+    static func requiringOnline(_ text: String) -> String {
+        let presence = text.range(of: "    DevicePresenceOutput:")!
+        let required = text.range(of: "required: [eventType, timestamp]", range: presence.upperBound..<text.endIndex)!
+        // Not nullable either: a required but nullable property decodes a missing key as nil.
+        return text.replacingCharacters(in: required, with: "required: [eventType, timestamp, online]")
+            .replacingOccurrences(of: "        online:\n          type: boolean\n          nullable: true\n", with: "        online:\n          type: boolean\n")
+    }
+
+    @Test func removingOnlineFromDevicePresenceIsWireBreakingOnlyWhenItWasRequired() throws {
+        // As the spec has it: optional (not required, and nullable).
+        let optional = try Self.vortexDiff(new: Self.removingOnline)
+        #expect(optional.map(\.symbol) == ["DevicePresenceOutput.online"])
+        #expect(optional.map(\.wire) == [.compatible])
+        #expect(optional.map(\.source) == [.breaking])
+
+        let required = try Self.vortexDiff(old: Self.requiringOnline, new: Self.removingOnline)  // gone from `required` too
+        #expect(required.map(\.symbol) == ["DevicePresenceOutput.online"])
+        #expect(required.map(\.wire) == [.breaking])
+        #expect(required.map(\.source) == [.breaking])
+    }
+
+    @Test func addingALicensePhaseValueIsCompatibleOnBoth() throws {
+        let changes = try Self.vortexDiff(new: {
+            $0.replacingOccurrences(of: "enum: [SetupStatus, Valid, NoticePeriod, GracePeriod, RenewalOverdue, Invalid]",
+                                    with: "enum: [SetupStatus, Valid, NoticePeriod, GracePeriod, RenewalOverdue, Invalid, Suspended]")
+        })
+        #expect(changes.map(\.symbol) == ["LicenseStateOutput.LicensePhase.suspended"])
+        #expect(changes.allSatisfy { $0.wire == .compatible && $0.source == .compatible })
+        #expect(changes.first?.location?.line == 217)
+    }
+
+    @Test func theVortexSpecAgainstItselfReportsNothing() throws {
+        #expect(try Self.vortexDiff(new: { $0 }).isEmpty)
+    }
+
+    @Test func theTableCoversAtLeastThirtyPairs() {
+        #expect(Self.rows.count >= 30)
+    }
+}
