@@ -119,12 +119,17 @@ struct Check: ParsableCommand {
             if report(result.diagnostics) { throw ExitCode(1) }
             let folder = "\(generatedRoot)/\(target)"
             var expected = Set<String>()
+            var summarized = false
             for file in result.files ?? [] {
                 expected.insert(file.name)
                 let path = "\(folder)/\(file.name)"
                 let current = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
                 if current != file.contents {
                     stale = true
+                    if !summarized {
+                        summarized = true
+                        printSemanticSummary(configPath: (packagePath as NSString).appendingPathComponent(config), target: target)
+                    }
                     let relative = "Generated/\(target)/\(file.name)"
                     print(UnifiedDiff.render(old: current ?? "", new: file.contents, oldName: current == nil ? "/dev/null" : "a/" + relative, newName: "b/" + relative))
                 }
@@ -144,5 +149,34 @@ struct Check: ParsableCommand {
             throw ExitCode(1)
         }
         print("channelgen: Generated/ is current (\(targets.map(\.name).joined(separator: ", ")))")
+    }
+}
+
+extension Check {
+    /// What the spec change means for apps, above the unified diff: `channelgen diff --base HEAD`
+    /// for the target's spec. Said in one line when it cannot be told (no git, a new spec).
+    func printSemanticSummary(configPath: String, target: String) {
+        guard let config = try? GeneratorConfig.load(from: configPath), config.mode == .client else { return }
+        let old: SpecAtRevision
+        do {
+            old = try SpecAtRevision.extract(specPath: config.specPath, allowedFolder: config.allowedFolder, revision: "HEAD")
+        } catch {
+            print("\(target): no semantic summary (\(error.description))")
+            return
+        }
+        defer { old.remove() }
+        var oldConfig = config
+        oldConfig.specPath = old.specPath
+        oldConfig.allowedFolder = old.root.path
+        guard case .success(let changes) = SpecDiff.compare(old: oldConfig, new: config) else {
+            print("\(target): no semantic summary (the spec at HEAD does not generate)")
+            return
+        }
+        print("\(target): spec changes since HEAD (channelgen diff --base HEAD)")
+        print(DiffReport.render(changes.map { change in
+            var change = change
+            if let file = change.location?.file { change.location?.file = old.display(file) }
+            return change
+        }, format: .text))
     }
 }

@@ -268,3 +268,69 @@ struct SpecDiffTests {
         #expect(Self.rows.count >= 30)
     }
 }
+
+/// `channelgen diff` and `check`'s summary as users run them: in a git repository.
+@Suite("channelgen diff command")
+struct DiffCommandTests {
+    /// A package with the base spec committed, then `edit` applied to the working copy.
+    static func repository(edit: (String) -> String) async throws -> URL {
+        let root = try TestSupport.temporaryDirectory()
+        let target = root.appendingPathComponent("Sources/Shop")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("spec"), withIntermediateDirectories: true)
+        let spec = root.appendingPathComponent("spec/events.yaml")
+        try Data(SpecDiffTests.base.utf8).write(to: spec)
+        try "spec: ../../spec/events.yaml\n".write(to: target.appendingPathComponent("channelgen.yaml"), atomically: true, encoding: .utf8)
+        try "@_exported import ChannelRuntime\n".write(to: target.appendingPathComponent("Shop.swift"), atomically: true, encoding: .utf8)
+        let generated = try await TestSupport.channelgen(["generate", "--config", "Sources/Shop/channelgen.yaml", "--output", "Generated/Shop", "--quiet"], in: root)
+        #expect(generated.status == 0, "\(generated.stderr)")
+        for arguments in [["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]] {
+            let git = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["git"] + arguments, in: root)
+            #expect(git.status == 0, "\(git.stderr)")
+        }
+        try Data(edit(SpecDiffTests.base).utf8).write(to: spec)
+        return root
+    }
+
+    @Test func baseReadsTheOldSpecFromGitAndExitsOneOnABreakingChange() async throws {
+        let root = try await Self.repository { $0.replacingOccurrences(of: "          stockValues:\n            action: receive\n            channel:\n              $ref: '#/channels/stock'\n", with: "") }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try await TestSupport.channelgen(["diff", "--base", "HEAD", "--format", "markdown"], in: root)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("#### Breaking on the wire"))
+        #expect(result.stdout.contains("`HEAD:spec/events.yaml:"))  // the removed channel is where it was
+        #expect(result.stdout.contains("`ShopNotifier.stockValues()`"))
+    }
+
+    @Test func noChangeExitsZeroAndAnUnknownRevisionExitsTwo() async throws {
+        let root = try await Self.repository { $0.replacingOccurrences(of: "description: An order changed.", with: "description: Reworded.") }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let same = try await TestSupport.channelgen(["diff", "--base", "HEAD"], in: root)
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.stdout.contains("no API change"))
+        let unknown = try await TestSupport.channelgen(["diff", "--base", "no-such-revision"], in: root)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("error: cannot read"))
+    }
+
+    @Test func checkPrintsTheSemanticSummaryAboveTheUnifiedDiff() async throws {
+        let root = try await Self.repository { $0.replacingOccurrences(of: "enum: [placed, paid, shipped]", with: "enum: [placed, paid, shipped, returned]") }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try await TestSupport.channelgen(["check"], in: root)
+        #expect(result.status == 1)
+        let summary = try #require(result.stdout.range(of: "Shop: spec changes since HEAD"))
+        let unified = try #require(result.stdout.range(of: "--- a/Generated/Shop/Models.swift"))
+        #expect(summary.lowerBound < unified.lowerBound)
+        #expect(result.stdout.contains("Order.Status.returned: enum value 'returned' is added"))
+    }
+
+    @Test func twoSpecsAndJSON() async throws {
+        let old = try SpecDiffTests.write(SpecDiffTests.base)
+        let new = try SpecDiffTests.write(SpecDiffTests.base.replacingOccurrences(of: "total: {type: number}", with: "total: {type: string}"))
+        let result = try await TestSupport.channelgen(["diff", old, new, "--format", "json"])
+        #expect(result.status == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["wireBreaking"] as? Bool == true)
+        #expect((object?["changes"] as? [[String: Any]])?.first?["symbol"] as? String == "Order.total")
+    }
+}
