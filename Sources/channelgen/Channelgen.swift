@@ -10,6 +10,21 @@ struct Channelgen: ParsableCommand {
         abstract: "Generate a typed Swift client for real-time channels from an AsyncAPI 3.0 spec.",
         subcommands: [Generate.self, Check.self, Lint.self, Diff.self]
     )
+
+    /// ArgumentParser's own `main`, except that `diff` reports a usage error with its documented
+    /// exit status 2 (1 means "a breaking change", so CI scripts can tell the two apart).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if CommandLine.arguments.dropFirst().first == "diff", exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Prints diagnostics to stderr in the compiler format; true when any is an error.

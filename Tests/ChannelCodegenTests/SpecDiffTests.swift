@@ -311,6 +311,11 @@ struct DiffCommandTests {
         let unknown = try await TestSupport.channelgen(["diff", "--base", "no-such-revision"], in: root)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("error: cannot read"))
+        let usage = try await TestSupport.channelgen(["diff", "--base", "HEAD", "--format", "yaml"], in: root)
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("yaml"))
+        let neither = try await TestSupport.channelgen(["diff"], in: root)
+        #expect(neither.status == 2)
     }
 
     @Test func checkPrintsTheSemanticSummaryAboveTheUnifiedDiff() async throws {
