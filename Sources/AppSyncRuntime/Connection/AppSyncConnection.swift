@@ -154,30 +154,11 @@ public actor AppSyncConnection: ChannelConnection {
             if session?.id == id { abort(id) }
             for id in pendingPublishes.keys.sorted() { finishPublish(id, with: .failure(AppSyncError.connectionLost)) }
         case .publishState(let newState):
-            setState(newState)
+            board.publish(newState, logger: logger)
         case .publishSubscriptionStatus(let id, let status):
             if sinks[id] != nil { board.setStatus(status, of: id) }
         case .count(let metric):
-            count(metric)
-        }
-    }
-
-    private func setState(_ newState: ConnectionState) {
-        guard board.setConnectionState(newState) else { return }
-        logger.debug("connection state", metadata: ["state": "\(newState)"])
-        if case .failed(let failure) = newState { logger.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
-    }
-
-    private func count(_ metric: ConnectionStateMachine.Metric) {
-        switch metric {
-        case .reconnect: metrics.update { $0.reconnects += 1 }
-        case .keepAliveTimeout:
-            metrics.update { $0.keepAliveTimeouts += 1 }
-            logger.error("no frame within connectionTimeoutMs; reconnecting")
-        case .duplicateAcknowledgement:
-            metrics.update { $0.duplicateAcknowledgements += 1 }
-            logger.debug("ignoring a second connection_ack")
-        case .subscribeError: metrics.update { $0.subscribeErrors += 1 }
+            metrics.count(metric, logger: logger, silence: "frame within connectionTimeoutMs")
         }
     }
 

@@ -143,20 +143,11 @@ public actor SSEConnection: ChannelConnection {
         case .sessionEnded(let id):
             if session?.id == id { close(id) }
         case .publishState(let newState):
-            guard board.setConnectionState(newState) else { return }
-            logger.debug("connection state", metadata: ["state": "\(newState)"])
-            if case .failed(let failure) = newState { logger.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
+            board.publish(newState, logger: logger)
         case .publishSubscriptionStatus(let id, let status):
             if sinks[id] != nil { board.setStatus(status, of: id) }
         case .count(let metric):
-            switch metric {
-            case .reconnect: metrics.update { $0.reconnects += 1 }
-            case .keepAliveTimeout:
-                metrics.update { $0.keepAliveTimeouts += 1 }
-                logger.error("no byte within heartbeatTimeout; reconnecting")
-            case .duplicateAcknowledgement: metrics.update { $0.duplicateAcknowledgements += 1 }
-            case .subscribeError: metrics.update { $0.subscribeErrors += 1 }
-            }
+            metrics.count(metric, logger: logger, silence: "byte within heartbeatTimeout")
         }
     }
 
@@ -205,7 +196,6 @@ public actor SSEConnection: ChannelConnection {
 
     /// The session's transport is open: the response status is the service's answer.
     private func begin(_ newSession: OpenSession, refusal: ConnectionStateMachine.Refusal?) {
-        logger.debug("event stream response", metadata: ["status": "\(newSession.response?.status ?? 0)", "channels": "\(newSession.channels.count)"])
         session = newSession
         parser = ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes)
         lastByteAt = clock.now()
