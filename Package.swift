@@ -186,6 +186,7 @@ let package = Package(
                 "ChannelRuntime",
                 "ChannelNaming",
                 "ChannelStreams",
+                "SeededRandom",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 "AppSyncRuntime",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,0 +1,255 @@
+/// Reads JSON from UTF-8 bytes in one pass, building only what it is asked for: the fast decoding
+/// paths of the runtime (and, later, of generated models) stand on it.
+///
+/// Strict where JSON is strict (no unescaped control characters in strings, no trailing commas,
+/// numbers by the grammar, nesting at most `maximumDepth`), and invalid UTF-8 in a string is an
+/// error, not a repaired character. A value type over borrowed bytes: use it inside
+/// `withContiguousStorageIfAvailable` or `withUnsafeBufferPointer`.
+package struct JSONScanner {
+    /// Why the bytes are not the JSON expected, with the byte offset.
+    package struct Failure: Error, Equatable, CustomStringConvertible {
+        package var offset: Int
+        package var reason: String
+        package var description: String { "\(reason) at byte \(offset)" }
+
+        package init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
+    }
+
+    /// Nesting allowed, as in Foundation's `JSONDecoder` (512).
+    package static let maximumDepth = 512
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    package private(set) var offset: Int
+
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        offset = 0
+    }
+
+    // MARK: Structure
+
+    /// Skips spaces, tabs and line ends.
+    package mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next byte after whitespace, not consumed.
+    package mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return offset < bytes.count ? bytes[offset] : nil
+    }
+
+    package mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+        guard peek() == byte else { throw failure("expected \(what)") }
+        offset += 1
+    }
+
+    /// Nothing but whitespace is left.
+    package mutating func expectEnd() throws(Failure) {
+        guard peek() == nil else { throw failure("unexpected content after the value") }
+    }
+
+    /// Reads an object, calling `member` with each key; `member` must read or skip the value.
+    package mutating func readObject(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
+        try expect(UInt8(ascii: "{"), "'{'")
+        if peek() == UInt8(ascii: "}") {
+            offset += 1
+            return
+        }
+        while true {
+            guard peek() == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let key = try readString()
+            try expect(UInt8(ascii: ":"), "':'")
+            try member(&self, key)
+            switch peek() {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "}"):
+                offset += 1
+                return
+            default: throw failure("expected ',' or '}'")
+            }
+        }
+    }
+
+    /// Reads an array, calling `element` for each; `element` must read or skip the value.
+    package mutating func readArray(_ element: (inout JSONScanner) throws(Failure) -> Void) throws(Failure) {
+        try expect(UInt8(ascii: "["), "'['")
+        if peek() == UInt8(ascii: "]") {
+            offset += 1
+            return
+        }
+        while true {
+            try element(&self)
+            switch peek() {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "]"):
+                offset += 1
+                return
+            default: throw failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    // MARK: Values
+
+    /// Reads a string, unescaping it once.
+    package mutating func readString() throws(Failure) -> String {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset
+        // Most strings hold no escape: one scan, one validated copy.
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let text = try utf8String(UnsafeBufferPointer(rebasing: bytes[start..<offset]), at: start)
+                offset += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw failure("unescaped control character in a string") }
+            offset += 1
+        }
+        var unescaped = Array(bytes[start..<offset])
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            switch byte {
+            case UInt8(ascii: "\""):
+                offset += 1
+                return try unescaped.withUnsafeBufferPointer { buffer throws(Failure) in try utf8String(buffer, at: start) }
+            case UInt8(ascii: "\\"):
+                offset += 1
+                try readEscape(into: &unescaped)
+            case ..<0x20:
+                throw failure("unescaped control character in a string")
+            default:
+                unescaped.append(byte)
+                offset += 1
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    private mutating func readEscape(into output: inout [UInt8]) throws(Failure) {
+        guard offset < bytes.count else { throw failure("unterminated escape") }
+        let byte = bytes[offset]
+        offset += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
+        case UInt8(ascii: "b"): output.append(0x08)
+        case UInt8(ascii: "f"): output.append(0x0C)
+        case UInt8(ascii: "n"): output.append(0x0A)
+        case UInt8(ascii: "r"): output.append(0x0D)
+        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try readHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate must be followed by an escaped low one.
+                guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
+                    throw failure("a lone surrogate in a \\u escape")
+                }
+                offset += 2
+                let low = try readHex4()
+                guard (0xDC00...0xDFFF).contains(low) else { throw failure("a lone surrogate in a \\u escape") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw failure("a lone surrogate in a \\u escape")
+            }
+            output.append(contentsOf: Unicode.UTF8.encode(Unicode.Scalar(scalar)!)!)
+        default:
+            throw failure("invalid escape")
+        }
+    }
+
+    private mutating func readHex4() throws(Failure) -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw failure("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("invalid \\u escape")
+            }
+            value = value << 4 | digit
+            offset += 1
+        }
+        return value
+    }
+
+    private func utf8String(_ buffer: UnsafeBufferPointer<UInt8>, at start: Int) throws(Failure) -> String {
+        guard let text = String(validating: buffer, as: UTF8.self) else { throw Failure(offset: start, reason: "invalid UTF-8 in a string") }
+        return text
+    }
+
+    /// Reads `true` or `false`.
+    package mutating func readBool() throws(Failure) -> Bool {
+        if consumeLiteral("true") { return true }
+        if consumeLiteral("false") { return false }
+        throw failure("expected true or false")
+    }
+
+    /// Consumes `null` when it is next.
+    package mutating func consumeNull() -> Bool { consumeLiteral("null") }
+
+    private mutating func consumeLiteral(_ literal: StaticString) -> Bool {
+        skipWhitespace()
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { return false }
+        for index in 0..<count where bytes[offset + index] != literal.utf8Start[index] { return false }
+        offset += count
+        return true
+    }
+
+    /// Reads a number by the JSON grammar and returns its text (for `Int`/`Double` parsing).
+    package mutating func readNumberText() throws(Failure) -> String {
+        skipWhitespace()
+        let start = offset
+        func digits() -> Int {
+            let first = offset
+            while offset < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) { offset += 1 }
+            return offset - first
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "0") {
+            offset += 1
+        } else if digits() == 0 {
+            throw failure("expected a number")
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            guard digits() > 0 else { throw failure("expected digits after '.'") }
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            guard digits() > 0 else { throw failure("expected digits in the exponent") }
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+    }
+
+    /// Skips one value of any kind, checking it is well-formed.
+    package mutating func skipValue(depth: Int = 0) throws(Failure) {
+        guard depth < Self.maximumDepth else { throw failure("nested too deeply") }
+        switch peek() {
+        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "{"): try readObject { scanner, _ throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["): try readArray { scanner throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
+        case UInt8(ascii: "n"):
+            guard consumeNull() else { throw failure("expected null") }
+        case .some: _ = try readNumberText()
+        case nil: throw failure("expected a value")
+        }
+    }
+
+    private func failure(_ reason: String) -> Failure { Failure(offset: offset, reason: reason) }
+}

@@ -1,0 +1,168 @@
+@testable import AppSyncRuntime
+import ChannelRuntime
+import Foundation
+import SeededRandom
+import Testing
+
+/// The one-pass JSON scanner against Foundation's decoder, and the fast frame path against the
+/// general one: wherever the fast path answers, both answer the same.
+@Suite("JSON scanner and the fast frame path")
+struct JSONScannerTests {
+    static func scan<T>(_ text: String, _ body: (inout JSONScanner) throws(JSONScanner.Failure) -> T) -> Result<T, JSONScanner.Failure> {
+        var text = text
+        return text.withUTF8 { bytes in
+            var scanner = JSONScanner(bytes)
+            do throws(JSONScanner.Failure) {
+                let value = try body(&scanner)
+                try scanner.expectEnd()
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    static func foundationString(_ json: String) -> String? {
+        try? JSONDecoder().decode(String.self, from: Data(json.utf8))
+    }
+
+    @Test(arguments: [
+        #""plain""#, #""""#, #""a\"b\\c\/d""#, #""\b\f\n\r\t""#, #""\u00e9\u4e2d""#, #""\ud83d\ude00 smile""#,
+        #""caf\u00E9""#, "\"é中😀\"", #""\u0000""#,
+    ])
+    func stringsReadAsFoundationReadsThem(_ json: String) throws {
+        let ours = try Self.scan(json) { scanner throws(JSONScanner.Failure) in try scanner.readString() }.get()
+        #expect(ours == Self.foundationString(json))
+    }
+
+    @Test(arguments: [
+        "\"unterminated", "\"tab\there\"", "\"bad \\x escape\"", "\"\\u12\"", "\"\\ud83d alone\"", "\"\\ude00\"",
+        "\"\\ud83d\\u0041\"", "'single'", "\"a\" trailing",
+    ])
+    func malformedStringsAreErrors(_ json: String) {
+        #expect(throws: JSONScanner.Failure.self) {
+            try Self.scan(json) { scanner throws(JSONScanner.Failure) in try scanner.readString() }.get()
+        }
+        #expect(Self.foundationString(json) == nil)  // Foundation refuses them too
+    }
+
+    @Test func numbersFollowTheGrammar() {
+        for valid in ["0", "-0", "12", "-3.25", "1e9", "1E+2", "2.5e-3"] {
+            #expect((try? Self.scan(valid) { scanner throws(JSONScanner.Failure) in try scanner.readNumberText() }.get()) == valid)
+        }
+        for invalid in ["01", "-", "1.", ".5", "1e", "+1", "1.e5", "0x10"] {
+            #expect((try? Self.scan(invalid) { scanner throws(JSONScanner.Failure) in try scanner.readNumberText() }.get()) == nil, "\(invalid)")
+        }
+    }
+
+    @Test func skippingChecksEveryValueAndBoundsTheDepth() {
+        let nested = #"{"a":[1,2.5,{"b":null,"c":[true,false,"x\"y"]}],"d":{}, "e":[]}"#
+        #expect((try? Self.scan(nested) { scanner throws(JSONScanner.Failure) in try scanner.skipValue() }.get()) != nil)
+        for invalid in [#"{"a":1,}"#, #"[1 2]"#, #"{"a" 1}"#, #"{a:1}"#, "[nul]", #"{"a":1"#, "[1,]"] {
+            #expect((try? Self.scan(invalid) { scanner throws(JSONScanner.Failure) in try scanner.skipValue() }.get()) == nil, "\(invalid)")
+        }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect((try? Self.scan(deep) { scanner throws(JSONScanner.Failure) in try scanner.skipValue() }.get()) == nil)
+        let fine = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+        #expect((try? Self.scan(fine) { scanner throws(JSONScanner.Failure) in try scanner.skipValue() }.get()) != nil)
+    }
+
+    // MARK: Seeded random strings
+
+    static let pool: [Character] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "中", "😀", "\u{FEFF}", "\u{2028}"]
+
+    static func randomString(_ random: inout SplitMix64) -> String {
+        String((0..<Int.random(in: 0...12, using: &random)).map { _ in pool.randomElement(using: &random)! })
+    }
+
+    /// `text` as a JSON string literal, each character escaped one of the legal ways at random.
+    static func randomlyEscaped(_ text: String, _ random: inout SplitMix64) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            let mustEscape = scalar == "\"" || scalar == "\\" || scalar.value < 0x20
+            switch (mustEscape, Int.random(in: 0..<3, using: &random)) {
+            case (false, 0), (false, 1):
+                out.unicodeScalars.append(scalar)
+            case (_, 2) where scalar.value > 0xFFFF:
+                let value = scalar.value - 0x10000
+                out += String(format: "\\u%04x\\u%04X", 0xD800 + (value >> 10), 0xDC00 + (value & 0x3FF))
+            case (_, 2):
+                out += String(format: Bool.random(using: &random) ? "\\u%04x" : "\\u%04X", scalar.value)
+            default:
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                default: out += String(format: "\\u%04x", scalar.value)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    @Test func fiveThousandRandomlyEscapedStringsReadBackExactly() throws {
+        var random = SplitMix64(seed: 0x5EED_5CA9)
+        for _ in 0..<5000 {
+            let text = Self.randomString(&random)
+            let json = Self.randomlyEscaped(text, &random)
+            let ours = try Self.scan(json) { scanner throws(JSONScanner.Failure) in try scanner.readString() }.get()
+            #expect(ours == text, "\(json)")
+            #expect(Self.foundationString(json) == text, "\(json)")
+        }
+    }
+
+    // MARK: The fast frame path
+
+    static func randomFrame(_ random: inout SplitMix64) -> String {
+        let event = #"{"n":\#(Int.random(in: 0...999, using: &random)),"s":\#(randomlyEscaped(randomString(&random), &random))}"#
+        var members = [
+            #""type":"data""#,
+            "\"id\":\(randomlyEscaped(randomString(&random), &random))",
+            "\"event\":" + (Bool.random(using: &random)
+                ? randomlyEscaped(event, &random)
+                : "[" + (0..<Int.random(in: 0...2, using: &random)).map { _ in randomlyEscaped(event, &random) }.joined(separator: ",") + "]"),
+        ]
+        members.shuffle(using: &random)
+        let space = [" ", "", "\n", "\t"]
+        // Whitespace before the first colon of each member (the one after its key).
+        return "{" + members.map { member in
+            let colon = member.firstIndex(of: ":")!
+            return member[..<colon] + space.randomElement(using: &random)! + member[colon...]
+        }.joined(separator: ",") + "}"
+    }
+
+    @Test func wellFormedDataFramesTakeTheFastPathAndAgreeWithTheGeneralOne() throws {
+        var random = SplitMix64(seed: 0xDA7A)
+        for _ in 0..<2000 {
+            let frame = Self.randomFrame(&random)
+            let fast = ServerMessage.decodeFrequent(frame)
+            #expect(fast != nil, "\(frame)")
+            #expect(fast == (try? ServerMessage.decodeAny(frame)), "\(frame)")
+        }
+        #expect(ServerMessage.decodeFrequent(#"{"type":"ka"}"#) == .keepAlive)
+    }
+
+    @Test func mutatedFramesNeverMakeTheFastPathDisagree() {
+        var random = SplitMix64(seed: 0xBAD_F00D)
+        let insertions = ["\"", "\\", ",", "}", "{", "[", "]", ":", "\"type\":\"ka\",", "\"id\":1,", "\"x\":2,", "\u{0}", "é", " "]
+        var answered = 0
+        for _ in 0..<5000 {
+            var bytes = Array(Self.randomFrame(&random).utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let position = Int.random(in: 0...bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0 where position < bytes.count: bytes.remove(at: position)
+                case 1: bytes = Array(bytes.prefix(position))
+                default: bytes.insert(contentsOf: Array(insertions.randomElement(using: &random)!.utf8), at: position)
+                }
+            }
+            let frame = String(decoding: bytes, as: UTF8.self)
+            guard let fast = ServerMessage.decodeFrequent(frame) else { continue }
+            answered += 1
+            #expect(fast == (try? ServerMessage.decodeAny(frame)), "\(frame)")
+        }
+        #expect(answered > 100)  // the mutations leave many frames the fast path still reads
+    }
+}
