@@ -237,7 +237,8 @@ struct TextRenderer {
     static func commentLines(_ text: String) -> [String] {
         // Most texts are plain ASCII with `\n` at most: split them without visiting each scalar.
         if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {
-            return trimmed(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+            // Split the bytes, not the characters: grapheme breaking cost a tenth of a Vortex run.
+            return trimmed(text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) })
         }
         var lines: [String] = []
         var current = ""
