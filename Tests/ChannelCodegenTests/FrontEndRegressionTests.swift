@@ -38,6 +38,22 @@ struct FrontEndRegressionTests {
         """
     }
 
+    /// Issue 14: a `required` entry naming no declared property is a defect of real specs; like
+    /// swift-openapi-generator, it is a warning at its line and the rest generates.
+    @Test func aRequiredPropertyThatIsNotDeclaredIsAWarningAndIgnored() async throws {
+        let schemas = """
+                Ping:
+                  type: object
+                  required: [id, ghost]
+                  properties:
+                    id: {type: string}
+            """
+        let result = try await lint(["main.yaml": Self.spec(payload: "{$ref: '#/components/schemas/Ping'}", schemas: schemas)])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("main.yaml:13:22: warning: required property 'ghost' is not declared in 'properties' of 'Ping'; it is ignored"), "\(result.stderr)")
+    }
+
     @Test func aSchemaRecursiveThroughAnArrayIsAnError() async throws {
         let text = Self.spec(payload: "{$ref: '#/components/schemas/L'}", schemas: "    L: {type: array, items: {$ref: '#/components/schemas/L'}}")
         let result = try await lint(["main.yaml": text])

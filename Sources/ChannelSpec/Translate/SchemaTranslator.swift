@@ -236,7 +236,8 @@ struct SchemaTranslator {
         }
         let declared = Set(properties?.children.map(\.key) ?? [])
         for (key, location) in requiredLocations where !declared.contains(key) {
-            diagnostics.error("required property '\(key)' is not declared in 'properties' of '\(name)'", at: location)
+            // A real spec defect (seen in vendors' documents); like swift-openapi-generator, warn and go on.
+            diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
         }
         if properties == nil || declared.isEmpty {
             diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.declarationLocation)
