@@ -32,6 +32,40 @@ struct GeneratorRegressionTests {
 
         """
 
+    /// Issue 14: untyped schemas (`{}`, a description only, `items: {}`, `additionalProperties: {}`,
+    /// a payload with no schema keywords) were rejected for lacking a `type`; they are any JSON value.
+    @Test func untypedSchemasAreJSONValues() async throws {
+        let spec = Self.header + """
+            channels:
+              things:
+                address: ns/things
+                messages:
+                  changed:
+                    payload:
+                      type: object
+                      required: [id, extra]
+                      properties:
+                        id: {type: string}
+                        extra: {description: Anything the server adds.}
+                        list: {type: array, items: {}}
+                        map: {type: object, additionalProperties: {}}
+              raw:
+                address: ns/raw
+                messages:
+                  anything:
+                    payload: {}
+            operations:
+              thingValues: {action: receive, channel: {$ref: '#/channels/things'}}
+              rawValues: {action: receive, channel: {$ref: '#/channels/raw'}}
+            """
+        let result = try await generate(["main.yaml": spec])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.models.contains("public var extra: JSONValue\n"))
+        #expect(result.models.contains("public var list: [JSONValue]?\n"))
+        #expect(result.models.contains("public var map: [String: JSONValue]?\n"))
+        #expect(result.models.contains("import ChannelRuntime\n"))
+    }
+
     @Test func oneMessageWithAnInlinePayloadServesTwoChannels() async throws {
         let spec = Self.header + """
             channels:

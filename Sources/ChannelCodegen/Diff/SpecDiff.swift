@@ -137,6 +137,7 @@ package struct SpecDiff {
         case .integer(let bits): bits.map { "Int\($0)" } ?? "Int"
         case .number(let isFloat): isFloat ? "Float" : "Double"
         case .boolean: "Bool"
+        case .json: "JSONValue"
         case .array(let element): "[\(describe(element, side))]"
         case .dictionary(let value): "[String: \(describe(value, side))]"
         case .named(let id): side.typeName(id)

@@ -17,7 +17,9 @@ struct ModelsStructure {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
         if api.types.contains(where: usesDates) { declarations += [timestampCoder, inferredDecoding] }
-        return SwiftFile(header: header, imports: [Identifier("Foundation")], declarations: declarations)
+        // `JSONValue` (untyped schemas) lives in the runtime; other models need Foundation only.
+        let usesJSON = api.types.contains { if case .object(let properties) = $0.kind { properties.contains { $0.type.containsJSON } } else { false } }
+        return SwiftFile(header: header, imports: [Identifier("Foundation")] + (usesJSON ? [Identifier("ChannelRuntime")] : []), declarations: declarations)
     }
 
     private func usesDates(_ type: NamedType) -> Bool {
@@ -255,6 +257,16 @@ extension TypeReference {
         case .dateTime: return true
         case .array(let element): return element.containsDate
         case .dictionary(let value): return value.containsDate
+        default: return false
+        }
+    }
+
+    /// Whether an untyped value (`JSONValue`) is in it.
+    var containsJSON: Bool {
+        switch self {
+        case .json: return true
+        case .array(let element): return element.containsJSON
+        case .dictionary(let value): return value.containsJSON
         default: return false
         }
     }

@@ -31,6 +31,7 @@ struct SwiftTypes {
             }
         case .number(let isFloat): return isFloat ? swift("Float") : swift("Double")
         case .boolean: return swift("Bool")
+        case .json: return runtime("JSONValue")
         case .array(let element): return "[\(self.type(element, wire: wire, in: owner))]"
         case .dictionary(let value): return "[\(string): \(self.type(value, wire: wire, in: owner))]"
         case .named(let id):

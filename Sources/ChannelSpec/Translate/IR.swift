@@ -111,6 +111,8 @@ package indirect enum TypeReference: Sendable, Hashable {
     case dictionary(TypeReference)
     /// A `NamedType` by its `id`.
     case named(String)
+    /// Any JSON value: an untyped schema (`{}`), `JSONValue` in Swift.
+    case json
 }
 
 package struct NamedType: Sendable {

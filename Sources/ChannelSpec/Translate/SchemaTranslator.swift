@@ -110,6 +110,8 @@ struct SchemaTranslator {
             return .number(isFloat: cursor.node["format"]?.string == "float")
         case "boolean":
             return .boolean
+        case "any":
+            return .json
         case "array":
             guard let items = cursor.child("items") else {
                 diagnostics.error("array schema '\(name)' has no 'items'", at: cursor.declarationLocation)
@@ -199,8 +201,8 @@ struct SchemaTranslator {
             if kinds == ["a boolean"] { return "boolean" }
             if kinds == ["a number"] { return values.allSatisfy { $0.scalar?.integer != nil || $0.scalar?.isNull == true } ? "integer" : "number" }
         }
-        diagnostics.error("schema '\(name)' has no 'type' (add one of \(Self.knownTypes.filter { $0 != "null" }.joined(separator: ", ")))", at: cursor.declarationLocation)
-        return nil
+        // Nothing constrains the value (`{}`, a description only): any JSON value, as JSON Schema says.
+        return "any"
     }
 
     private mutating func object(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool, documentation: Documentation) -> TypeReference? {
