@@ -39,6 +39,9 @@ package struct GeneratorConfig: Sendable, Equatable {
     package var allowedFolder: String?
     /// Where the config names the spec (its `spec:` value), for errors about the spec file itself.
     package var specLocation: SourceLocation?
+    /// `strict: true`: a construct outside the subset is an error; by default its channel (or
+    /// operation) is skipped with warnings and the rest generates.
+    package var strict = false
 
 /// A configuration for the spec at `specPath`.
     package init(
@@ -52,7 +55,7 @@ package struct GeneratorConfig: Sendable, Equatable {
         self.clientModule = clientModule
     }
 
-    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule"]
+    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict"]
 
     /// Reads and checks a config file; every problem is reported at its line.
     package static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
@@ -100,6 +103,13 @@ package struct GeneratorConfig: Sendable, Equatable {
                 config.mode = value
             } else {
                 diagnostics.append(.error("'generate' must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))", at: generate.location))
+            }
+        }
+        if let strict = root["strict"] {
+            if let value = strict.scalar?.bool {
+                config.strict = value
+            } else {
+                diagnostics.append(.error("'strict' must be true or false", at: strict.location))
             }
         }
         if let module = root["clientModule"] {

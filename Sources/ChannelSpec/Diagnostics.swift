@@ -23,6 +23,10 @@ package struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
     package var severity: Severity
     package var message: String
     package var location: SourceLocation?
+    /// About a construct the generator cannot serve (a union, a header schema, an address the
+    /// transport cannot carry), not about malformed input: lenient generation skips the channel
+    /// instead of failing (`strict: true` keeps it an error).
+    package var isOutsideSubset = false
 
     package init(_ severity: Severity, _ message: String, at location: SourceLocation?) {
         self.severity = severity
@@ -32,6 +36,13 @@ package struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
 
     package static func error(_ message: String, at location: SourceLocation?) -> Diagnostic {
         Diagnostic(.error, message, at: location)
+    }
+
+    /// An error about a construct outside what the generator serves (see `isOutsideSubset`).
+    package static func unsupported(_ message: String, at location: SourceLocation?) -> Diagnostic {
+        var diagnostic = Diagnostic(.error, message, at: location)
+        diagnostic.isOutsideSubset = true
+        return diagnostic
     }
 
     package static func warning(_ message: String, at location: SourceLocation?) -> Diagnostic {
@@ -95,6 +106,21 @@ package struct Diagnostics: Sendable {
 
     package mutating func warning(_ message: String, at location: SourceLocation?) {
         all.append(.warning(message, at: location))
+    }
+
+    package mutating func unsupported(_ message: String, at location: SourceLocation?) {
+        all.append(.unsupported(message, at: location))
+    }
+
+    /// Whether the diagnostics from `start` on hold errors and every one is outside the subset.
+    package func onlyOutsideSubsetErrors(from start: Int) -> Bool {
+        let errors = all[start...].filter { $0.severity == .error }
+        return !errors.isEmpty && errors.allSatisfy(\.isOutsideSubset)
+    }
+
+    /// Any errors from `start` on become warnings (what lenient generation skipped).
+    package mutating func demoteErrors(from start: Int) {
+        for index in all.indices[start...] where all[index].severity == .error { all[index].severity = .warning }
     }
 }
 

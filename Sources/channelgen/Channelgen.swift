@@ -105,8 +105,13 @@ struct Lint: ParsableCommand {
     @Argument(help: "The AsyncAPI document.")
     var spec: String
 
+    @Flag(help: "Constructs outside what channelgen generates are errors (by default their channel is skipped with warnings).")
+    var strict = false
+
     func run() throws {
-        let result = Generator.generate(config: GeneratorConfig(specPath: spec))
+        var config = GeneratorConfig(specPath: spec)
+        config.strict = strict
+        let result = Generator.generate(config: config)
         if report(result.diagnostics) { throw ExitCode(1) }
     }
 }

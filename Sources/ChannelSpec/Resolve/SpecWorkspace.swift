@@ -212,7 +212,7 @@ package final class SpecWorkspace {
             fragment = ""
         }
         if filePart.contains("://") {
-            throw DiagnosticsError(.error(
+            throw DiagnosticsError(.unsupported(
                 "remote $ref '\(ref)' is not supported: download the document and reference it by relative path",
                 at: location))
         }

@@ -15,7 +15,7 @@ struct KeyRules {
         guard let entries = cursor.node.entries else { return }
         for entry in entries where !entry.key.hasPrefix("x-") && !accepted.contains(entry.key) {
             if let reason = unsupported[entry.key] {
-                diagnostics.error("'\(entry.key)' in \(object) \(name) is not supported: \(reason)", at: entry.keyLocation)
+                diagnostics.unsupported("'\(entry.key)' in \(object) \(name) is not supported: \(reason)", at: entry.keyLocation)
             } else if let reason = ignored[entry.key] {
                 diagnostics.warning("'\(entry.key)' in \(object) \(name) is ignored: \(reason)", at: entry.keyLocation)
             } else {

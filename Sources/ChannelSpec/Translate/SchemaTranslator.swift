@@ -21,6 +21,23 @@ struct SchemaTranslator {
 
     /// The type for the schema at `cursor` (possibly a `$ref`); `nil` after reporting an error.
     /// `name` is the name an inline object or enum gets; `parent` the type it nests in.
+    /// What `rollBack(to:)` restores: the types known before a channel was translated.
+    struct Checkpoint {
+        fileprivate let typeCount: Int
+        fileprivate let typeIndex: [String: Int]
+        let diagnosticCount: Int
+    }
+
+    func checkpoint() -> Checkpoint {
+        Checkpoint(typeCount: types.count, typeIndex: typeIndex, diagnosticCount: diagnostics.all.count)
+    }
+
+    /// Forgets the types translated since `checkpoint` (a channel lenient generation skipped).
+    mutating func rollBack(to checkpoint: Checkpoint) {
+        types.removeLast(types.count - checkpoint.typeCount)
+        typeIndex = checkpoint.typeIndex
+    }
+
     mutating func type(of cursor: Cursor, name: String, parent: String?) -> TypeReference? {
         guard depth < Self.maximumDepth else {
             diagnostics.error(
@@ -45,7 +62,7 @@ struct SchemaTranslator {
             // A value cannot contain itself (through an object, an array or a map) without indirection
             // the subset does not describe yet.
             let loop = (inProgress[start...].map(\.name) + [inProgress[start].name]).joined(separator: " → ")
-            diagnostics.error("recursive schema '\(inProgress[start].name)' is not supported (\(loop))", at: cursor.node["$ref"]?.location ?? cursor.location)
+            diagnostics.unsupported("recursive schema '\(inProgress[start].name)' is not supported (\(loop))", at: cursor.node["$ref"]?.location ?? cursor.location)
             return nil
         }
         if let index = typeIndex[id] { return .named(types[index].id) }
@@ -188,7 +205,7 @@ struct SchemaTranslator {
                 if text != "null" { nonNull.append(text) }
             }
             if nonNull.count > 1 {
-                diagnostics.error("a schema with several types (\(nonNull.joined(separator: ", "))) is not supported; only [T, 'null'] is", at: typeNode.location)
+                diagnostics.unsupported("a schema with several types (\(nonNull.joined(separator: ", "))) is not supported; only [T, 'null'] is", at: typeNode.location)
                 return nil
             }
             return nonNull.first ?? "null"
@@ -209,7 +226,7 @@ struct SchemaTranslator {
         let properties = cursor.child("properties")
         if let additional = cursor.child("additionalProperties"), additional.node.entries != nil {
             guard properties == nil else {
-                diagnostics.error("an object with both 'properties' and a schema for 'additionalProperties' is not supported", at: additional.location)
+                diagnostics.unsupported("an object with both 'properties' and a schema for 'additionalProperties' is not supported", at: additional.location)
                 return nil
             }
             return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }

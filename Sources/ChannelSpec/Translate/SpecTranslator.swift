@@ -14,9 +14,11 @@ package enum SpecTranslator {
     /// - Parameters:
     ///   - path: the spec document.
     ///   - allowedFolder: the folder files may be read from (see `SpecWorkspace`).
-    package static func translate(specAt path: String, allowedFolder: String? = nil) -> SpecResult {
+    ///   - strict: constructs outside the subset are errors; by default a channel using one is
+    ///     skipped with warnings and the rest generates.
+    package static func translate(specAt path: String, allowedFolder: String? = nil, strict: Bool = false) -> SpecResult {
         let workspace = SpecWorkspace(rootFile: path, allowedFolder: allowedFolder)
-        var translator = Translation(workspace: workspace)
+        var translator = Translation(workspace: workspace, strict: strict)
         let api = translator.run()
         var diagnostics = translator.diagnostics
         diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
@@ -36,8 +38,12 @@ private struct Translation {
     /// Every key under `channels`, valid or not.
     var declaredChannelKeys: Set<String> = []
 
-    init(workspace: SpecWorkspace) {
+    /// Whether constructs outside the subset fail the spec instead of skipping their channel.
+    let strict: Bool
+
+    init(workspace: SpecWorkspace, strict: Bool) {
         self.workspace = workspace
+        self.strict = strict
         self.schemas = SchemaTranslator(workspace: workspace)
     }
 
@@ -71,7 +77,11 @@ private struct Translation {
         if let channelsCursor = root.child("channels"), let entries = mapping(channelsCursor, "channels") {
             var addresses: [String: (String, SourceLocation)] = [:]
             for (key, _, cursor) in entries {
-                guard let channel = channel(key: key, cursor) else { continue }
+                let reported = diagnostics.all.count
+                let checkpoint = schemas.checkpoint()
+                let translated = channel(key: key, cursor)
+                if !strict, skipOutsideSubset(key, at: cursor.location, reported: reported, checkpoint: checkpoint) { continue }
+                guard let channel = translated else { continue }
                 let shape = channel.address.segments.map { parts in
                     parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
                 }.joined(separator: "/")
@@ -90,9 +100,16 @@ private struct Translation {
         if let operationsCursor = root.child("operations"), let entries = mapping(operationsCursor, "operations") {
             let lookup = ChannelLookup(channels: channels, resolved: resolvedChannels)
             for (key, keyLocation, cursor) in entries {
-                if let operation = operation(id: key, keyLocation: keyLocation, cursor, channels: lookup) {
-                    operations.append(operation)
+                let reported = diagnostics.all.count
+                let translated = operation(id: key, keyLocation: keyLocation, cursor, channels: lookup)
+                if !strict, diagnostics.onlyOutsideSubsetErrors(from: reported) {
+                    diagnostics.demoteErrors(from: reported)
+                    diagnostics.warning(
+                        "operation '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings above); `strict: true` in channelgen.yaml makes this an error",
+                        at: keyLocation)
+                    continue
                 }
+                if let operation = translated { operations.append(operation) }
             }
         }
         if root.child("channels") == nil {
@@ -104,6 +121,24 @@ private struct Translation {
         return ChannelAPI(
             title: title, version: version, description: description, notifierName: notifierName,
             channels: channels, operations: operations, types: schemas.types, files: workspace.loadedFiles)
+    }
+
+    /// Lenient generation: when everything wrong with channel `key` is outside the subset, its errors
+    /// become warnings, the types it introduced are forgotten and it is skipped (its operations too).
+    private mutating func skipOutsideSubset(_ key: String, at location: SourceLocation, reported: Int, checkpoint: SchemaTranslator.Checkpoint) -> Bool {
+        let ownErrors = diagnostics.all[reported...].contains { $0.severity == .error }
+        let schemaErrors = schemas.diagnostics.all[checkpoint.diagnosticCount...].contains { $0.severity == .error }
+        guard ownErrors || schemaErrors else { return false }
+        guard (!ownErrors || diagnostics.onlyOutsideSubsetErrors(from: reported)),
+              (!schemaErrors || schemas.diagnostics.onlyOutsideSubsetErrors(from: checkpoint.diagnosticCount))
+        else { return false }
+        diagnostics.demoteErrors(from: reported)
+        schemas.diagnostics.demoteErrors(from: checkpoint.diagnosticCount)
+        schemas.rollBack(to: checkpoint)
+        diagnostics.warning(
+            "channel '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings above); `strict: true` in channelgen.yaml makes this an error",
+            at: location)
+        return true
     }
 
     // MARK: Document
@@ -139,7 +174,7 @@ private struct Translation {
             return nil
         }
         guard let addressText = addressNode.string else {
-            diagnostics.error("channel '\(key)' needs a string 'address'; null (dynamic) addresses are not supported", at: addressNode.location)
+            diagnostics.unsupported("channel '\(key)' needs a string 'address'; null (dynamic) addresses are not supported", at: addressNode.location)
             return nil
         }
         guard let address = parseAddress(addressText, at: addressNode.location) else { return nil }
@@ -180,7 +215,7 @@ private struct Translation {
         }
         guard let messageEntries = mapping(messagesCursor, "messages of channel '\(key)'") else { return nil }
         guard messageEntries.count == 1, let (messageKey, _, messageReference) = messageEntries.first else {
-            diagnostics.error(
+            diagnostics.unsupported(
                 "channel '\(key)' has \(messageEntries.count) messages; channelgen supports exactly one message per channel",
                 at: messagesCursor.location)
             return nil
@@ -201,12 +236,17 @@ private struct Translation {
             diagnostics.error("invalid channel address '\(text)': \(reason)", at: location)
             return nil
         }
+        // Well-formed, but the transport's channel rules cannot carry it (MQTT, Kafka, raw WebSocket addresses).
+        func unsupported(_ reason: String) -> ChannelAddressTemplate? {
+            diagnostics.unsupported("invalid channel address '\(text)': \(reason)", at: location)
+            return nil
+        }
         var body = Substring(text)
         if body.hasPrefix("/") { body = body.dropFirst() }
-        if body.isEmpty { return fail("it has no segments") }
+        if body.isEmpty { return unsupported("it has no segments") }
         let rawSegments = body.split(separator: "/", omittingEmptySubsequences: false)
         if !rules.allowsSegmentCount(rawSegments.count) {
-            return fail("it has \(rawSegments.count) segments; \(rules.transportName) allows at most \(rules.maximumSegments)")
+            return unsupported("it has \(rawSegments.count) segments; \(rules.transportName) allows at most \(rules.maximumSegments)")
         }
         var segments: [[ChannelAddressTemplate.Part]] = []
         for raw in rawSegments {
@@ -225,7 +265,7 @@ private struct Translation {
                     let end = rest.firstIndex(of: "{") ?? rest.endIndex
                     let literal = rest[..<end]
                     if let bad = literal.unicodeScalars.first(where: { !rules.allows($0) }) {
-                        return fail("segment '\(raw)' contains '\(bad)'; channel segments allow only \(rules.allowedCharacters)")
+                        return unsupported("segment '\(raw)' contains '\(bad)'; channel segments allow only \(rules.allowedCharacters)")
                     }
                     parts.append(.literal(String(literal)))
                     rest = rest[end...]
@@ -233,15 +273,15 @@ private struct Translation {
             }
             if parts.count == 1, case .literal(let literal) = parts[0] {
                 switch rules.problem(inSegment: literal) {
-                case .tooLong: return fail("segment '\(literal)' is longer than \(rules.maximumSegmentLength) characters")
-                case .edgeHyphen: return fail("segment '\(literal)' starts or ends with '-'")
+                case .tooLong: return unsupported("segment '\(literal)' is longer than \(rules.maximumSegmentLength) characters")
+                case .edgeHyphen: return unsupported("segment '\(literal)' starts or ends with '-'")
                 case nil, .empty, .invalidCharacter: break  // checked above
                 }
             }
             segments.append(parts)
         }
         if rules.firstSegmentIsNamespace, case .parameter = segments[0].first, segments[0].count == 1 {
-            return fail("the first segment is the namespace and must be literal")
+            return unsupported("the first segment is the namespace and must be literal")
         }
         return ChannelAddressTemplate(text: text, segments: segments)
     }
@@ -265,7 +305,7 @@ private struct Translation {
             let supported = format.hasPrefix("application/schema+json") || format.hasPrefix("application/schema+yaml")
                 || format.hasPrefix("application/vnd.oai.openapi") || format.hasPrefix("application/vnd.aai.asyncapi")
             guard supported else {
-                diagnostics.error(
+                diagnostics.unsupported(
                     "schemaFormat '\(format)' is not supported; channelgen reads JSON Schema, OpenAPI and AsyncAPI schemas",
                     at: payload.node["schemaFormat"]?.location ?? payload.location)
                 return nil
