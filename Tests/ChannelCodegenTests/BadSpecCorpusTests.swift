@@ -25,7 +25,9 @@ struct BadSpecCorpusTests {
 
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        // Strict: constructs outside the subset are errors here, as they are in CI with `strict: true`
+        // (`LenientGenerationTests` covers the default, which skips such a channel).
+        let config = try TestSupport.writeConfig(in: work, spec: spec, extra: "strict: true\n")
         let output = work.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         // A previous, valid generation: it must survive a failed run byte for byte and mtime for mtime.
@@ -74,7 +76,7 @@ struct BadSpecCorpusTests {
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", work.appendingPathComponent("out").path])
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule)"))
+        #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule, strict)"))
         #expect(lines.contains("\(config.path):3:17: error: 'accessModifier' must be one of public, package, internal"))
         #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
     }

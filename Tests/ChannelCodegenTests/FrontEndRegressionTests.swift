@@ -7,7 +7,7 @@ import Testing
 struct FrontEndRegressionTests {
     /// Writes `files` into a fresh package folder (with a `Package.swift`, so `$ref`s are confined to
     /// it), runs `channelgen lint main.yaml` there, and returns exit status and stderr.
-    private func lint(_ files: [String: String], spec: String = "main.yaml") async throws -> (status: Int32, stderr: String, folder: URL) {
+    private func lint(_ files: [String: String], spec: String = "main.yaml", strict: Bool = false) async throws -> (status: Int32, stderr: String, folder: URL) {
         let work = try TestSupport.temporaryDirectory()
         let package = work.appendingPathComponent("package")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
@@ -17,7 +17,7 @@ struct FrontEndRegressionTests {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
-        let result = try await TestSupport.channelgen(["lint", spec], in: package)
+        let result = try await TestSupport.channelgen(["lint", spec] + (strict ? ["--strict"] : []), in: package)
         #expect(!result.stderr.contains("Fatal error"))
         return (result.status, result.stderr, work)
     }
@@ -56,7 +56,7 @@ struct FrontEndRegressionTests {
 
     @Test func aSchemaRecursiveThroughAnArrayIsAnError() async throws {
         let text = Self.spec(payload: "{$ref: '#/components/schemas/L'}", schemas: "    L: {type: array, items: {$ref: '#/components/schemas/L'}}")
-        let result = try await lint(["main.yaml": text])
+        let result = try await lint(["main.yaml": text], strict: true)
         defer { try? FileManager.default.removeItem(at: result.folder) }
         #expect(result.status == 1)
         #expect(result.stderr == "main.yaml:11:36: error: recursive schema 'L' is not supported (L → L)\n")
@@ -66,7 +66,7 @@ struct FrontEndRegressionTests {
         let text = Self.spec(
             payload: "{$ref: '#/components/schemas/T'}",
             schemas: "    T: {type: object, additionalProperties: {$ref: '#/components/schemas/T'}}")
-        let result = try await lint(["main.yaml": text])
+        let result = try await lint(["main.yaml": text], strict: true)
         defer { try? FileManager.default.removeItem(at: result.folder) }
         #expect(result.status == 1)
         #expect(result.stderr == "main.yaml:11:52: error: recursive schema 'T' is not supported (T → T)\n")

@@ -187,9 +187,10 @@ struct GeneratorRegressionTests {
                   properties:
                     petType: {type: string}
             """
+        // Lenient by default: the channel is skipped with the explanation as a warning at its line.
         let result = try await generate(["main.yaml": spec])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("main.yaml:13:7: error: 'discriminator' in schema 'Pet' is not supported: inheritance through allOf"))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("main.yaml:13:7: warning: 'discriminator' in schema 'Pet' is not supported: inheritance through allOf"))
         #expect(!result.stderr.contains("oneOf/anyOf"))
     }
 

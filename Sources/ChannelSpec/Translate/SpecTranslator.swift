@@ -105,7 +105,7 @@ private struct Translation {
                 if !strict, diagnostics.onlyOutsideSubsetErrors(from: reported) {
                     diagnostics.demoteErrors(from: reported)
                     diagnostics.warning(
-                        "operation '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings above); `strict: true` in channelgen.yaml makes this an error",
+                        "operation '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings at its lines); `strict: true` in channelgen.yaml makes this an error",
                         at: keyLocation)
                     continue
                 }
@@ -136,7 +136,7 @@ private struct Translation {
         schemas.diagnostics.demoteErrors(from: checkpoint.diagnosticCount)
         schemas.rollBack(to: checkpoint)
         diagnostics.warning(
-            "channel '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings above); `strict: true` in channelgen.yaml makes this an error",
+            "channel '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings at its lines); `strict: true` in channelgen.yaml makes this an error",
             at: location)
         return true
     }

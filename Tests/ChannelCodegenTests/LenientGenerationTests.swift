@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Issue 14: by default a channel using what channelgen cannot generate (a union, several messages,
+/// message headers, Avro, an address the transport cannot carry) is skipped with warnings at its
+/// lines and the rest generates; `strict: true` makes those errors. Malformed input stays an error.
+@Suite("Lenient generation")
+struct LenientGenerationTests {
+    static let corpus = TestSupport.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/asyncapi")
+
+    /// The AsyncAPI 3.0 documents of the corpus (2.x is not read yet).
+    static var documents: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []
+        return names.filter { $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }.filter { name in
+            ((try? String(contentsOf: corpus.appendingPathComponent(name), encoding: .utf8)) ?? "").contains("asyncapi: 3.0")
+        }.sorted()
+    }
+
+    @Test func everyAsyncAPI3CorpusDocumentGeneratesAndTypeChecks() async throws {
+        try #require(!Self.documents.isEmpty, "no corpus at \(Self.corpus.path)")
+        for name in Self.documents {
+            let work = try TestSupport.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: work) }
+            let config = try TestSupport.writeConfig(in: work, spec: Self.corpus.appendingPathComponent(name))
+            let output = work.appendingPathComponent("out")
+            let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(!result.stderr.contains(": error: "), "\(name)")
+            guard result.status == 0 else { continue }
+            let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift"].map { output.appendingPathComponent($0) }
+            let typecheck = try await TestSupport.typecheck(sources)
+            #expect(typecheck.status == 0, "\(name): \(typecheck.stderr)")
+        }
+    }
+
+    @Test func aSkippedChannelIsWarnedAtItsLinesAndStrictMakesItAnError() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Mixed, version: 1.0.0}
+            channels:
+              good:
+                address: app/good
+                messages: {m: {payload: {type: object, properties: {id: {type: string}}}}}
+              union:
+                address: app/union
+                messages: {m: {payload: {oneOf: [{type: string}, {type: integer}]}}}
+              mqtt:
+                address: a/b/c/d/e/f/g
+                messages: {m: {payload: {type: string}}}
+            operations:
+              goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
+              unionValues: {action: receive, channel: {$ref: '#/channels/union'}}
+              mqttValues: {action: receive, channel: {$ref: '#/channels/mqtt'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
+
+        let lenient = try await TestSupport.channelgen(["lint", "main.yaml"], in: work)
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("main.yaml:9:30: warning: 'oneOf' in schema"))
+        #expect(lenient.stderr.contains("main.yaml:8:5: warning: channel 'union' is skipped"))
+        #expect(lenient.stderr.contains("main.yaml:11:14: warning: invalid channel address 'a/b/c/d/e/f/g'"))
+        #expect(lenient.stderr.contains("main.yaml:11:5: warning: channel 'mqtt' is skipped"))
+
+        let strict = try await TestSupport.channelgen(["lint", "--strict", "main.yaml"], in: work)
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("main.yaml:9:30: error: 'oneOf' in schema"))
+        #expect(strict.stderr.contains("main.yaml:11:14: error: invalid channel address"))
+
+        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
+        let output = work.appendingPathComponent("out")
+        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(generated.status == 0)
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func goodValues()"))
+        #expect(!notifier.contains("unionValues") && !notifier.contains("mqttValues"))
+    }
+
+    @Test func malformedInputInAChannelStaysAnError() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Broken, version: 1.0.0}
+            channels:
+              c:
+                address: app/c
+                messages: {m: {payload: {type: strng}}}
+            operations:
+              cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
+        let result = try await TestSupport.channelgen(["lint", "main.yaml"], in: work)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: unknown schema type 'strng'"))
+    }
+}
