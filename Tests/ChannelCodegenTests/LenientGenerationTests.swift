@@ -6,7 +6,8 @@ import Testing
 /// lines and the rest generates; `strict: true` makes those errors. Malformed input stays an error.
 @Suite("Lenient generation")
 struct LenientGenerationTests {
-    static let corpus = TestSupport.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/asyncapi")
+    /// A copy of the shared corpus's AsyncAPI documents (real specs written by others).
+    static let corpus = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
 
     /// The AsyncAPI 3.0 documents of the corpus (2.x is not read yet).
     static var documents: [String] {
