@@ -185,18 +185,11 @@ extension Check {
             return
         }
         defer { old.remove() }
-        var oldConfig = config
-        oldConfig.specPath = old.specPath
-        oldConfig.allowedFolder = old.root.path
-        guard case .success(let changes) = SpecDiff.compare(old: oldConfig, new: config) else {
+        guard case .success(let changes) = old.changes(to: config) else {
             print("\(target): no semantic summary (the spec at HEAD does not generate)")
             return
         }
         print("\(target): spec changes since HEAD (channelgen diff --base HEAD)")
-        print(DiffReport.render(changes.map { change in
-            var change = change
-            if let file = change.location?.file { change.location?.file = old.display(file) }
-            return change
-        }, format: .text))
+        print(DiffReport.render(changes, format: .text))
     }
 }

@@ -57,14 +57,7 @@ struct Diff: ParsableCommand {
                 throw DiffFailure(diagnostics: [.error(error.description, at: newConfig.specLocation)])
             }
             defer { old.remove() }
-            var oldConfig = newConfig
-            oldConfig.specPath = old.specPath
-            oldConfig.allowedFolder = old.root.path
-            return try compare(oldConfig, newConfig).map { change in
-                var change = change
-                if let file = change.location?.file { change.location?.file = old.display(file) }
-                return change
-            }
+            return try changes(old.changes(to: newConfig))
         }
         guard specs.count == 2 else {
             throw DiffFailure(diagnostics: [.error("pass the old and the new spec, or --base <git revision>", at: nil)])
@@ -79,7 +72,11 @@ struct Diff: ParsableCommand {
     }
 
     private func compare(_ old: GeneratorConfig, _ new: GeneratorConfig) throws(DiffFailure) -> [SpecChange] {
-        switch SpecDiff.compare(old: old, new: new) {
+        try changes(SpecDiff.compare(old: old, new: new))
+    }
+
+    private func changes(_ result: Result<[SpecChange], SpecDiffFailure>) throws(DiffFailure) -> [SpecChange] {
+        switch result {
         case .success(let changes):
             return changes
         case .failure(let failure):

@@ -1,3 +1,4 @@
+import ChannelCodegen
 import ChannelSpec
 import Foundation
 
@@ -57,6 +58,25 @@ struct SpecAtRevision {
     }
 
     func remove() { try? FileManager.default.removeItem(at: root) }
+
+    /// `config` (the working copy's) pointed at this extraction: the old side of a comparison.
+    func config(from config: GeneratorConfig) -> GeneratorConfig {
+        var old = config
+        old.specPath = specPath
+        old.allowedFolder = root.path
+        return old
+    }
+
+    /// The diff of this revision's spec against the working copy's, its locations shown as users read them.
+    func changes(to config: GeneratorConfig) -> Result<[SpecChange], SpecDiffFailure> {
+        SpecDiff.compare(old: self.config(from: config), new: config).map { changes in
+            changes.map { change in
+                var change = change
+                if let file = change.location?.file { change.location?.file = display(file) }
+                return change
+            }
+        }
+    }
 
     private static func git(_ arguments: [String], in directory: String) throws(Failure) -> String {
         try run("/usr/bin/env", ["git"] + arguments, in: directory)

@@ -302,10 +302,14 @@ public actor SSEConnection: ChannelConnection {
     private func deliver(_ event: ServerSentEvent) {
         if let id = event.lastEventID { lastEventID = id }
         metrics.update { $0.framesReceived += 1 }
-        let channel = ChannelRoute.normalized(event.type)
-        let targets = sinks.values.filter { sink in
+        let targets: [Sink]
+        if event.type == "message" {
             // An event without a type goes to the only channel there is (a single-topic hub).
-            event.type == "message" ? Set(sinks.values.map(\.channel)).count == 1 : sink.route.matches(channel)
+            let all = Array(sinks.values)
+            targets = Set(all.map(\.channel)).count == 1 ? all : []
+        } else {
+            let channel = ChannelRoute.normalized(event.type)
+            targets = sinks.values.filter { $0.route.matches(channel) }
         }
         guard !targets.isEmpty else {
             metrics.update { $0.unknownSubscriptionFrames += 1 }
