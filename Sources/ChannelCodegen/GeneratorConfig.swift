@@ -1,5 +1,9 @@
 import ChannelSpec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The contents of a target's `channelgen.yaml`.
 ///
@@ -76,7 +80,7 @@ package struct GeneratorConfig: Sendable, Equatable {
         var config = GeneratorConfig(specPath: "")
         config.allowedFolder = FilePath.packageRoot(containing: path)
         if let spec = root["spec"]?.string, !spec.isEmpty {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = path.contains("/") ? FilePath.directory(of: path) : ""
             config.specPath = spec.hasPrefix("/") || folder.isEmpty ? spec : folder + "/" + spec
             config.specLocation = root["spec"]?.location
         } else {

@@ -1,7 +1,11 @@
 import ArgumentParser
 import ChannelCodegen
 import ChannelSpec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 @main
 struct Channelgen: ParsableCommand {
@@ -19,8 +23,8 @@ struct Channelgen: ParsableCommand {
             try command.run()
         } catch {
             if CommandLine.arguments.dropFirst().first == "diff", exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                Console.writeError(fullMessage(for: error) + "\n")
+                Console.exit(2)
             }
             exit(withError: error)
         }
@@ -30,7 +34,7 @@ struct Channelgen: ParsableCommand {
 /// Prints diagnostics to stderr in the compiler format; true when any is an error.
 func report(_ diagnostics: [Diagnostic]) -> Bool {
     for diagnostic in diagnostics {
-        FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+        Console.writeError(diagnostic.description + "\n")
     }
     return diagnostics.contains { $0.severity == .error }
 }
@@ -63,7 +67,7 @@ struct Generate: ParsableCommand {
         // Recorded on failure too: a broken file that is fixed must rerun the next build.
         if let inputsRecord {
             let watched = declaredInputs.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-                .map { Set($0.split(separator: "\n").map { ($0 as NSString).standardizingPath }) }
+                .map { Set($0.split(separator: "\n").map { FilePath.normalize(String($0)) }) }
             writeInputsRecord(result.inputs, to: inputsRecord, watched: watched)
         }
         let failed = report(result.diagnostics)
@@ -86,15 +90,15 @@ struct Generate: ParsableCommand {
 /// build run the generator again, until a new plan watches every file.
 func writeInputsRecord(_ inputs: [String], to path: String, watched: Set<String>?) {
     let base = FileManager.default.currentDirectoryPath
-    let lines = inputs.map { $0.hasPrefix("/") ? $0 : (base as NSString).appendingPathComponent($0) }
-        .map { ($0 as NSString).standardizingPath }
+    let lines = inputs.map { $0.hasPrefix("/") ? $0 : FilePath.appending(base, $0) }
+        .map { FilePath.normalize($0) }
     let text = Set(lines).sorted().joined(separator: "\n") + "\n"
     let planIsStale = watched.map { watched in lines.contains { !watched.contains($0) } } ?? false
     guard planIsStale || FileManager.default.contents(atPath: path) != Data(text.utf8) else { return }
     do {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-        _ = report([.warning("cannot record the spec's input files in '\(path)': \(error.localizedDescription)", at: nil)])
+        _ = report([.warning("cannot record the spec's input files in '\(path)': \(error)", at: nil)])
     }
 }
 
@@ -125,7 +129,7 @@ struct Check: ParsableCommand {
     var packagePath = "."
 
     func run() throws {
-        let generatedRoot = (packagePath as NSString).appendingPathComponent("Generated")
+        let generatedRoot = FilePath.appending(packagePath, "Generated")
         let (targets, problems) = TargetDiscovery.targets(inPackage: packagePath)
         if report(problems) { throw ExitCode(1) }
         guard !targets.isEmpty else {
@@ -135,7 +139,7 @@ struct Check: ParsableCommand {
         var stale = false
         for target in targets.map(\.name) {
             let config = targets.first { $0.name == target }!.config
-            let result = Generator.generate(configAt: (packagePath as NSString).appendingPathComponent(config))
+            let result = Generator.generate(configAt: FilePath.appending(packagePath, config))
             if report(result.diagnostics) { throw ExitCode(1) }
             let folder = "\(generatedRoot)/\(target)"
             var expected = Set<String>()
@@ -148,7 +152,7 @@ struct Check: ParsableCommand {
                     stale = true
                     if !summarized {
                         summarized = true
-                        printSemanticSummary(configPath: (packagePath as NSString).appendingPathComponent(config), target: target)
+                        printSemanticSummary(configPath: FilePath.appending(packagePath, config), target: target)
                     }
                     let relative = "Generated/\(target)/\(file.name)"
                     print(UnifiedDiff.render(old: current ?? "", new: file.contents, oldName: current == nil ? "/dev/null" : "a/" + relative, newName: "b/" + relative))
@@ -161,11 +165,11 @@ struct Check: ParsableCommand {
             }
         }
         if stale {
-            FileHandle.standardError.write(Data("""
+            Console.writeError("""
                 error: Generated/ is out of date with spec/. Regenerate it with
                   swift package --allow-writing-to-package-directory generate-channels
 
-                """.utf8))
+                """)
             throw ExitCode(1)
         }
         print("channelgen: Generated/ is current (\(targets.map(\.name).joined(separator: ", ")))")

@@ -1,7 +1,11 @@
 import ArgumentParser
 import ChannelCodegen
 import ChannelSpec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension DiffReport.Format: ExpressibleByArgument {}
 
@@ -92,7 +96,7 @@ struct Diff: ParsableCommand {
         } else {
             let (targets, problems) = TargetDiscovery.targets(inPackage: packagePath)
             if problems.contains(where: { $0.severity == .error }) { throw DiffFailure(diagnostics: problems) }
-            let client = targets.map { (packagePath as NSString).appendingPathComponent($0.config) }
+            let client = targets.map { FilePath.appending(packagePath, $0.config) }
                 .first { (try? GeneratorConfig.load(from: $0))?.mode == .client }
             guard let client else {
                 throw DiffFailure(diagnostics: [.error("no client target with a channelgen.yaml under '\(packagePath)'; pass --config", at: nil)])

@@ -1,6 +1,10 @@
 import ChannelCodegen
 import ChannelSpec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A spec as it was at a git revision, extracted into a temporary folder so the generator can read
 /// it (and the files it `$ref`s) as it reads any spec.
@@ -19,10 +23,18 @@ struct SpecAtRevision {
     /// was at `revision`.
     static func extract(specPath: String, allowedFolder: String?, revision: String) throws(Failure) -> SpecAtRevision {
         let spec = URL(fileURLWithPath: specPath).standardizedFileURL
+        // The children's output goes to files in a folder of its own (see `Subprocess`).
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("channelgen-git-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create a temporary folder: \(error)")
+        }
+        defer { try? FileManager.default.removeItem(at: scratch) }
         let repository: String
         do {
-            repository = try git(["rev-parse", "--show-toplevel"], in: spec.deletingLastPathComponent().path)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            repository = try git(["rev-parse", "--show-toplevel"], in: spec.deletingLastPathComponent().path, scratchFolder: scratch.path)
+                .trimmingWhitespace
         } catch {
             throw Failure(description: "'\(specPath)' is not in a git repository (\(error.description))")
         }
@@ -35,10 +47,9 @@ struct SpecAtRevision {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("channelgen-diff-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            let archive = root.appendingPathComponent(".archive.tar")
-            _ = try git(["archive", "--format=tar", "-o", archive.path, revision, "--", relative(folder)], in: repositoryURL.path)
-            _ = try run("/usr/bin/env", ["tar", "-xf", archive.path, "-C", root.path], in: root.path)
-            try? FileManager.default.removeItem(at: archive)
+            let archive = scratch.appendingPathComponent("archive.tar")
+            _ = try git(["archive", "--format=tar", "-o", archive.path, revision, "--", relative(folder)], in: repositoryURL.path, scratchFolder: scratch.path)
+            _ = try run(["tar", "-xf", archive.path, "-C", root.path], scratchFolder: scratch.path)
         } catch {
             try? FileManager.default.removeItem(at: root)
             throw Failure(description: "cannot read '\(relative(folder))' at revision '\(revision)': \((error as? Failure)?.description ?? "\(error)")")
@@ -78,25 +89,16 @@ struct SpecAtRevision {
         }
     }
 
-    private static func git(_ arguments: [String], in directory: String) throws(Failure) -> String {
-        try run("/usr/bin/env", ["git"] + arguments, in: directory)
+    private static func git(_ arguments: [String], in directory: String, scratchFolder: String) throws(Failure) -> String {
+        try run(["git", "-C", directory] + arguments, scratchFolder: scratchFolder)
     }
 
-    private static func run(_ executable: String, _ arguments: [String], in directory: String) throws(Failure) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do { try process.run() } catch { throw Failure(description: "cannot run \(arguments.first ?? executable): \(error.localizedDescription)") }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    private static func run(_ arguments: [String], scratchFolder: String) throws(Failure) -> String {
+        let outcome: Subprocess.Outcome
+        do { outcome = try Subprocess.run(arguments, scratchFolder: scratchFolder) } catch { throw Failure(description: error.description) }
+        guard outcome.status == 0 else {
+            throw Failure(description: outcome.errors.trimmingWhitespace)
         }
-        return String(decoding: data, as: UTF8.self)
+        return outcome.output
     }
 }

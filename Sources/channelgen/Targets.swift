@@ -1,5 +1,16 @@
 import ChannelSpec
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which targets `check` compares with `Generated/`: the same set the plugins use, the targets with a
 /// `channelgen.yaml`. The plugins learn it from SwiftPM; `check` cannot ask SwiftPM (a nested
@@ -19,7 +30,7 @@ enum TargetDiscovery {
     static func targets(inPackage root: String) -> (targets: [GeneratedTarget], diagnostics: [Diagnostic]) {
         var targets: [GeneratedTarget] = []
         var diagnostics: [Diagnostic] = []
-        let indexPath = (root as NSString).appendingPathComponent(index)
+        let indexPath = FilePath.appending(root, index)
         if let text = try? String(contentsOfFile: indexPath, encoding: .utf8) {
             do {
                 let node = try YAMLLoader.load(text, file: index)
@@ -34,11 +45,11 @@ enum TargetDiscovery {
                 diagnostics += error.diagnostics
             }
         }
-        let sources = (root as NSString).appendingPathComponent("Sources")
+        let sources = FilePath.appending(root, "Sources")
         for folder in ((try? FileManager.default.contentsOfDirectory(atPath: sources)) ?? []).sorted()
         where !targets.contains(where: { $0.name == folder }) {
             let config = "Sources/\(folder)/channelgen.yaml"
-            if FileManager.default.fileExists(atPath: (root as NSString).appendingPathComponent(config)) {
+            if FileManager.default.fileExists(atPath: FilePath.appending(root, config)) {
                 targets.append(GeneratedTarget(name: folder, config: config))
             }
         }
@@ -52,7 +63,7 @@ enum TargetDiscovery {
                 at: SourceLocation(file: config, line: 1, column: 1)))
         }
         for target in targets {
-            let folder = FilePath.directory(of: (root as NSString).appendingPathComponent(target.config))
+            let folder = FilePath.directory(of: FilePath.appending(root, target.config))
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             if !files.contains(where: { $0.hasSuffix(".swift") }) {
                 diagnostics.append(.error(
@@ -66,14 +77,26 @@ enum TargetDiscovery {
 
     /// Every `channelgen.yaml` in the package, relative to its root; hidden folders (`.build`, `.git`) skipped.
     static func configs(under root: String) -> [String] {
-        let url = URL(fileURLWithPath: root)
-        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]) else { return [] }
         var found: [String] = []
-        for case let file as URL in walker where file.lastPathComponent == "channelgen.yaml" {
-            let path = file.standardizedFileURL.path
-            let base = url.standardizedFileURL.path
-            found.append(FilePath.normalize(String(path.dropFirst(base.count + 1))))
+        var folders = [""]  // relative to root
+        while let folder = folders.popLast() {
+            let absolute = folder.isEmpty ? root : FilePath.appending(root, folder)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? [] where !name.hasPrefix(".") {
+                let relative = folder.isEmpty ? name : folder + "/" + name
+                let path = FilePath.appending(root, relative)
+                if name == "channelgen.yaml" {
+                    found.append(FilePath.normalize(relative))
+                } else if FileSystem.isDirectory(path) == true, !isSymbolicLink(path) {
+                    folders.append(relative)
+                }
+            }
         }
         return found.sorted()
+    }
+
+    /// Links to folders are not followed (a link to `..` would loop).
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 }

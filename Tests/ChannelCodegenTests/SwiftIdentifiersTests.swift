@@ -1,4 +1,5 @@
 import ChannelCodegen
+import SeededRandom
 import Testing
 
 @Suite("Swift names")
@@ -36,5 +37,19 @@ struct SwiftIdentifiersTests {
     func unicodeLettersAreKeptAndSymbolsSpelledOut(_ input: String, _ expected: String) {
         #expect(SwiftIdentifiers.lowerCamel(input) == expected)
         #expect(SwiftIdentifiers.isValidIdentifier(SwiftIdentifiers.lowerCamel(input)))
+    }
+
+    /// The byte-level split for ASCII names must give exactly what the `Character` split gives.
+    @Test func asciiWordSplittingAgreesWithTheUnicodeSplit() {
+        var random = SplitMix64(seed: 0x5EED_1D5)
+        let alphabet = Array("aAbBzZ09_-./ $x")
+        var compared = 0
+        for _ in 0..<20_000 {
+            let name = String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            #expect(SwiftIdentifiers.words(name) == SwiftIdentifiers.unicodeWords(name), "\(name.debugDescription)")
+            if SwiftIdentifiers.asciiWords(name) != nil { compared += 1 }
+        }
+        #expect(compared > 15_000)
+        #expect(SwiftIdentifiers.asciiWords("été") == nil)
     }
 }

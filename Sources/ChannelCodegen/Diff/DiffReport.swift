@@ -1,5 +1,9 @@
 import ChannelSpec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `channelgen diff`'s output: the changes grouped by verdict, as text for a terminal, Markdown
 /// for a pull-request comment or JSON for tools.
@@ -50,7 +54,7 @@ package enum DiffReport {
             lines += ["", "#### \(group.title)", "", "| Where | Swift symbol | Wire | Source | Why |", "|---|---|---|---|---|"]
             for change in group.changes {
                 let cells = [change.location.map { "`\($0)`" } ?? "", "`\(change.symbol)`", change.wire.rawValue, change.source.rawValue, change.reason]
-                lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+                lines.append("| " + cells.map { $0.replacing("|", with: "\\|") }.joined(separator: " | ") + " |")
             }
         }
         return lines.joined(separator: "\n") + "\n"

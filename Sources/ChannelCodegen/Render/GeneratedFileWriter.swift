@@ -1,4 +1,16 @@
+import ChannelSpec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes generated files all or nothing, touching only those whose bytes changed (stable mtimes
 /// keep incremental builds incremental).
@@ -31,7 +43,7 @@ package enum GeneratedFileWriter {
         var report = Report()
         var changed: [(name: String, data: Data)] = []
         for file in files {
-            let path = (directory as NSString).appendingPathComponent(file.name)
+            let path = FilePath.appending(directory, file.name)
             let data = Data(file.contents.utf8)
             if FileManager.default.contents(atPath: path) == data {
                 report.unchanged.append(file.name)
@@ -41,45 +53,35 @@ package enum GeneratedFileWriter {
         }
         guard !changed.isEmpty else { return report }
 
-        let staging = (directory as NSString).appendingPathComponent(".channelgen-\(UUID().uuidString)")
+        let staging = FilePath.appending(directory, ".channelgen-\(UUID().uuidString)")
         try check(mkdir(staging, 0o755) == 0 ? 0 : errno, staging)
         defer { try? FileManager.default.removeItem(atPath: staging) }
         for (name, data) in changed {
-            let path = (staging as NSString).appendingPathComponent(name)
+            let path = FilePath.appending(staging, name)
             guard FileManager.default.createFile(atPath: path, contents: data) else {
-                throw WriteError(path: (directory as NSString).appendingPathComponent(name), reason: reason(errno == 0 ? EIO : errno))
+                throw WriteError(path: FilePath.appending(directory, name), reason: reason(errno == 0 ? EIO : errno))
             }
         }
         for (name, _) in changed {
-            let target = (directory as NSString).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
+            let target = FilePath.appending(directory, name)
+            if FileSystem.isDirectory(target) == true {
                 throw WriteError(path: target, reason: reason(EISDIR))
             }
         }
         for (name, _) in changed {
-            let target = (directory as NSString).appendingPathComponent(name)
-            try check(rename((staging as NSString).appendingPathComponent(name), target) == 0 ? 0 : errno, target)
+            let target = FilePath.appending(directory, name)
+            try check(rename(FilePath.appending(staging, name), target) == 0 ? 0 : errno, target)
             report.written.append(name)
         }
         return report
     }
 
     /// `mkdir -p`; 0 or the errno of the first failure.
-    private static func mkdirp(_ path: String) -> Int32 {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            return 0
-        } catch {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return isDirectory.boolValue ? 0 : ENOTDIR }
-            return (((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code).map { Int32($0) } ?? EACCES
-        }
-    }
+    private static func mkdirp(_ path: String) -> Int32 { FileSystem.makeDirectories(path) }
 
     private static func check(_ code: Int32, _ path: String) throws(WriteError) {
         if code != 0 { throw WriteError(path: path, reason: reason(code)) }
     }
 
-    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+    private static func reason(_ code: Int32) -> String { FileSystem.reason(code) }
 }

@@ -7,13 +7,49 @@ struct TextRenderer {
     /// Lines longer than this are split where the structure allows (parameter lists, arrays).
     static let lineWidth = 100
 
-    private var lines: [String] = []
+    /// The text so far, each line ended by `\n`; written once, never joined from pieces.
+    private var output = ""
+    /// Blank lines at the end of `output` (they are dropped at the end of the file).
+    private var trailingBlankLines = 0
     private var depth = 0
 
     static func render(_ file: SwiftFile) -> String {
+        let text = renderedLines(of: file)
+        return text.isEmpty ? "\n" : text
+    }
+
+    /// Several files at once, on all cores: long files are cut into runs of declarations rendered
+    /// side by side and joined with the blank line `render` puts between declarations, so the text
+    /// is byte for byte what `render` writes.
+    static func render(_ files: [SwiftFile]) -> [String] {
+        let piecesPerFile = files.map { file -> [SwiftFile] in
+            let runs = stride(from: 0, to: file.declarations.count, by: declarationsPerPiece).map {
+                Array(file.declarations[$0..<Swift.min($0 + declarationsPerPiece, file.declarations.count)])
+            }
+            guard runs.count > 1 else { return [file] }
+            return runs.enumerated().map { index, run in
+                index == 0 ? SwiftFile(header: file.header, imports: file.imports, declarations: run) : SwiftFile(header: [], imports: [], declarations: run)
+            }
+        }
+        let pieces = piecesPerFile.flatMap { $0 }
+        // Threads only pay off when there is a long file to cut; small outputs render in turn.
+        var rendered = (pieces.count > files.count ? pieces.concurrentMap(renderedLines) : pieces.map(renderedLines))[...]
+        return piecesPerFile.map { pieces in
+            let text = rendered.prefix(pieces.count).filter { !$0.isEmpty }.joined(separator: "\n")
+            rendered = rendered.dropFirst(pieces.count)
+            return text.isEmpty ? "\n" : text
+        }
+    }
+
+    /// Enough declarations per piece that a thread's start-up is noise next to the work.
+    private static let declarationsPerPiece = 64
+
+    /// The file's lines, each ended by `\n`; empty when nothing is written.
+    private static func renderedLines(of file: SwiftFile) -> String {
         var renderer = TextRenderer()
+        renderer.output.reserveCapacity(1 << 16)
         renderer.renderFile(file)
-        return renderer.lines.joined(separator: "\n") + "\n"
+        return renderer.output
     }
 
     // MARK: Files and declarations
@@ -25,10 +61,11 @@ struct TextRenderer {
         }
         for module in file.imports.sorted() { emit("import \(Self.identifier(module))") }
         for declaration in file.declarations {
-            if !lines.isEmpty { blank() }
+            if !output.isEmpty { blank() }
             render(declaration)
         }
-        while lines.last == "" { lines.removeLast() }
+        output.removeLast(trailingBlankLines)
+        trailingBlankLines = 0
     }
 
     private mutating func render(_ declaration: Declaration) {
@@ -120,7 +157,8 @@ struct TextRenderer {
             list(parameters, opening: prefix + "(", closing: ")" + suffix + " {")
         }
         if body.isEmpty {
-            lines[lines.count - 1] += "}"
+            output.removeLast()  // the line break after `{`
+            output += "}\n"
             return
         }
         depth += 1
@@ -235,7 +273,11 @@ struct TextRenderer {
     /// or an editor honours (LF, CR, CRLF, VT, FF, NEL, LS, PS); other control characters and
     /// bidirectional overrides shown as `\u{…}`; trailing blanks and blank edges dropped.
     static func commentLines(_ text: String) -> [String] {
-        // Most texts are plain ASCII with `\n` at most: split them without visiting each scalar.
+        // Most texts are one line of plain ASCII: nothing to split, escape or trim.
+        if text.utf8.last != UInt8(ascii: " "), text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return text.isEmpty ? [] : [text]
+        }
+        // Plain ASCII with `\n`: split without visiting each scalar.
         if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {
             // Split the bytes, not the characters: grapheme breaking cost a tenth of a Vortex run.
             return trimmed(text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) })
@@ -308,7 +350,8 @@ struct TextRenderer {
     /// other escapes needed) becomes a raw string (`#"a\b"#`) so it reads as the spec wrote it.
     static func stringLiteral(_ text: String) -> String {
         let needsEscapes = text.unicodeScalars.contains(where: \.isHiddenOrControl)
-        if !needsEscapes && (text.contains("\\") || text.contains("\"")) {
+        let hasQuoteOrBackslash = text.utf8.contains { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }
+        if !needsEscapes && hasQuoteOrBackslash {
             var delimiter = "#"
             while text.contains("\"" + delimiter) || text.contains("\\" + delimiter) { delimiter += "#" }
             return delimiter + "\"" + text + "\"" + delimiter
@@ -318,6 +361,8 @@ struct TextRenderer {
 
     /// `text` escaped for the inside of a `"…"` literal.
     static func escapedStringContents(_ text: String) -> String {
+        let isPlain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        if isPlain { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -337,11 +382,17 @@ struct TextRenderer {
     // MARK: Lines
 
     private mutating func emit(_ text: String) {
-        lines.append(String(repeating: "    ", count: depth) + text)
+        for _ in 0..<depth { output += "    " }
+        output += text
+        output += "\n"
+        trailingBlankLines = text.isEmpty && depth == 0 ? trailingBlankLines + 1 : 0
     }
 
     private mutating func blank() {
-        if lines.last != "" { lines.append("") }
+        if output.isEmpty || trailingBlankLines == 0 {
+            output += "\n"
+            trailingBlankLines += 1
+        }
     }
 
     private static func width(_ text: String) -> Int { text.count }

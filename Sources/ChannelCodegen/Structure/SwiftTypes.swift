@@ -50,7 +50,7 @@ struct SwiftTypes {
     /// A value shown in a doc comment as code: `` `value` ``, or the quoted, escaped value when it
     /// holds line breaks, control characters or backticks that would break the span.
     static func codeSpan(_ value: String) -> String {
-        let plain = !value.isEmpty && !value.contains("`") && !value.unicodeScalars.contains(where: \.isHiddenOrControl)
+        let plain = !value.isEmpty && !value.utf8.contains(UInt8(ascii: "`")) && !value.unicodeScalars.contains(where: \.isHiddenOrControl)
         return plain ? "`\(value)`" : "`` \(quoted(value)) ``"
     }
 

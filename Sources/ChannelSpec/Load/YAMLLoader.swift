@@ -142,7 +142,9 @@ private struct TreeBuilder {
         var isMapping: Bool
         var items: [YAMLNode] = []
         var entries: [YAMLNode.Entry] = []
-        var firstSeen: [String: SourceLocation] = [:]
+        /// Key → entry index, built once a mapping is large enough that a linear search costs more
+        /// than the hashing (most mappings hold a handful of keys).
+        var keyIndex: [String: Int]?
         var key: (String, SourceLocation)?
         var location: SourceLocation
         var anchor: String?
@@ -150,6 +152,17 @@ private struct TreeBuilder {
         var weight = 1
         /// Levels below this node, after alias expansion.
         var childDepth = 0
+
+        /// Where `key` was first written in this mapping, if it was.
+        mutating func firstKeyLocation(of key: String) -> SourceLocation? {
+            if entries.count < 16 { return entries.first { $0.key == key }?.keyLocation }
+            if keyIndex == nil {
+                keyIndex = Dictionary(entries.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            if let position = keyIndex?[key] { return entries[position].keyLocation }
+            keyIndex?[key] = entries.count  // the entry this key is about to become
+            return nil
+        }
     }
 
     init(file: String, columns: ByteColumns) {
@@ -252,12 +265,11 @@ private struct TreeBuilder {
         if scalar.isPlain && scalar.text == "<<" {
             throw DiagnosticsError(.error("YAML merge keys ('<<') are not supported; write the keys out", at: node.location))
         }
-        if let first = stack[index].firstSeen[scalar.text] {
+        if let first = stack[index].firstKeyLocation(of: scalar.text) {
             throw DiagnosticsError(.error(
                 "duplicate key '\(scalar.text)' (first defined at line \(first.line), column \(first.column))",
                 at: node.location))
         }
-        stack[index].firstSeen[scalar.text] = node.location
         stack[index].key = (scalar.text, node.location)
     }
 

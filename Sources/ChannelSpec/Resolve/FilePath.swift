@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Lexical path helpers. Paths keep the form the user gave (relative stays relative) so
 /// diagnostics print the way the user typed them; `..` and `.` are folded away.
@@ -11,6 +17,12 @@ package enum FilePath {
     static func lastComponent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
+    }
+
+    /// `name` inside `directory` (no normalisation), as `NSString.appendingPathComponent` writes it.
+    package static func appending(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// `relative` resolved against `directory`, lexically normalised.
@@ -63,7 +75,7 @@ package enum FilePath {
     package static func packageRoot(containing path: String) -> String? {
         guard var folder = real(directory(of: path)) else { return nil }
         while true {
-            if FileManager.default.fileExists(atPath: folder + "/Package.swift") { return folder }
+            if FileSystem.kind(of: folder + "/Package.swift") != nil { return folder }
             if folder == "/" { return nil }
             folder = directory(of: folder)
         }

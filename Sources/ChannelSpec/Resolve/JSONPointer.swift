@@ -1,4 +1,3 @@
-import Foundation
 
 /// RFC 6901 JSON pointers as they appear in `$ref` fragments (`#/components/schemas/a~1b`).
 package enum JSONPointer {
@@ -9,19 +8,19 @@ package enum JSONPointer {
         return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { token in
             guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
             // `~1` first, then `~0`, so `~01` decodes to `~1` and not `/`.
-            return token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
         }
     }
 
     /// Escapes one token for appending to a pointer.
     package static func escape(_ token: String) -> String {
         guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
-        return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        return token.replacing("~", with: "~0").replacing("/", with: "~1")
     }
 
     /// Decodes `%XX` escapes of a URI fragment; `nil` for a malformed escape.
     package static func percentDecoded(_ fragment: String) -> String? {
-        guard fragment.contains("%") else { return fragment }
+        guard fragment.utf8.contains(UInt8(ascii: "%")) else { return fragment }
         var bytes: [UInt8] = []
         var iterator = Array(fragment.utf8).makeIterator()
         while let byte = iterator.next() {

@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A node together with where it lives: its file and its JSON pointer inside that file.
 /// The translator walks cursors so every diagnostic and every "Generated from" remark can
@@ -55,6 +61,7 @@ package final class SpecWorkspace {
     /// thousands of entries must not be searched linearly per reference).
     private var childIndexes: [String: [String: Int]] = [:]
     private var documents: [String: YAMLNode] = [:]
+    private var displayPrefixes: [String: String] = [:]
     /// Files that failed to load: their error is reported once, at the first `$ref` into them.
     private var failedFiles: Set<String> = []
     /// Every file read, in the order first read: the inputs a build system must watch.
@@ -78,8 +85,17 @@ package final class SpecWorkspace {
     /// A reference to `cursor` for doc comments, e.g. `openapi-schemas.yaml#/components/schemas/X`
     /// (the file part is relative to the root spec's folder and omitted for the root spec).
     package func displayReference(_ cursor: Cursor) -> String {
-        let file = cursor.file == rootFile ? "" : FilePath.relative(cursor.file, to: FilePath.directory(of: rootFile))
-        return file + "#" + cursor.pointer
+        displayPrefix(of: cursor.file) + "#" + cursor.pointer
+    }
+
+    /// A file as doc comments name it: relative to the root spec's folder, empty for the root spec.
+    /// Worked out once per file; every schema and property asks.
+    private func displayPrefix(of file: String) -> String {
+        if file == rootFile { return "" }
+        if let known = displayPrefixes[file] { return known }
+        let prefix = FilePath.relative(file, to: FilePath.directory(of: rootFile))
+        displayPrefixes[file] = prefix
+        return prefix
     }
 
     func document(at path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
@@ -94,38 +110,35 @@ package final class SpecWorkspace {
     }
 
     private func load(_ path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let kind = FileSystem.kind(of: path) else {
             let message = location == nil ? "cannot read spec '\(path)': no such file" : "cannot read '\(path)' named by $ref: no such file"
             throw DiagnosticsError(.error(message, at: location))
         }
         if let allowedFolder {
             let what = location == nil ? "the spec '\(path)'" : "'\(path)' named by $ref"
             guard let real = FilePath.real(path) else {
-                throw DiagnosticsError(.error("cannot read \(what): \(String(cString: strerror(errno)))", at: location))
+                throw DiagnosticsError(.error("cannot read \(what): \(FileSystem.reason(errno))", at: location))
             }
             if !FilePath.isInside(real, allowedFolder) {
                 throw DiagnosticsError(.error("\(what) is outside '\(allowedFolder)'; specs may only read files inside their package", at: location))
             }
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if isDirectory.boolValue || (attributes?[.type] as? FileAttributeType).map({ $0 != .typeRegular }) == true {
+        if !kind.isRegularFile {
             let what = location == nil ? "spec '\(path)'" : "'\(path)' named by $ref"
             throw DiagnosticsError(.error("cannot read \(what): not a regular file", at: location))
         }
-        if let size = attributes?[.size] as? Int, size > Self.maximumFileSize {
+        if kind.size > Self.maximumFileSize {
             let what = location == nil ? "spec '\(path)'" : "'\(path)' named by $ref"
-            throw DiagnosticsError(.error("cannot read \(what): \(size) bytes is over the \(Self.maximumFileSize)-byte limit for a spec file", at: location))
+            throw DiagnosticsError(.error("cannot read \(what): \(kind.size) bytes is over the \(Self.maximumFileSize)-byte limit for a spec file", at: location))
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? "no such file or it cannot be read"
-            let message = location == nil ? "cannot read spec '\(path)': \(reason)" : "cannot read '\(path)' named by $ref: \(reason)"
+        let bytes: [UInt8]
+        switch FileSystem.read(path) {
+        case .success(let contents):
+            bytes = contents
+        case .failure(let failure):
+            let message = location == nil ? "cannot read spec '\(path)': \(failure)" : "cannot read '\(path)' named by $ref: \(failure)"
             throw DiagnosticsError(.error(message, at: location))
         }
-        let bytes = [UInt8](data)
         if let offset = Self.firstInvalidUTF8(bytes) {
             let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
             let line = bytes[..<offset].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
@@ -196,9 +209,7 @@ package final class SpecWorkspace {
 
     private func displayName(_ key: String) -> String {
         guard let hash = key.firstIndex(of: "#") else { return key }
-        let file = String(key[..<hash])
-        let prefix = file == rootFile ? "" : FilePath.relative(file, to: FilePath.directory(of: rootFile))
-        return prefix + key[hash...]
+        return displayPrefix(of: String(key[..<hash])) + key[hash...]
     }
 
     private func target(of ref: String, from file: String, at location: SourceLocation) throws(DiagnosticsError) -> Cursor {

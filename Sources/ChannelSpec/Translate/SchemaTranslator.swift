@@ -141,28 +141,37 @@ struct SchemaTranslator {
         }
     }
 
+    /// Keywords that only mean something for some types.
+    private static let typedKeywords: [(key: String, types: Set<String>)] = [
+        ("items", ["array"]), ("minItems", ["array"]), ("maxItems", ["array"]), ("uniqueItems", ["array"]),
+        ("properties", ["object"]), ("additionalProperties", ["object"]), ("required", ["object"]),
+        ("minProperties", ["object"]), ("maxProperties", ["object"]),
+        ("pattern", ["string"]), ("minLength", ["string"]), ("maxLength", ["string"]),
+        ("minimum", ["integer", "number"]), ("maximum", ["integer", "number"]), ("multipleOf", ["integer", "number"]),
+        ("exclusiveMinimum", ["integer", "number"]), ("exclusiveMaximum", ["integer", "number"]),
+    ]
+    private static let typedKeywordRanks = Dictionary(uniqueKeysWithValues: typedKeywords.enumerated().map { ($1.key, $0) })
+    private static let formatTypes: [String: Set<String>] = [
+        "date-time": ["string"], "date": ["string"], "time": ["string"], "uuid": ["string"], "email": ["string"],
+        "uri": ["string"], "byte": ["string"], "binary": ["string"], "int32": ["integer"], "int64": ["integer"],
+        "float": ["number"], "double": ["number"],
+    ]
+
     /// Keywords that mean nothing for the schema's type are ignored, with a warning at the keyword:
     /// `format: date-time` on an integer, `items` on a string, string values in an integer enum.
     private mutating func warnAboutKeywordsThatDoNotApply(_ cursor: Cursor, type: String) {
-        let appliesTo: [(key: String, types: Set<String>)] = [
-            ("items", ["array"]), ("minItems", ["array"]), ("maxItems", ["array"]), ("uniqueItems", ["array"]),
-            ("properties", ["object"]), ("additionalProperties", ["object"]), ("required", ["object"]),
-            ("minProperties", ["object"]), ("maxProperties", ["object"]),
-            ("pattern", ["string"]), ("minLength", ["string"]), ("maxLength", ["string"]),
-            ("minimum", ["integer", "number"]), ("maximum", ["integer", "number"]), ("multipleOf", ["integer", "number"]),
-            ("exclusiveMinimum", ["integer", "number"]), ("exclusiveMaximum", ["integer", "number"]),
-        ]
-        for (key, types) in appliesTo where !types.contains(type) {
-            guard let entry = cursor.node.entries?.first(where: { $0.key == key }) else { continue }
-            diagnostics.warning("'\(key)' applies to \(types.sorted().joined(separator: " and ")) schemas; it is ignored on \(Self.article(type)) \(type)", at: entry.keyLocation)
+        // One pass over the schema's keys (this runs for every schema), reported in table order.
+        var misplaced: [(rank: Int, key: String, location: SourceLocation)] = []
+        for entry in cursor.node.entries ?? [] {
+            guard let rank = Self.typedKeywordRanks[entry.key], !Self.typedKeywords[rank].types.contains(type) else { continue }
+            if !misplaced.contains(where: { $0.key == entry.key }) { misplaced.append((rank, entry.key, entry.keyLocation)) }
+        }
+        for (rank, key, location) in misplaced.sorted(by: { $0.rank < $1.rank }) {
+            let types = Self.typedKeywords[rank].types
+            diagnostics.warning("'\(key)' applies to \(types.sorted().joined(separator: " and ")) schemas; it is ignored on \(Self.article(type)) \(type)", at: location)
         }
         if let format = cursor.node["format"], let text = format.string {
-            let formats: [String: Set<String>] = [
-                "date-time": ["string"], "date": ["string"], "time": ["string"], "uuid": ["string"], "email": ["string"],
-                "uri": ["string"], "byte": ["string"], "binary": ["string"], "int32": ["integer"], "int64": ["integer"],
-                "float": ["number"], "double": ["number"],
-            ]
-            if let types = formats[text], !types.contains(type) {
+            if let types = Self.formatTypes[text], !types.contains(type) {
                 diagnostics.warning("format '\(text)' applies to \(types.sorted().joined(separator: " and ")) schemas; it is ignored on \(Self.article(type)) \(type)", at: format.location)
             }
         }

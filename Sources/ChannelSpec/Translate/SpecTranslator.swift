@@ -251,7 +251,7 @@ private struct Translation {
         var segments: [[ChannelAddressTemplate.Part]] = []
         for raw in rawSegments {
             if raw.isEmpty { return fail("it has an empty segment") }
-            if raw == "*" || raw.contains("*") { return fail("wildcards ('*') are for subscribers, not channel definitions") }
+            if raw == "*" || raw.utf8.contains(UInt8(ascii: "*")) { return fail("wildcards ('*') are for subscribers, not channel definitions") }
             var parts: [ChannelAddressTemplate.Part] = []
             var rest = raw
             while !rest.isEmpty {

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file operations the generator needs, on POSIX calls: their failures carry the system's
+/// own reason (`No such file or directory`, `Permission denied`), and the tool stays free of
+/// Foundation's larger half, which every build that runs the plugin would otherwise load.
+package enum FileSystem {
+    /// The system's text for an `errno` value.
+    package static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The whole file, or the `errno` that stopped the read.
+    package static func read(_ path: String) -> Result<[UInt8], POSIXFailure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(POSIXFailure(code: errno)) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(POSIXFailure(code: errno))
+            }
+            if count == 0 { return .success(bytes) }
+            bytes += chunk[..<count]
+        }
+    }
+
+    /// Whether `path` names a directory (following symlinks); `nil` when nothing is there.
+    package static func isDirectory(_ path: String) -> Bool? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// What `stat` says of a path: regular file or not, and its size; `nil` when nothing is there.
+    package static func kind(of path: String) -> (isRegularFile: Bool, size: Int)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (info.st_mode & S_IFMT == S_IFREG, Int(info.st_size))
+    }
+
+    /// `mkdir -p`: 0, or the `errno` of the first failure (`ENOTDIR` when a file is in the way).
+    package static func makeDirectories(_ path: String) -> Int32 {
+        if let isDirectory = isDirectory(path) { return isDirectory ? 0 : ENOTDIR }
+        let parent = FilePath.directory(of: path)
+        if parent != path, parent != ".", parent != "/" {
+            let code = makeDirectories(parent)
+            if code != 0 { return code }
+        }
+        if mkdir(path, 0o755) == 0 { return 0 }
+        let code = errno
+        return code == EEXIST && isDirectory(path) == true ? 0 : code
+    }
+}
+
+/// A failed system call's `errno`, with the system's text as its description.
+package struct POSIXFailure: Error, CustomStringConvertible, Sendable {
+    package var code: Int32
+    package var description: String { FileSystem.reason(code) }
+}
+
+// `read` is shadowed inside `FileSystem` by its own `read(_:)`.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.read(descriptor, buffer, count)
+    #else
+    Glibc.read(descriptor, buffer, count)
+    #endif
+}
