@@ -15,9 +15,7 @@ struct SpecAtRevision {
     /// The spec's path inside `root`.
     let specPath: String
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = CommandFailure
 
     /// Extracts the folder the spec may read from (`allowedFolder`, else the spec's folder) as it
     /// was at `revision`.
@@ -94,8 +92,7 @@ struct SpecAtRevision {
     }
 
     private static func run(_ arguments: [String], scratchFolder: String) throws(Failure) -> String {
-        let outcome: Subprocess.Outcome
-        do { outcome = try Subprocess.run(arguments, scratchFolder: scratchFolder) } catch { throw Failure(description: error.description) }
+        let outcome = try Subprocess.run(arguments, scratchFolder: scratchFolder)
         guard outcome.status == 0 else {
             throw Failure(description: outcome.errors.trimmingWhitespace)
         }

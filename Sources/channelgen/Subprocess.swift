@@ -1,3 +1,4 @@
+import ChannelSpec
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,11 +19,7 @@ enum Subprocess {
         var errors: String
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func run(_ arguments: [String], scratchFolder: String) throws(Failure) -> Outcome {
+    static func run(_ arguments: [String], scratchFolder: String) throws(CommandFailure) -> Outcome {
         let outputPath = scratchFolder + "/.stdout", errorsPath = scratchFolder + "/.stderr"
         defer {
             unlink(outputPath)
@@ -39,7 +36,7 @@ enum Subprocess {
         var pid = pid_t()
         let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
         guard spawned == 0 else {
-            throw Failure(description: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw CommandFailure(description: "cannot run \(arguments[0]): \(FileSystem.reason(spawned))")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -49,15 +46,11 @@ enum Subprocess {
     }
 
     private static func contents(of path: String) -> String {
-        guard let file = fopen(path, "rb") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count <= 0 { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? FileSystem.read(path).get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
+}
+
+/// Why a command (or the `git` work built on it) failed, in words for the user.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
 }

@@ -1,11 +1,4 @@
 import ChannelSpec
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -86,17 +79,11 @@ enum TargetDiscovery {
                 let path = FilePath.appending(root, relative)
                 if name == "channelgen.yaml" {
                     found.append(FilePath.normalize(relative))
-                } else if FileSystem.isDirectory(path) == true, !isSymbolicLink(path) {
+                } else if FileSystem.isDirectory(path) == true, !FileSystem.isSymbolicLink(path) {
                     folders.append(relative)
                 }
             }
         }
         return found.sorted()
-    }
-
-    /// Links to folders are not followed (a link to `..` would loop).
-    private static func isSymbolicLink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 }

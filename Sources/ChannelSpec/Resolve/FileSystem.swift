@@ -45,6 +45,12 @@ package enum FileSystem {
         return (info.st_mode & S_IFMT == S_IFREG, Int(info.st_size))
     }
 
+    /// Whether `path` is itself a symbolic link (not followed).
+    package static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
     /// `mkdir -p`: 0, or the `errno` of the first failure (`ENOTDIR` when a file is in the way).
     package static func makeDirectories(_ path: String) -> Int32 {
         if let isDirectory = isDirectory(path) { return isDirectory ? 0 : ENOTDIR }
