@@ -145,7 +145,7 @@ struct CompileTests {
             print(value.default, value.protocol, value.`self`, value.type?.in ?? "-", value.case == .`self`)
             """.write(to: main, atomically: true, encoding: .utf8)
         let binary = work.appendingPathComponent("keywords")
-        let build = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path])
+        let build = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path], background: true)
         #expect(build.status == 0, "\(build.stderr)")
         let run = try await TestSupport.run(binary, [])
         #expect(run.stdout == "d 7 true x true\n")

@@ -45,7 +45,7 @@ struct ConsumerPackageTests {
 
     /// Builds the package; returns the generated `Models.swift` of `ShopEvents`.
     private func build(_ package: URL) async throws -> String {
-        let result = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build"], in: package)
+        let result = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build"], in: package, background: true)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let enumerator = FileManager.default.enumerator(at: package.appendingPathComponent(".build/plugins/outputs"), includingPropertiesForKeys: nil)
         while let url = enumerator?.nextObject() as? URL {

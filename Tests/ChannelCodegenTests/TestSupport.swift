@@ -21,9 +21,10 @@ enum TestSupport {
 
     static var channelgen: URL { productsDirectory.appendingPathComponent("channelgen") }
 
-    /// Runs a program to completion, capturing both streams (waited for off the cooperative pool).
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) async throws -> ChildProcess.Output {
-        try await ChildProcess.run(executable, arguments, in: directory)
+    /// Runs a program to completion, capturing both streams (waited for off the cooperative pool);
+    /// `background` for compilers and builds (see `ChildProcess.run`).
+    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil, background: Bool = false) async throws -> ChildProcess.Output {
+        try await ChildProcess.run(executable, arguments, in: directory, background: background)
     }
 
     static func channelgen(_ arguments: [String], in directory: URL? = nil) async throws -> ChildProcess.Output {
@@ -35,7 +36,8 @@ enum TestSupport {
         let modules = productsDirectory.appendingPathComponent("Modules")
         return try await run(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules.path] + files.map(\.path))
+            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules.path] + files.map(\.path),
+            background: true)
     }
 
     /// A fresh temporary folder, removed by the caller with `removeItem`.

@@ -25,9 +25,18 @@ public enum ChildProcess {
     /// Output goes to temporary files rather than pipes, and the child inherits no other descriptor, so
     /// no pipe end or socket of another test can be held open by it. A death by signal reports 128 + signal, as
     /// shells do. With `mergingOutput`, stderr goes to the same file as stdout.
+    ///
+    /// `background: true` is for heavy children nothing waits on with a deadline (compilers, nested
+    /// builds): they run at the lowest CPU priority (`nice`), so the dozen type-checks a test run starts at
+    /// once do not take the CPU from loopback tests in this process whose waits have a bound.
     public static func run(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, mergingOutput: Bool = false
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, mergingOutput: Bool = false, background: Bool = false
     ) async throws -> Output {
+        if background {
+            return try await run(
+                URL(fileURLWithPath: "/usr/bin/env"), ["nice", "-n", "19", executable.path] + arguments, in: directory,
+                mergingOutput: mergingOutput)
+        }
         if let directory {
             // posix_spawn has no portable chdir action: a shell changes folder, then becomes the program.
             return try await run(
@@ -93,13 +102,11 @@ public enum ChildProcess {
 
     /// Waits for `pid` on a dedicated thread, off the cooperative pool.
     private static func exitStatus(of pid: pid_t) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                // WIFEXITED / WEXITSTATUS by hand: the macros are not imported into Swift.
-                continuation.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
-            }
+        await offThePool {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            // WIFEXITED / WEXITSTATUS by hand: the macros are not imported into Swift.
+            return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         }
     }
 }
