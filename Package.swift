@@ -194,7 +194,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "SeededRandom"]),
-        .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime"]),
+        .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime", "SeededRandom"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

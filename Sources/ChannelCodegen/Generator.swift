@@ -17,6 +17,8 @@ package enum OutputFile: String, CaseIterable, Sendable {
     case notifier = "Notifier.swift"
     /// The mock notifier (`generate: mocks`).
     case mocks = "Mocks.swift"
+    /// The payload models' fast decoders (`JSONReadable`).
+    case decoders = "Decoders.swift"
 }
 
 /// One output file.
@@ -120,6 +122,8 @@ package enum Generator {
                 structure = SubscriptionsStructure(api: api, names: names, types: types, access: access).file(header: [header])
             case (.notifier, .client):
                 structure = NotifierStructure(api: api, names: names, types: types, access: access).file(header: [header])
+            case (.decoders, .client):
+                structure = DecodersStructure(api: api, names: names, types: types, access: access).file(header: [header])
             case (.mocks, .mocks):
                 structure = MocksStructure(
                     api: api, names: names, types: types, access: access, clientModule: config.clientModule.map(Identifier.init)

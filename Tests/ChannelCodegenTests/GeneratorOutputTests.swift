@@ -14,7 +14,7 @@ struct GeneratorOutputTests {
         let result = Generator.generate(configAt: config.path)
         #expect(result.diagnostics.isEmpty)
         let files = try #require(result.files)
-        #expect(files.map(\.name) == ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
+        #expect(files.map(\.name) == ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
         for file in files {
             let committed = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("Generated/\(target)/\(file.name)"))
             #expect(committed == file.contents, "Generated/\(target)/\(file.name) is stale; run generate-channels")
@@ -50,7 +50,7 @@ struct GeneratorOutputTests {
         let output = work.appendingPathComponent("out")
         let first = try await TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(first.status == 0)
-        #expect(first.stdout.contains("(5 written, 0 unchanged)"))
+        #expect(first.stdout.contains("(6 written, 0 unchanged)"))
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
         let past = Date(timeIntervalSince1970: 1_700_000_000)
         var bytes: [String: Data] = [:]
@@ -62,7 +62,7 @@ struct GeneratorOutputTests {
 
         let second = try await TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(second.status == 0)
-        #expect(second.stdout.contains("(0 written, 5 unchanged)"))
+        #expect(second.stdout.contains("(0 written, 6 unchanged)"))
         for name in names {
             let url = output.appendingPathComponent(name)
             #expect(try Data(contentsOf: url) == bytes[name])
@@ -80,7 +80,7 @@ struct GeneratorOutputTests {
         changed[0].contents += "// changed\n"
         let report = try GeneratedFileWriter.write(changed, to: output)
         #expect(report.written == ["Models.swift"])
-        #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
+        #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
     }
 
     @Test func headerNamesTheSpecRelativeToThePackage() throws {

@@ -68,5 +68,25 @@ struct Codec: AsyncParsableCommand {
         print("| JSONDecoder → ArchiveStateOutput (2 dates) | \(Int(Stats(archiveRates).median)) |")
         print("| JSONDecoder → DevicePresenceOutput (1 date) | \(Int(Stats(presenceRates).median)) |")
         print("| ISO 8601 parse, half with fraction + offset | \(Int(Stats(dateRates).median)) |")
+
+        // Each model's payload: the generated fast path vs JSONDecoder (one decoder, reused).
+        print("")
+        print("| payload | JSONDecoder (per second) | generated fast path (per second) | fast / JSONDecoder |")
+        print("|---|---:|---:|---:|")
+        for model in DecodeBench.models {
+            let texts = (0..<frames).map(model.payload)
+            let datas = texts.map { Data($0.utf8) }
+            var slow: [Double] = [], fast: [Double] = []
+            for _ in 0..<runs {
+                var start = ContinuousClock.now
+                for data in datas { _ = try model.decodeNaively(data) }
+                slow.append(Double(frames) / seconds(ContinuousClock.now - start))
+                start = ContinuousClock.now
+                for text in texts { _ = try model.readFast(text) }
+                fast.append(Double(frames) / seconds(ContinuousClock.now - start))
+            }
+            let (s, f) = (Stats(slow).median, Stats(fast).median)
+            print("| \(model.name) | \(Int(s)) | \(Int(f)) | \(String(format: "%.2f", f / s)) |")
+        }
     }
 }

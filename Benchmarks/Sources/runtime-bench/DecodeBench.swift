@@ -3,25 +3,68 @@ import ChannelRuntime
 import Foundation
 import VortexEvents
 
-/// Raw `data` frames → typed values delivered to an `AsyncStream` consumer.
-/// Ours: one connection, nine subscriptions, the generated notifier. Baseline: JSONSerialization for
-/// the envelope + JSONDecoder for the payload, one stream per channel.
+/// Raw `data` frames → typed values delivered to an `AsyncStream` consumer, for each of the nine
+/// Vortex models. Ours: one connection, nine subscriptions, the generated notifier. Baseline:
+/// JSONSerialization for the envelope + JSONDecoder for the payload, one stream per channel.
 enum DecodeBench {
-    static let timestamp = Date(timeIntervalSince1970: 1_737_892_800)
-
-    static func presenceEvent(_ n: Int) -> String {
-        #"{"eventType":"device/presenceChanged","timestamp":"2025-01-26T12:00:00.123Z","orgId":"org-1","siteId":"site-7","thingName":"cam-\#(n)","derivant":"FD9387-HV","mac":"00:02:D1:AA:BB:01","online":true}"#
+    /// One model: a payload as the backend sends it, its subscription's channel and how to count it.
+    struct Model: Sendable {
+        let name: String
+        let payload: @Sendable (Int) -> String
+        let channel: @Sendable () throws -> String
+        let decodeNaively: @Sendable (Data) throws -> any Sendable
+        /// The generated fast path alone (`JSONReadable`), no fallback.
+        let readFast: @Sendable (String) throws -> any Sendable
     }
 
-    static func archiveEvent(_ n: Int) -> String {
-        #"{"eventType":"archive/stateChanged","timestamp":"2025-01-26T12:00:00Z","orgId":"org-1","siteId":"site-7","thingName":"cam-\#(n)","derivant":"FD9387-HV","mac":"00:02:D1:AA:BB:01","status":"Completed","videoLength":42.5,"videoSize":18874368,"cloudSize":18874368,"hasH265":true,"createdAt":"2025-01-26T11:59:00+08:00"}"#
+    static let device = #""orgId":"org-1","siteId":"site-7","derivant":"FD9387-HV","mac":"00:02:D1:AA:BB:01""#
+
+    static func model<Event: JSONReadable & Sendable>(
+        _ type: Event.Type, channel: @escaping @Sendable () throws -> String, payload: @escaping @Sendable (Int) -> String
+    ) -> Model {
+        Model(
+            name: "\(Event.self)", payload: payload, channel: channel,
+            decodeNaively: { try JSONDecoder().decode(Event.self, from: $0) },
+            readFast: { try JSONReader.read(Event.self, from: $0) })
     }
+
+    static let models: [Model] = [
+        model(DevicePresenceOutput.self, channel: { try DevicePresenceSubscription(userId: "bench").channel }) {
+            #"{"eventType":"device/presenceChanged","timestamp":"2025-01-26T12:00:00.123Z",\#(device),"thingName":"cam-\#($0)","online":true}"#
+        },
+        model(DeviceRecordingOutput.self, channel: { try DeviceRecordingSubscription(userId: "bench").channel }) {
+            #"{"eventType":"device/recordingStateChanged","timestamp":"2025-01-26T12:00:00Z",\#(device),"thingName":"cam-\#($0)","recording":false}"#
+        },
+        model(DeviceFirmwareOutput.self, channel: { try DeviceFirmwareSubscription(userId: "bench").channel }) {
+            #"{"eventType":"device/firmwareUpdated","timestamp":"2025-01-26T12:00:00.5+01:00",\#(device),"thingName":"cam-\#($0)","fwUpdateState":3}"#
+        },
+        model(ArchiveStateOutput.self, channel: { try ArchiveStateEventsSubscription(userId: "bench").channel }) {
+            #"{"eventType":"archive/stateChanged","timestamp":"2025-01-26T12:00:00Z",\#(device),"thingName":"cam-\#($0)","status":"Completed","videoLength":42.5,"videoSize":18874368,"cloudSize":18874368,"hasH265":true,"createdAt":"2025-01-26T11:59:00+08:00"}"#
+        },
+        model(LicenseStateOutput.self, channel: { try LicensePhaseSubscription(userId: "bench").channel }) {
+            #"{"eventType":"organization/licensePhaseChanged","timestamp":"2025-01-26T12:00:00Z","orgId":"org-\#($0)","licensePhase":"GracePeriod"}"#
+        },
+        model(PlanStateOutput.self, channel: { try PlanTypeSubscription(userId: "bench").channel }) {
+            #"{"eventType":"organization/planChanged","timestamp":"2025-01-26T12:00:00Z","orgId":"org-\#($0)","isFreePlan":false}"#
+        },
+        model(AISettingsOutput.self, channel: { try AISettingsSubscription(userId: "bench").channel }) {
+            #"{"eventType":"organization/aiSettingsChanged","timestamp":"2025-01-26T12:00:00Z","orgId":"org-\#($0)","aiControlSetting":{"uuid":"5f0c2a7e-1b9d-4c3e-8f21-6a7b9c0d1e2f","termsAgreement":true,"options":{"faceDetection":true,"licensePlates":false,"audioEvents":true}}}"#
+        },
+        model(RoleChangeOutput.self, channel: { try RoleChangeEventsSubscription(userId: "bench").channel }) {
+            #"{"eventType":"user/roleChanged","timestamp":"2025-01-26T12:00:00Z","orgId":"org-\#($0)","reason":"promoted to administrator"}"#
+        },
+        model(UserTokenRevokeOutput.self, channel: { try UserTokenRevokeEventsSubscription(userId: "bench").channel }) {
+            #"{"eventType":"user/tokenRevoked","timestamp":"2025-01-26T12:00:00Z","userId":"bench","revokedAt":"2025-01-26T12:00:00.250Z","reason":"PASSWORD_CHANGED","requestId":"req-\#($0)"}"#
+        },
+    ]
+
+    /// Payloads other benchmarks share.
+    static func presenceEvent(_ n: Int) -> String { models[0].payload(n) }
+    static func archiveEvent(_ n: Int) -> String { models[3].payload(n) }
 
     static func frame(id: String, event: String) -> String {
         String(decoding: try! JSONSerialization.data(withJSONObject: ["type": "data", "id": id, "event": event], options: [.withoutEscapingSlashes]), as: UTF8.self)
     }
-
-    enum Model: String, CaseIterable { case presence = "DevicePresenceOutput", archive = "ArchiveStateOutput" }
 
     /// Events per second through the runtime and the generated notifier.
     static func ours(_ model: Model, count: Int) async throws -> Double {
@@ -34,25 +77,23 @@ enum DecodeBench {
             connection: connection, parameters: ["userId": try ChannelSegment("bench")], bufferPolicy: .bufferingNewest(count), logger: quiet))
         let counter = Counter()
         var consumers: [Task<Void, Never>] = []
-        func consume<E: Sendable>(_ stream: AsyncStream<E>, counting: Bool) -> Task<Void, Never> {
-            Task { for await _ in stream { if counting { counter.increment() } } }
+        // Every stream has a consumer; only the measured model's frames are sent, so only it counts.
+        func consume<E: Sendable>(_ stream: AsyncStream<E>) {
+            consumers.append(Task { for await _ in stream { counter.increment() } })
         }
-        consumers.append(consume(await notifier.devicePresenceValues(), counting: model == .presence))
-        consumers.append(consume(await notifier.archiveValues(), counting: model == .archive))
-        consumers.append(consume(await notifier.deviceRecordingValues(), counting: false))
-        consumers.append(consume(await notifier.deviceFirmwareValues(), counting: false))
-        consumers.append(consume(await notifier.licenseValues(), counting: false))
-        consumers.append(consume(await notifier.planValues(), counting: false))
-        consumers.append(consume(await notifier.aiSettingsValues(), counting: false))
-        consumers.append(consume(await notifier.roleValues(), counting: false))
-        consumers.append(consume(await notifier.revokeValues(), counting: false))
+        consume(await notifier.devicePresenceValues())
+        consume(await notifier.deviceRecordingValues())
+        consume(await notifier.deviceFirmwareValues())
+        consume(await notifier.archiveValues())
+        consume(await notifier.licenseValues())
+        consume(await notifier.planValues())
+        consume(await notifier.aiSettingsValues())
+        consume(await notifier.roleValues())
+        consume(await notifier.revokeValues())
         await connection.start()
         try await waitUntil { await connection.acknowledgedChannels.count == 9 }
-        let channel = model == .presence
-            ? try DevicePresenceSubscription(userId: "bench").channel
-            : try ArchiveStateEventsSubscription(userId: "bench").channel
-        let id = try transport.subscriptionID(for: channel) ?? { throw BenchFailure("no subscription") }()
-        let frames = (0..<count).map { frame(id: id, event: model == .presence ? presenceEvent($0) : archiveEvent($0)) }
+        let id = try transport.subscriptionID(for: try model.channel()) ?? { throw BenchFailure("no subscription") }()
+        let frames = (0..<count).map { frame(id: id, event: model.payload($0)) }
 
         let start = ContinuousClock.now
         for frame in frames { transport.push(frame) }
@@ -60,36 +101,28 @@ enum DecodeBench {
         let elapsed = seconds(ContinuousClock.now - start)
         consumers.forEach { $0.cancel() }
         await connection.disconnect()
+        guard counter.count == count else { throw BenchFailure("\(model.name): \(counter.count) events for \(count) frames") }
         return Double(count) / elapsed
     }
 
-    /// The naive baseline in the same process.
+    /// The naive baseline in the same process: one stream per channel, the envelope through
+    /// JSONSerialization, the payload through a JSONDecoder.
     static func baseline(_ model: Model, count: Int) async throws -> Double {
         let counter = Counter()
-        var continuations: [String: (String) throws -> Void] = [:]
+        var continuations: [String: AsyncStream<any Sendable>.Continuation] = [:]
         var consumers: [Task<Void, Never>] = []
-        func channel<E: Decodable & Sendable>(_ id: String, _ type: E.Type, counting: Bool) {
-            let (stream, continuation) = AsyncStream.makeStream(of: E.self, bufferingPolicy: .unbounded)
-            consumers.append(Task { for await _ in stream { if counting { counter.increment() } } })
-            continuations[id] = { event in continuation.yield(try JSONDecoder().decode(E.self, from: Data(event.utf8))) }
+        for other in models {
+            let (stream, continuation) = AsyncStream.makeStream(of: (any Sendable).self, bufferingPolicy: .unbounded)
+            consumers.append(Task { for await _ in stream { counter.increment() } })
+            continuations[other.name] = continuation
         }
-        channel("presence", DevicePresenceOutput.self, counting: model == .presence)
-        channel("archive", ArchiveStateOutput.self, counting: model == .archive)
-        channel("recording", DeviceRecordingOutput.self, counting: false)
-        channel("firmware", DeviceFirmwareOutput.self, counting: false)
-        channel("license", LicenseStateOutput.self, counting: false)
-        channel("plan", PlanStateOutput.self, counting: false)
-        channel("ai", AISettingsOutput.self, counting: false)
-        channel("role", RoleChangeOutput.self, counting: false)
-        channel("revoke", UserTokenRevokeOutput.self, counting: false)
-        let id = model == .presence ? "presence" : "archive"
-        let frames = (0..<count).map { frame(id: id, event: model == .presence ? presenceEvent($0) : archiveEvent($0)) }
+        let frames = (0..<count).map { frame(id: model.name, event: model.payload($0)) }
 
         let start = ContinuousClock.now
         for frame in frames {
             let envelope = try JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any] ?? [:]
             guard let id = envelope["id"] as? String, let event = envelope["event"] as? String else { continue }
-            try continuations[id]?(event)
+            continuations[id]?.yield(try model.decodeNaively(Data(event.utf8)))
         }
         try await waitUntil { counter.count >= count }
         let elapsed = seconds(ContinuousClock.now - start)

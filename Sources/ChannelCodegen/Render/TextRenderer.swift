@@ -190,6 +190,20 @@ struct TextRenderer {
                 emit(Self.text(code))
             case .block(let opening, let body):
                 block(Self.text(opening), body)
+            case .call(let callee, let arguments):
+                let items = arguments.map(Self.text)
+                let inline = Self.text(callee) + "(" + items.joined(separator: ", ") + ")"
+                if items.isEmpty || Self.width(inline) + depth * 4 <= Self.lineWidth {
+                    emit(inline)
+                } else {
+                    list(items, opening: Self.text(callee) + "(", closing: ")")
+                }
+            case .closure(let call, let signature, let body):
+                emit(Self.text(call) + " { " + Self.text(signature) + " in")
+                depth += 1
+                self.statements(body)
+                depth -= 1
+                emit("}")
             case .ifChain(let branches, let otherwise):
                 for (index, branch) in branches.enumerated() {
                     let keyword = index == 0 ? "if " : "} else if "

@@ -228,6 +228,10 @@ indirect enum Statement: Sendable {
     case code(Code)
     /// `opening {`, the body, `}`: guards, loops, `do`.
     case block(Code, [Statement])
+    /// `callee(arguments)`: on one line when it fits, else one argument per line.
+    case call(Code, arguments: [Code])
+    /// `call { signature in`, the body, `}`: a trailing closure.
+    case closure(Code, signature: Code, [Statement])
     /// `if a { … } else if b { … } else { … }`
     case ifChain([(condition: Code, body: [Statement])], else: [Statement]?)
     case `switch`(Code, [SwitchCase])

@@ -125,9 +125,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
         let channel = raw.channel
         let pump = Task.detached { [self] in
-            let decoder = JSONDecoder()
+            let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
             for await raw in raw.events {
-                guard let event = decode(raw.text, channel: channel, decoder: decoder) else { continue }
+                guard let event = decode(raw.text, channel: channel, decodePayload) else { continue }
                 deliver(event, raw: raw, channel: channel)
             }
         }
@@ -189,10 +189,10 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         }
     }
 
-    private func decode(_ text: String, channel: String, decoder: JSONDecoder) -> Subscription.Event? {
+    private func decode(_ text: String, channel: String, _ decode: (String) throws -> Subscription.Event) -> Subscription.Event? {
         let event: Subscription.Event
         do {
-            event = try decoder.decode(Subscription.Event.self, from: Data(text.utf8))
+            event = try decode(text)
         } catch {
             metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
             logger.error("dropping an event that does not decode", metadata: [

@@ -1,0 +1,78 @@
+import ChannelSpec
+
+/// `Decoders.swift`: a `JSONReadable` conformance per model, the runtime's fast path for payloads.
+///
+/// Each reads the object's keys in one pass straight from the UTF-8 bytes with the rules the
+/// `Codable` conformance follows (optional properties: absent or `null` is `nil`; unknown keys
+/// skipped; open enums keep unknown values), and declines anything else, which the runtime then
+/// decodes with `JSONDecoder` (see `JSONReadable`). Models keep their `Codable` conformance.
+struct DecodersStructure {
+    let api: ChannelAPI
+    let names: SwiftNaming
+    let types: SwiftTypes
+    let access: AccessModifier?
+
+    func file(header: [String]) -> SwiftFile {
+        SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: api.types.map(conformance))
+    }
+
+    private func conformance(_ type: NamedType) -> Declaration {
+        let body: [Statement]
+        switch type.kind {
+        case .object(let properties):
+            body = objectReader(type, properties: properties)
+        case .stringEnum:
+            body = [.code("self.init(rawValue: try json.readString())")]
+        }
+        let reader = Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("reading"), localName: Identifier("json"), type: "inout \(types.runtime("JSONReader"))")],
+            effects: "throws(\(types.runtime("JSONReadError")))",
+            body: body)
+        return Declaration(.type(TypeDeclaration(
+            keyword: .extension, name: names.qualifiedName(ofType: type.id), conformances: [types.runtime("JSONReadable")],
+            members: [Declaration(.function(reader))])))
+    }
+
+    private func objectReader(_ type: NamedType, properties: [Property]) -> [Statement] {
+        let members = Array(zip(properties, names.properties[type.id] ?? []))
+        guard !members.isEmpty else {
+            return [
+                .code("try json.readObject { json, _ throws(\(types.runtime("JSONReadError"))) in try json.skipValue() }"),
+                .code("self.init()"),
+            ]
+        }
+        // One field per property, named after it; `json`, `key` and `model` belong to the closures.
+        // A field takes the property's type from the property itself, so no type is named here:
+        // lookup of a spec type's name could differ between this extension and the model's body.
+        var taken: Set<String> = ["json", "key", "model"]
+        let fields = members.map { _, name -> Identifier in
+            var candidate = name.name == "self" ? "self_" : name.name
+            var suffix = 2
+            while taken.contains(candidate) {
+                candidate = name.name + "Field" + (suffix == 2 ? "" : String(suffix))
+                suffix += 1
+            }
+            taken.insert(candidate)
+            return Identifier(candidate)
+        }
+        var statements = zip(members, fields).map { member, field in
+            Statement.code("var \(field) = \(types.runtime("JSONField")) { (model: Self) in model.\(member.1) }")
+        }
+        let cases = zip(members, fields).map { member, field in
+            SwitchCase(
+                pattern: .literal(member.0.jsonName),
+                body: [.code("try \(field).\(member.0.isOptional ? "readIfPresent" : "read")(from: &json)")])
+        }
+        statements.append(.closure(
+            "try json.readObject", signature: "json, key throws(\(types.runtime("JSONReadError")))",
+            [.switch("key", cases + [SwitchCase(pattern: nil, body: [.code("try json.skipValue()")])])]))
+        let arguments = zip(members, fields).map { member, field -> Code in
+            member.0.isOptional
+                ? "\(member.1): \(field).value ?? nil"
+                : "\(member.1): try \(field).required(\(literal: member.0.jsonName), in: json)"
+        }
+        statements.append(.call("self.init", arguments: arguments))
+        return statements
+    }
+}

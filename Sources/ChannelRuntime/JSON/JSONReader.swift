@@ -1,0 +1,180 @@
+import Foundation
+
+/// A value generated code can read straight from JSON bytes, without `JSONDecoder`: the runtime's
+/// fast path for payloads. Generated models conform (`Decoders.swift`); so do the standard types
+/// they are made of.
+///
+/// The fast path is **strict and never the last word**: it accepts only input it reads exactly as
+/// `JSONDecoder` would (same values, same missing-versus-`null` rules), and throws on anything
+/// else: malformed or unusual JSON, duplicate keys, numbers that are not plain for their type.
+/// `JSONReader.decode(_:from:)` then decodes with `JSONDecoder`, so a payload decodes to the same
+/// value, or fails with the same `DecodingError`, whichever path reads it.
+public protocol JSONReadable: Decodable {
+    /// Reads one value; throws when the input is not one this fast path is sure of.
+    init(reading json: inout JSONReader) throws(JSONReadError)
+}
+
+/// Why the fast path stopped: the byte offset and what it expected. Never shown to users as a
+/// decoding failure (`JSONDecoder` has the last word and its error says where, by coding path).
+public struct JSONReadError: Error, CustomStringConvertible, Sendable {
+    /// Where in the input the reader stopped.
+    public var offset: Int
+    public var reason: String
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+/// Reads JSON from UTF-8 bytes, one value at a time, for `JSONReadable` conformances.
+public struct JSONReader {
+    var scanner: JSONScanner
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        scanner = JSONScanner(bytes)
+    }
+
+    /// Decodes `text`: the fast path first, `JSONDecoder` when it declines.
+    public static func decode<Value: JSONReadable>(_ type: Value.Type, from text: String, fallback decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+        if let value = try? read(type, from: text) { return value }
+        return try decoder.decode(Value.self, from: Data(text.utf8))
+    }
+
+    /// The fast path alone: the value, or why it declined.
+    public static func read<Value: JSONReadable>(_ type: Value.Type, from text: String) throws(JSONReadError) -> Value {
+        var text = text
+        let result = text.withUTF8 { bytes -> Result<Value, JSONReadError> in
+            var reader = JSONReader(bytes)
+            do throws(JSONReadError) {
+                let value = try Value(reading: &reader)
+                try reader.wrap { scanner throws(JSONScanner.Failure) in try scanner.expectEnd() }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: For generated conformances
+
+    /// Reads an object, calling `member` with each key; `member` reads or skips the value.
+    public mutating func readObject(_ member: (inout JSONReader, String) throws(JSONReadError) -> Void) throws(JSONReadError) {
+        try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "{"), "'{'") }
+        if scanner.peek() == UInt8(ascii: "}") {
+            try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "}"), "'}'") }
+            return
+        }
+        while true {
+            let key = try wrap { scanner throws(JSONScanner.Failure) in
+                guard scanner.peek() == UInt8(ascii: "\"") else { throw JSONScanner.Failure(offset: scanner.offset, reason: "expected a key") }
+                let key = try scanner.readString()
+                try scanner.expect(UInt8(ascii: ":"), "':'")
+                return key
+            }
+            try member(&self, key)
+            switch scanner.peek() {
+            case UInt8(ascii: ","): try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: ","), "','") }
+            case UInt8(ascii: "}"):
+                try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "}"), "'}'") }
+                return
+            default: throw declined("expected ',' or '}'")
+            }
+        }
+    }
+
+    /// Reads an array, calling `element` for each; `element` reads the value.
+    public mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
+        try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "["), "'['") }
+        if scanner.peek() == UInt8(ascii: "]") {
+            try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "]"), "']'") }
+            return
+        }
+        while true {
+            try element(&self)
+            switch scanner.peek() {
+            case UInt8(ascii: ","): try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: ","), "','") }
+            case UInt8(ascii: "]"):
+                try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "]"), "']'") }
+                return
+            default: throw declined("expected ',' or ']'")
+            }
+        }
+    }
+
+    /// Reads one value of `type`.
+    public mutating func read<Value: JSONReadable>(_ type: Value.Type = Value.self) throws(JSONReadError) -> Value {
+        try Value(reading: &self)
+    }
+
+    /// Skips a value of any kind (an unknown key's), checking it is well-formed.
+    public mutating func skipValue() throws(JSONReadError) {
+        try wrap { scanner throws(JSONScanner.Failure) in try scanner.skipValue() }
+    }
+
+    /// Consumes `null` when it is next.
+    public mutating func readNull() -> Bool { scanner.consumeNull() }
+
+    /// Reads a string.
+    public mutating func readString() throws(JSONReadError) -> String {
+        try wrap { scanner throws(JSONScanner.Failure) in try scanner.readString() }
+    }
+
+    /// An error that sends the payload to `JSONDecoder` (which gives the user-facing error).
+    public func declined(_ reason: String) -> JSONReadError {
+        JSONReadError(offset: scanner.offset, reason: reason)
+    }
+
+    mutating func wrap<T>(_ body: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONReadError) -> T {
+        do {
+            return try body(&scanner)
+        } catch {
+            throw JSONReadError(offset: error.offset, reason: error.reason)
+        }
+    }
+
+    /// The text of a number by the JSON grammar.
+    mutating func readNumberText() throws(JSONReadError) -> String {
+        try wrap { scanner throws(JSONScanner.Failure) in try scanner.readNumberText() }
+    }
+}
+
+/// One property of a generated decoder: read at most once (`JSONDecoder` keeps the first of two
+/// equal keys; the fast path declines rather than guess), then required or optional.
+///
+/// A field takes its type from the model property it reads (`JSONField { (model: Self) in
+/// model.name }`; the closure is never called), so generated decoders name no types: they compile
+/// wherever the model does, whatever its sibling and nested types are called.
+public struct JSONField<Value> {
+    /// The value read, if its key was present.
+    public private(set) var value: Value?
+    private var isRead = false
+
+    /// A field for the property `property` returns.
+    public init<Model>(_ property: (Model) -> Value) {}
+
+    private mutating func markRead(in json: JSONReader) throws(JSONReadError) {
+        guard !isRead else { throw json.declined("a key appears twice") }
+        isRead = true
+    }
+}
+
+extension JSONField where Value: JSONReadable {
+    /// Reads the value of a property that must not be `null`.
+    public mutating func read(from json: inout JSONReader) throws(JSONReadError) {
+        try markRead(in: json)
+        value = try json.read(Value.self)
+    }
+
+    /// The value of a required property; declines when the key was missing.
+    public func required(_ key: String, in json: JSONReader) throws(JSONReadError) -> Value {
+        guard let value else { throw json.declined("missing key '\(key)'") }
+        return value
+    }
+}
+
+extension JSONField {
+    /// Reads the value of an optional property: `null` is `nil`, as `decodeIfPresent` has it.
+    /// Afterwards `value ?? nil` is the property's value (absent or `null`: `nil`).
+    public mutating func readIfPresent<Wrapped: JSONReadable>(from json: inout JSONReader) throws(JSONReadError) where Value == Wrapped? {
+        try markRead(in: json)
+        value = .some(json.readNull() ? nil : try json.read(Wrapped.self))
+    }
+}
