@@ -59,7 +59,9 @@ extension Date: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         let start = json.scanner.offset
         let text = try json.readString()
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
+        if let date = ISO8601DateReader.date(from: text) {
+            self = date
+        } else if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
             self = date
         } else if let date = try? Date.ISO8601FormatStyle().parse(text) {
             self = date

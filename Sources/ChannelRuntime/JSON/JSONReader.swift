@@ -100,7 +100,7 @@ public struct JSONReader {
     }
 
     /// Reads one value of `type`.
-    public mutating func read<Value: JSONReadable>(_ type: Value.Type = Value.self) throws(JSONReadError) -> Value {
+    @inlinable public mutating func read<Value: JSONReadable>(_ type: Value.Type = Value.self) throws(JSONReadError) -> Value {
         try Value(reading: &self)
     }
 
@@ -142,15 +142,20 @@ public struct JSONReader {
 /// A field takes its type from the model property it reads (`JSONField { (model: Self) in
 /// model.name }`; the closure is never called), so generated decoders name no types: they compile
 /// wherever the model does, whatever its sibling and nested types are called.
+///
+/// Inlinable, so each generated decoder gets a copy specialized for its own types (no generic
+/// dispatch or metadata lookups per field at run time).
 public struct JSONField<Value> {
+    @usableFromInline var stored: Value?
+    @usableFromInline var isRead = false
+
     /// The value read, if its key was present.
-    public private(set) var value: Value?
-    private var isRead = false
+    @inlinable public var value: Value? { stored }
 
     /// A field for the property `property` returns.
-    public init<Model>(_ property: (Model) -> Value) {}
+    @inlinable public init<Model>(_ property: (Model) -> Value) {}
 
-    private mutating func markRead(in json: JSONReader) throws(JSONReadError) {
+    @inlinable mutating func markRead(in json: JSONReader) throws(JSONReadError) {
         guard !isRead else { throw json.declined("a key appears twice") }
         isRead = true
     }
@@ -158,23 +163,23 @@ public struct JSONField<Value> {
 
 extension JSONField where Value: JSONReadable {
     /// Reads the value of a property that must not be `null`.
-    public mutating func read(from json: inout JSONReader) throws(JSONReadError) {
+    @inlinable public mutating func read(from json: inout JSONReader) throws(JSONReadError) {
         try markRead(in: json)
-        value = try json.read(Value.self)
+        stored = try json.read(Value.self)
     }
 
     /// The value of a required property; declines when the key was missing.
-    public func required(_ key: String, in json: JSONReader) throws(JSONReadError) -> Value {
-        guard let value else { throw json.declined("missing key '\(key)'") }
-        return value
+    @inlinable public func required(_ key: String, in json: JSONReader) throws(JSONReadError) -> Value {
+        guard let stored else { throw json.declined("missing key '\(key)'") }
+        return stored
     }
 }
 
 extension JSONField {
     /// Reads the value of an optional property: `null` is `nil`, as `decodeIfPresent` has it.
     /// Afterwards `value ?? nil` is the property's value (absent or `null`: `nil`).
-    public mutating func readIfPresent<Wrapped: JSONReadable>(from json: inout JSONReader) throws(JSONReadError) where Value == Wrapped? {
+    @inlinable public mutating func readIfPresent<Wrapped: JSONReadable>(from json: inout JSONReader) throws(JSONReadError) where Value == Wrapped? {
         try markRead(in: json)
-        value = .some(json.readNull() ? nil : try json.read(Wrapped.self))
+        stored = .some(json.readNull() ? nil : try json.read(Wrapped.self))
     }
 }
