@@ -23,22 +23,27 @@ struct Decode: AsyncParsableCommand {
     @ArgumentParser.Flag(help: "Run only our path (for a profiler); prints no ratio.") var oursOnly = false
 
     func run() async throws {
-        print("| model | ours (events/s) | naive baseline (events/s) | ours / baseline |")
-        print("|---|---:|---:|---:|")
+        let counting = heapAllocations() != nil
+        print("| model | ours (events/s) | naive baseline (events/s) | ours / baseline |" + (counting ? " allocations per event, ours / baseline |" : ""))
+        print("|---|---:|---:|---:|" + (counting ? "---:|" : ""))
         var slowest: (name: String, ratio: Double)?
         for model in DecodeBench.models where self.model.map(model.name.contains) ?? true {
-            var ours: [Double] = [], baseline: [Double] = []
+            var ours: [Throughput] = [], baseline: [Throughput] = []
             for _ in 0..<runs {  // interleaved, so both see the same machine state
                 ours.append(try await DecodeBench.ours(model, count: events))
                 if !oursOnly { baseline.append(try await DecodeBench.baseline(model, count: events)) }
             }
-            if oursOnly {
-                print("| \(model.name) | \(Int(Stats(ours).median)) | - | - |")
-                continue
+            let o = Stats(ours.map(\.perSecond)).median
+            let b = oursOnly ? .nan : Stats(baseline.map(\.perSecond)).median
+            var row = "| \(model.name) | \(Int(o)) | \(oursOnly ? "-" : String(Int(b))) | \(oursOnly ? "-" : String(format: "%.2f", o / b)) |"
+            if counting {
+                func allocations(_ runs: [Throughput]) -> String {
+                    runs.isEmpty ? "-" : String(format: "%.1f", Stats(runs.compactMap(\.allocationsPerEvent)).median)
+                }
+                row += " \(allocations(ours)) / \(allocations(baseline)) |"
             }
-            let (o, b) = (Stats(ours).median, Stats(baseline).median)
-            print("| \(model.name) | \(Int(o)) | \(Int(b)) | \(String(format: "%.2f", o / b)) |")
-            if o / b < slowest?.ratio ?? .infinity { slowest = (model.name, o / b) }
+            print(row)
+            if !oursOnly, o / b < slowest?.ratio ?? .infinity { slowest = (model.name, o / b) }
         }
         if oursOnly { return }
         guard let slowest else { throw BenchFailure("no model matches '\(model ?? "")'") }

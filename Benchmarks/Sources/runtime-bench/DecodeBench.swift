@@ -67,7 +67,7 @@ enum DecodeBench {
     }
 
     /// Events per second through the runtime and the generated notifier.
-    static func ours(_ model: Model, count: Int) async throws -> Double {
+    static func ours(_ model: Model, count: Int) async throws -> Throughput {
         let transport = AutoServerTransport()
         let connection = AppSyncConnection(
             configuration: AppSyncConfiguration(endpoint: try AppSyncEndpoint(http: "https://bench.appsync-api.us-east-1.amazonaws.com/event"), authorization: .apiKey("k")),
@@ -95,19 +95,19 @@ enum DecodeBench {
         let id = try transport.subscriptionID(for: try model.channel()) ?? { throw BenchFailure("no subscription") }()
         let frames = (0..<count).map { frame(id: id, event: model.payload($0)) }
 
-        let start = ContinuousClock.now
-        for frame in frames { transport.push(frame) }
-        try await waitUntil { counter.count >= count }
-        let elapsed = seconds(ContinuousClock.now - start)
+        let result = try await Throughput.measure(count: count) {
+            for frame in frames { transport.push(frame) }
+            try await waitUntil { counter.count >= count }
+        }
         consumers.forEach { $0.cancel() }
         await connection.disconnect()
         guard counter.count == count else { throw BenchFailure("\(model.name): \(counter.count) events for \(count) frames") }
-        return Double(count) / elapsed
+        return result
     }
 
     /// The naive baseline in the same process: one stream per channel, the envelope through
     /// JSONSerialization, the payload through a JSONDecoder.
-    static func baseline(_ model: Model, count: Int) async throws -> Double {
+    static func baseline(_ model: Model, count: Int) async throws -> Throughput {
         let counter = Counter()
         var continuations: [String: AsyncStream<any Sendable>.Continuation] = [:]
         var consumers: [Task<Void, Never>] = []
@@ -118,15 +118,15 @@ enum DecodeBench {
         }
         let frames = (0..<count).map { frame(id: model.name, event: model.payload($0)) }
 
-        let start = ContinuousClock.now
-        for frame in frames {
-            let envelope = try JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any] ?? [:]
-            guard let id = envelope["id"] as? String, let event = envelope["event"] as? String else { continue }
-            continuations[id]?.yield(try model.decodeNaively(Data(event.utf8)))
+        let result = try await Throughput.measure(count: count) {
+            for frame in frames {
+                let envelope = try JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any] ?? [:]
+                guard let id = envelope["id"] as? String, let event = envelope["event"] as? String else { continue }
+                continuations[id]?.yield(try model.decodeNaively(Data(event.utf8)))
+            }
+            try await waitUntil { counter.count >= count }
         }
-        try await waitUntil { counter.count >= count }
-        let elapsed = seconds(ContinuousClock.now - start)
         consumers.forEach { $0.cancel() }
-        return Double(count) / elapsed
+        return result
     }
 }

@@ -105,3 +105,28 @@ final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
         func abort() { server.lock.withLock { server.continuation }?.finish() }
     }
 }
+
+/// Heap allocations in the whole process so far, when `scripts/malloc_count.c` is preloaded
+/// (`LD_PRELOAD`); `nil` otherwise.
+func heapAllocations() -> UInt64? {
+    // RTLD_DEFAULT (a null handle on glibc): the preloaded library's symbol, if there is one.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "channelgen_malloc_count") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) () -> UInt64).self)()
+}
+
+/// One timed run: events per second and, when counted, heap allocations per event.
+struct Throughput {
+    var perSecond: Double
+    var allocationsPerEvent: Double?
+
+    /// Times `body`, which handles `count` events.
+    static func measure(count: Int, _ body: () async throws -> Void) async rethrows -> Throughput {
+        let allocationsBefore = heapAllocations()
+        let start = ContinuousClock.now
+        try await body()
+        let elapsed = seconds(ContinuousClock.now - start)
+        var allocations: Double?
+        if let before = allocationsBefore, let after = heapAllocations() { allocations = Double(after - before) / Double(count) }
+        return Throughput(perSecond: Double(count) / elapsed, allocationsPerEvent: allocations)
+    }
+}

@@ -20,4 +20,16 @@ enum EventDecoding {
             return try fallback.decode(Event.self, from: Data(text.utf8))
         }
     }
+
+    /// How to read an event's announced `eventType`, chosen once per pump: `nil` when the type does
+    /// not report one. (Asking `as? any EventTypeReporting` of every event costs a conformance lookup.)
+    static func eventTypeReader<Event>(for type: Event.Type) -> ((Event) -> String)? {
+        guard let reporting = type as? any EventTypeReporting.Type else { return nil }
+        return reader(reporting, for: type)
+    }
+
+    private static func reader<Reporting: EventTypeReporting, Event>(_: Reporting.Type, for _: Event.Type) -> (Event) -> String {
+        // `Event` is `Reporting` (checked above): a cast to a concrete type is a metadata comparison.
+        { event in (event as! Reporting).eventType }
+    }
 }

@@ -126,9 +126,10 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         let channel = raw.channel
         let pump = Task.detached { [self] in
             let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
+            let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             for await raw in raw.events {
-                guard let event = decode(raw.text, channel: channel, decodePayload) else { continue }
-                deliver(event, raw: raw, channel: channel)
+                guard let event = decode(raw.text, channel: channel, decodePayload, eventType: eventType) else { continue }
+                deliver(event, raw: raw, channel: channel, eventType: eventType)
             }
         }
         let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
@@ -156,13 +157,13 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         return stopped.1
     }
 
-    private func deliver(_ event: Subscription.Event, raw: RawChannelEvent, channel: String) {
+    private func deliver(_ event: Subscription.Event, raw: RawChannelEvent, channel: String, eventType: ((Subscription.Event) -> String)?) {
         // One lock per event: recorded in the history and fanned out to the consumers of the same
         // moment (see `add`).
         let (consumers, wasOverflowing, envelope) = state.withLock { state in
             let envelope = state.wantsEnvelopes ? ChannelEnvelope(
                 event: event, channel: channel,
-                eventType: (event as? any EventTypeReporting)?.eventType ?? Subscription.eventType,
+                eventType: eventType?(event) ?? Subscription.eventType,
                 receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
             if let envelope { state.history?.append(envelope) }
             return (state.consumerList, state.overflowing, envelope)
@@ -189,7 +190,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         }
     }
 
-    private func decode(_ text: String, channel: String, _ decode: (String) throws -> Subscription.Event) -> Subscription.Event? {
+    private func decode(
+        _ text: String, channel: String, _ decode: (String) throws -> Subscription.Event, eventType: ((Subscription.Event) -> String)?
+    ) -> Subscription.Event? {
         let event: Subscription.Event
         do {
             event = try decode(text)
@@ -200,7 +203,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             ])
             return nil
         }
-        if let expected = Subscription.eventType, let reported = (event as? any EventTypeReporting)?.eventType, reported != expected {
+        if let expected = Subscription.eventType, let reported = eventType?(event), reported != expected {
             metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
             logger.error("dropping an event with another eventType", metadata: [
                 "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
