@@ -116,7 +116,12 @@ package struct JSONScanner {
             if byte < 0x20 { throw failure("unescaped control character in a string") }
             offset += 1
         }
-        var unescaped = Array(bytes[start..<offset])
+        // One allocation: the unescaped text is never longer than the rest of the input (an
+        // event's JSON inside an envelope is escaped throughout; growing by appends reallocated
+        // it several times per frame).
+        var unescaped: [UInt8] = []
+        unescaped.reserveCapacity(bytes.count - start)
+        unescaped.append(contentsOf: bytes[start..<offset])
         while offset < bytes.count {
             let byte = bytes[offset]
             switch byte {
