@@ -11,7 +11,7 @@ extension String: JSONReadable {
 
 extension Bool: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
-        self = try json.wrap { scanner throws(JSONScanner.Failure) in try scanner.readBool() }
+        self = try json.scanner.readBool()
     }
 }
 

@@ -16,11 +16,16 @@ public protocol JSONReadable: Decodable {
 
 /// Why the fast path stopped: the byte offset and what it expected. Never shown to users as a
 /// decoding failure (`JSONDecoder` has the last word and its error says where, by coding path).
-public struct JSONReadError: Error, CustomStringConvertible, Sendable {
+public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Where in the input the reader stopped.
     public var offset: Int
     public var reason: String
     public var description: String { "\(reason) at byte \(offset)" }
+
+    package init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
 }
 
 /// Reads JSON from UTF-8 bytes, one value at a time, for `JSONReadable` conformances.
@@ -29,6 +34,10 @@ public struct JSONReader {
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         scanner = JSONScanner(bytes)
+    }
+
+    private init(scanner: JSONScanner) {
+        self.scanner = scanner
     }
 
     /// Decodes `text`: the fast path first, `JSONDecoder` when it declines.
@@ -44,7 +53,7 @@ public struct JSONReader {
             var reader = JSONReader(bytes)
             do throws(JSONReadError) {
                 let value = try Value(reading: &reader)
-                try reader.wrap { scanner throws(JSONScanner.Failure) in try scanner.expectEnd() }
+                try reader.scanner.expectEnd()
                 return .success(value)
             } catch {
                 return .failure(error)
@@ -57,45 +66,19 @@ public struct JSONReader {
 
     /// Reads an object, calling `member` with each key; `member` reads or skips the value.
     public mutating func readObject(_ member: (inout JSONReader, String) throws(JSONReadError) -> Void) throws(JSONReadError) {
-        try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "{"), "'{'") }
-        if scanner.peek() == UInt8(ascii: "}") {
-            try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "}"), "'}'") }
-            return
-        }
-        while true {
-            let key = try wrap { scanner throws(JSONScanner.Failure) in
-                guard scanner.peek() == UInt8(ascii: "\"") else { throw JSONScanner.Failure(offset: scanner.offset, reason: "expected a key") }
-                let key = try scanner.readString()
-                try scanner.expect(UInt8(ascii: ":"), "':'")
-                return key
-            }
-            try member(&self, key)
-            switch scanner.peek() {
-            case UInt8(ascii: ","): try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: ","), "','") }
-            case UInt8(ascii: "}"):
-                try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "}"), "'}'") }
-                return
-            default: throw declined("expected ',' or '}'")
-            }
+        try scanner.readObject { scanner, key throws(JSONReadError) in
+            var reader = JSONReader(scanner: scanner)
+            defer { scanner = reader.scanner }
+            try member(&reader, key)
         }
     }
 
     /// Reads an array, calling `element` for each; `element` reads the value.
     public mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
-        try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "["), "'['") }
-        if scanner.peek() == UInt8(ascii: "]") {
-            try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "]"), "']'") }
-            return
-        }
-        while true {
-            try element(&self)
-            switch scanner.peek() {
-            case UInt8(ascii: ","): try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: ","), "','") }
-            case UInt8(ascii: "]"):
-                try wrap { scanner throws(JSONScanner.Failure) in try scanner.expect(UInt8(ascii: "]"), "']'") }
-                return
-            default: throw declined("expected ',' or ']'")
-            }
+        try scanner.readArray { scanner throws(JSONReadError) in
+            var reader = JSONReader(scanner: scanner)
+            defer { scanner = reader.scanner }
+            try element(&reader)
         }
     }
 
@@ -106,7 +89,7 @@ public struct JSONReader {
 
     /// Skips a value of any kind (an unknown key's), checking it is well-formed.
     public mutating func skipValue() throws(JSONReadError) {
-        try wrap { scanner throws(JSONScanner.Failure) in try scanner.skipValue() }
+        try scanner.skipValue()
     }
 
     /// Consumes `null` when it is next.
@@ -114,7 +97,7 @@ public struct JSONReader {
 
     /// Reads a string.
     public mutating func readString() throws(JSONReadError) -> String {
-        try wrap { scanner throws(JSONScanner.Failure) in try scanner.readString() }
+        try scanner.readString()
     }
 
     /// An error that sends the payload to `JSONDecoder` (which gives the user-facing error).
@@ -122,17 +105,9 @@ public struct JSONReader {
         JSONReadError(offset: scanner.offset, reason: reason)
     }
 
-    mutating func wrap<T>(_ body: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONReadError) -> T {
-        do {
-            return try body(&scanner)
-        } catch {
-            throw JSONReadError(offset: error.offset, reason: error.reason)
-        }
-    }
-
     /// The text of a number by the JSON grammar.
     mutating func readNumberText() throws(JSONReadError) -> String {
-        try wrap { scanner throws(JSONScanner.Failure) in try scanner.readNumberText() }
+        try scanner.readNumberText()
     }
 }
 

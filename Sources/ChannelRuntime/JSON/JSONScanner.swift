@@ -6,17 +6,9 @@
 /// error, not a repaired character. A value type over borrowed bytes: use it inside
 /// `withContiguousStorageIfAvailable` or `withUnsafeBufferPointer`.
 package struct JSONScanner {
-    /// Why the bytes are not the JSON expected, with the byte offset.
-    package struct Failure: Error, Equatable, CustomStringConvertible {
-        package var offset: Int
-        package var reason: String
-        package var description: String { "\(reason) at byte \(offset)" }
-
-        package init(offset: Int, reason: String) {
-            self.offset = offset
-            self.reason = reason
-        }
-    }
+    /// Why the bytes are not the JSON expected, with the byte offset: the same error the generated
+    /// decoders' `JSONReader` throws, so the two layers need no conversion.
+    package typealias Failure = JSONReadError
 
     /// Nesting allowed, as in Foundation's `JSONDecoder` (512).
     package static let maximumDepth = 512

@@ -15,10 +15,8 @@ enum EventDecoding {
     private static func fastDecoder<Readable: JSONReadable, Event: Decodable>(
         _ readable: Readable.Type, as event: Event.Type, fallback: JSONDecoder
     ) -> (String) throws -> Event {
-        { text in
-            if let value = try? JSONReader.read(Readable.self, from: text), let event = value as? Event { return event }
-            return try fallback.decode(Event.self, from: Data(text.utf8))
-        }
+        // `Readable` is `Event` (the caller's cast says so).
+        { text in try JSONReader.decode(Readable.self, from: text, fallback: fallback) as! Event }
     }
 
     /// How to read an event's announced `eventType`, chosen once per pump: `nil` when the type does

@@ -128,8 +128,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             for await raw in raw.events {
-                guard let event = decode(raw.text, channel: channel, decodePayload, eventType: eventType) else { continue }
-                deliver(event, raw: raw, channel: channel, eventType: eventType)
+                guard let (event, reportedType) = decode(raw.text, channel: channel, decodePayload, eventType: eventType) else { continue }
+                deliver(event, reportedType: reportedType, raw: raw, channel: channel)
             }
         }
         let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
@@ -157,13 +157,13 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         return stopped.1
     }
 
-    private func deliver(_ event: Subscription.Event, raw: RawChannelEvent, channel: String, eventType: ((Subscription.Event) -> String)?) {
+    private func deliver(_ event: Subscription.Event, reportedType: String?, raw: RawChannelEvent, channel: String) {
         // One lock per event: recorded in the history and fanned out to the consumers of the same
         // moment (see `add`).
         let (consumers, wasOverflowing, envelope) = state.withLock { state in
             let envelope = state.wantsEnvelopes ? ChannelEnvelope(
                 event: event, channel: channel,
-                eventType: eventType?(event) ?? Subscription.eventType,
+                eventType: reportedType ?? Subscription.eventType,
                 receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
             if let envelope { state.history?.append(envelope) }
             return (state.consumerList, state.overflowing, envelope)
@@ -192,7 +192,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
 
     private func decode(
         _ text: String, channel: String, _ decode: (String) throws -> Subscription.Event, eventType: ((Subscription.Event) -> String)?
-    ) -> Subscription.Event? {
+    ) -> (event: Subscription.Event, reportedType: String?)? {
         let event: Subscription.Event
         do {
             event = try decode(text)
@@ -203,7 +203,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             ])
             return nil
         }
-        if let expected = Subscription.eventType, let reported = eventType?(event), reported != expected {
+        let reported = eventType?(event)
+        if let expected = Subscription.eventType, let reported, reported != expected {
             metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
             logger.error("dropping an event with another eventType", metadata: [
                 "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
@@ -211,6 +212,6 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             return nil
         }
         metrics.channel(channel, template: Subscription.template.address) { $0.decoded += 1 }
-        return event
+        return (event, reported)
     }
 }
