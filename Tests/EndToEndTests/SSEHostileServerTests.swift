@@ -80,6 +80,23 @@ struct SSEHostileServerTests {
         await server.stop()
     }
 
+    /// A server may answer and close before it has read all of the request. The client's request
+    /// write then fails, but the answer is on the wire and must be read: under load the client
+    /// lost this race between its head and end writes, never saw the stream's event, and reopened
+    /// without `Last-Event-ID`. (The race needs a slowed client; unloaded, this passes either way.)
+    @Test func anAnswerSentBeforeTheRequestWasReadIsStillRead() async throws {
+        let reply = Self.eventStreamHead + "id: 9\nevent: /app/a\ndata: {}\n\n"
+        let server = try await ScriptedServer.start(answeringEarly: true) { _, _ in Array(reply.utf8) }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/.well-known/mercure?topic=/app/a")!
+        for attempt in 1...25 {
+            let response = try await bounded("the response") { try await NIOEventStreamTransport().open(url, headers: []) }
+            #expect(response.status == 200, "attempt \(attempt)")
+            let body = try await bounded("the body to end") { await response.body.reduce(into: []) { $0 += $1 } }
+            #expect(String(decoding: body, as: UTF8.self) == "id: 9\nevent: /app/a\ndata: {}\n\n", "attempt \(attempt)")
+        }
+        await server.stop()
+    }
+
     @Test func aStreamThatEndsIsReopenedWithTheLastEventID() async throws {
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start { _, request in

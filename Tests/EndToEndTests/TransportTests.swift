@@ -33,10 +33,13 @@ struct ScriptedServer {
         try await start(tls: tls, closing: closing) { accept, _ in reply(accept) }
     }
 
-    /// `reply` gets the `Sec-WebSocket-Accept` value and the request's text (head only).
+    /// `reply` gets the `Sec-WebSocket-Accept` value and the request's text (head only). With
+    /// `answeringEarly` the server answers as soon as the request line is in, before the rest of the
+    /// request, as a hurried server (or a slow client) makes it happen.
     static func start(
         tls: TLSConfiguration? = nil,
         closing: Bool = true,
+        answeringEarly: Bool = false,
         reply: @escaping @Sendable (_ accept: String, _ request: String) -> [UInt8]
     ) async throws -> ScriptedServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
@@ -48,7 +51,7 @@ struct ScriptedServer {
                 opened.withLockedValue { $0 += 1 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
-                    try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(closing: closing, reply: reply))
+                    try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(closing: closing, answeringEarly: answeringEarly, reply: reply))
                     channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 += 1 } }
                 }
             }
@@ -116,20 +119,22 @@ struct LocalhostCertificate {
 private final class ScriptedReplyHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let closing: Bool
+    let answeringEarly: Bool
     let reply: @Sendable (String, String) -> [UInt8]
     var request = ""
     /// The script is played once; what the client sends after the request is read and ignored.
     var replied = false
 
-    init(closing: Bool, reply: @escaping @Sendable (String, String) -> [UInt8]) {
+    init(closing: Bool, answeringEarly: Bool, reply: @escaping @Sendable (String, String) -> [UInt8]) {
         self.closing = closing
+        self.answeringEarly = answeringEarly
         self.reply = reply
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !replied else { return }
         request += String(buffer: Self.unwrapInboundIn(data))
-        guard request.contains("\r\n\r\n") else { return }
+        guard request.contains(answeringEarly ? "\r\n" : "\r\n\r\n") else { return }
         replied = true
         let key = request.split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
