@@ -151,6 +151,73 @@ struct CompileTests {
         #expect(run.stdout == "d 7 true x true\n")
     }
 
+    /// Issue 14: `allOf` inheritance (AsyncAPI's string discriminator), a documented `$ref` and a
+    /// composed primitive generate one struct that compiles and decodes a payload.
+    @Test func allOfCompositionsCompileAndDecode() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("pets.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Pets, version: 1.0.0}
+            channels:
+              cats:
+                address: app/cats
+                messages: {cat: {payload: {$ref: '#/components/schemas/Cat'}}}
+              pets:
+                address: app/pets
+                messages: {pet: {payload: {$ref: '#/components/schemas/Pet'}}}
+            operations:
+              catValues: {action: receive, channel: {$ref: '#/channels/cats'}}
+              petValues: {action: receive, channel: {$ref: '#/channels/pets'}}
+            components:
+              schemas:
+                Pet:
+                  type: object
+                  discriminator: petType
+                  required: [petType, name]
+                  properties:
+                    petType: {type: string}
+                    name: {type: string}
+                    bornAt:
+                      allOf:
+                        - {type: string, format: date-time}
+                        - {type: string}
+                Id: {type: string}
+                Cat:
+                  allOf:
+                    - $ref: '#/components/schemas/Pet'
+                    - type: object
+                      required: [huntingSkill]
+                      properties:
+                        huntingSkill: {type: string, enum: [clueless, lazy]}
+                        id:
+                          allOf:
+                            - $ref: '#/components/schemas/Id'
+                            - description: The cat's id.
+                        owner:
+                          allOf: [{$ref: '#/components/schemas/Pet'}]
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let typecheck = try await TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            let json = #"{"petType":"cat","name":"Tom","bornAt":"2020-01-02T03:04:05Z","huntingSkill":"lazy","id":"c1","owner":{"petType":"dog","name":"Rex"}}"#
+            let cat = try JSONDecoder().decode(Cat.self, from: Data(json.utf8))
+            let owner: Pet? = cat.owner
+            print(cat.petType, cat.name, Int(cat.bornAt!.timeIntervalSince1970), cat.huntingSkill == .lazy, cat.id ?? "-", owner?.name ?? "-")
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let binary = work.appendingPathComponent("pets")
+        let build = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path], background: true)
+        #expect(build.status == 0, "\(build.stderr)")
+        let run = try await TestSupport.run(binary, [])
+        #expect(run.stdout == "cat Tom 1577934245 true c1 Rex\n")
+    }
+
     static let corpus: [String] = {
         let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
         let walker = FileManager.default.enumerator(atPath: root.path)

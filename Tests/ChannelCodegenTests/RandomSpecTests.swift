@@ -98,7 +98,7 @@ enum RandomSpec {
     static func schema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
-        switch Int.random(in: 0..<(depth < 2 ? 12 : 8), using: &random) {
+        switch Int.random(in: 0..<(depth < 2 ? 14 : 8), using: &random) {
         case 0: return "{type: string, \(doc)}"
         case 1: return "{type: integer, format: \(["int32", "int64", "int"].randomElement(using: &random)!)}"
         case 2: return "{type: number, example: \(y(texts.randomElement(using: &random)!))}"
@@ -113,12 +113,30 @@ enum RandomSpec {
         case 7: return "{type: [string, 'null'], pattern: \(y(texts.randomElement(using: &random)!))}"
         case 8: return "{type: array, items: \(schema(depth: depth + 1, refs: refs, using: &random))}"
         case 9: return "{type: object, additionalProperties: \(schema(depth: depth + 1, refs: refs, using: &random))}"
+        case 12:
+            // allOf of a component (or an object) and an object that may redeclare its properties.
+            let base = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
+                ?? objectSchema(depth: depth, refs: refs, using: &random)
+            return "{allOf: [\(base), \(objectSchema(depth: depth, refs: refs, using: &random))], \(doc)}"
+        case 13:
+            // A documented reference: the referenced type itself.
+            let target = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? "{type: string}"
+            return "{allOf: [\(target), {\(doc)}]}"
         default:
             let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
                 "\(y(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
             }
             return "{type: object, \(doc), properties: {\(properties.joined(separator: ", "))}}"
         }
+    }
+
+    /// An inline object schema with one to four properties.
+    static func objectSchema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
+        let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
+            "\(TypeCheckSupport.yaml(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
+        }
+        let required = properties.isEmpty || Bool.random(using: &random) ? "" : ", required: [\(TypeCheckSupport.yaml(names.randomElement(using: &random)!))]"
+        return "{type: object, properties: {\(properties.joined(separator: ", "))}\(required)}"
     }
 
     /// `count` distinct names drawn from `pool` (a repeat gets a numeric suffix, as a YAML key must be unique).

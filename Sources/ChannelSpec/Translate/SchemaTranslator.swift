@@ -105,9 +105,12 @@ struct SchemaTranslator {
         KeyRules.schema.check(cursor, named: "'\(name)'", into: &diagnostics)
         // A schema using an unsupported keyword has no meaningful type; stop before follow-up noise.
         if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
+        let documentation = documentation(of: cursor)
+        if let allOf = cursor.child("allOf") {
+            return composed(cursor, allOf: allOf, name: name, parent: parent, documentation: documentation)
+        }
         guard let typeName = schemaType(cursor, name: name) else { return nil }
         warnAboutKeywordsThatDoNotApply(cursor, type: typeName)
-        let documentation = documentation(of: cursor)
         switch typeName {
         case "object":
             return object(cursor, name: name, parent: parent, isComponent: isComponent, documentation: documentation)
@@ -240,14 +243,26 @@ struct SchemaTranslator {
             }
             return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
         }
-        if let properties, properties.node.entries == nil {
-            diagnostics.error("'properties' must be a mapping, found \(properties.node.kindDescription)", at: properties.location)
-            return nil
-        }
-        let id = Self.id(of: cursor)
+        guard let shape = objectShape(cursor) else { return nil }
+        return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: shape)
+    }
 
-        var required: Set<String> = []
-        var requiredLocations: [(String, SourceLocation)] = []
+    /// An object schema's properties (each with the schema it is declared by) and required names.
+    struct ObjectShape {
+        var properties: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] = []
+        var required: [(key: String, location: SourceLocation)] = []
+    }
+
+    /// The properties and `required` list of the object schema at `cursor`; `nil` after an error.
+    mutating func objectShape(_ cursor: Cursor) -> ObjectShape? {
+        var shape = ObjectShape()
+        if let properties = cursor.child("properties") {
+            guard properties.node.entries != nil else {
+                diagnostics.error("'properties' must be a mapping, found \(properties.node.kindDescription)", at: properties.location)
+                return nil
+            }
+            shape.properties = properties.children
+        }
         if let requiredNode = cursor.node["required"] {
             guard let items = requiredNode.items else {
                 diagnostics.error("'required' must be a list of property names, found \(requiredNode.kindDescription)", at: requiredNode.location)
@@ -258,16 +273,22 @@ struct SchemaTranslator {
                     diagnostics.error("'required' entries must be strings, found \(item.kindDescription)", at: item.location)
                     continue
                 }
-                required.insert(key)
-                requiredLocations.append((key, item.location))
+                shape.required.append((key, item.location))
             }
         }
-        let declared = Set(properties?.children.map(\.key) ?? [])
-        for (key, location) in requiredLocations where !declared.contains(key) {
+        return shape
+    }
+
+    /// The named object type for `shape`, declared at `cursor` (its id and location).
+    mutating func makeObject(_ cursor: Cursor, name: String, parent: String?, documentation: Documentation, shape: ObjectShape) -> TypeReference {
+        let id = Self.id(of: cursor)
+        let required = Set(shape.required.map(\.key))
+        let declared = Set(shape.properties.map(\.key))
+        for (key, location) in shape.required where !declared.contains(key) {
             // A real spec defect (seen in vendors' documents); like swift-openapi-generator, warn and go on.
             diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
         }
-        if properties == nil || declared.isEmpty {
+        if declared.isEmpty {
             diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.declarationLocation)
         }
 
@@ -280,7 +301,7 @@ struct SchemaTranslator {
         typeIndex[id] = index
 
         var members: [Property] = []
-        for (key, keyLocation, propertyCursor) in properties?.children ?? [] {
+        for (key, keyLocation, propertyCursor) in shape.properties {
             guard let type = type(of: propertyCursor, name: key, parent: id) else { continue }
             var propertyDocs = self.documentation(of: propertyCursor)
             if propertyCursor.isReference, propertyDocs.description == nil, case .named = type {
@@ -330,12 +351,19 @@ struct SchemaTranslator {
     func documentation(of cursor: Cursor) -> Documentation {
         let node = cursor.node
         var docs = Documentation(summary: node["title"]?.string, description: node["description"]?.string)
+        // `allOf: [{$ref: X}, {description: …}]` documents through an annotation-only member.
+        for member in node["allOf"]?.items ?? [] {
+            guard let keys = member.entries?.map(\.key), Set(keys).isSubset(of: Self.annotationKeys) else { continue }
+            docs.summary = docs.summary ?? member["title"]?.string
+            docs.description = docs.description ?? member["description"]?.string
+        }
         let scalarNotes: [(String, String)] = [
             ("format", "Format"), ("minimum", "Minimum"), ("maximum", "Maximum"),
             ("exclusiveMinimum", "Exclusive minimum"), ("exclusiveMaximum", "Exclusive maximum"),
             ("multipleOf", "Multiple of"), ("pattern", "Pattern"), ("minLength", "Minimum length"),
             ("maxLength", "Maximum length"), ("minItems", "Minimum items"), ("maxItems", "Maximum items"),
             ("default", "Default"), ("const", "Always"), ("example", "Example"),
+            ("discriminator", "Derived types are told apart by the property"),
         ]
         for (key, label) in scalarNotes {
             guard let value = node[key]?.scalar, !value.isNull else { continue }

@@ -1,0 +1,163 @@
+/// `allOf`: a value that satisfies every member schema.
+///
+/// - A lone schema plus annotations (`allOf: [{$ref: X}, {description: …}]`, the usual way to
+///   document a reference) is that schema's type: the same Swift type, not a copy.
+/// - Objects merge into one struct: the members' properties in order (a property declared again
+///   by a later member takes the later declaration, at the first one's place, as a derived type
+///   narrows its base), `required` is the union. The schema's own `properties` come last.
+/// - Members of one primitive type are that type (`date-time` wins over a plain string).
+/// Anything else (an object with a string, two different primitives) has no single Swift type.
+extension SchemaTranslator {
+    /// Keys that only document a schema: a member made of them adds nothing to the type.
+    static let annotationKeys: Set<String> = [
+        "description", "title", "deprecated", "example", "examples", "default", "readOnly", "writeOnly",
+        "externalDocs", "$comment", "nullable", "xml",
+        // AsyncAPI's string discriminator names the property telling derived types apart; decoding
+        // an object by its own properties does not need it.
+        "discriminator",
+    ]
+
+    /// One member of an `allOf`, with `$ref`s followed.
+    private enum Part {
+        /// Annotations only.
+        case annotations
+        /// An object schema: its shape, read where it is declared.
+        case object(ObjectShape)
+        /// Any other schema, as written in the `allOf` (a `$ref` keeps its component name).
+        case other(Cursor)
+    }
+
+    mutating func composed(_ cursor: Cursor, allOf: Cursor, name: String, parent: String?, documentation: Documentation) -> TypeReference? {
+        var visiting: Set<String> = [Self.id(of: cursor)]
+        guard var parts = parts(of: allOf, visiting: &visiting) else { return nil }
+        // The schema's own keywords beside `allOf` are one more member (already checked by the caller).
+        var own = cursor
+        own.node = YAMLNode(.mapping((cursor.node.entries ?? []).filter { $0.key != "allOf" && $0.key != "x-swift-name" }), at: cursor.node.location)
+        guard let ownPart = part(own, checkingKeys: false) else { return nil }
+        parts.append((ownPart, own))
+
+        let typed = parts.filter { if case .annotations = $0.part { false } else { true } }
+        if typed.isEmpty {
+            return .json  // annotations only: nothing constrains the value
+        }
+        if typed.count == 1, typed[0].member.isReference {
+            // A reference plus annotations: the referenced type itself.
+            return type(of: typed[0].member, name: name, parent: parent)
+        }
+        var objects: [ObjectShape] = []
+        var others: [Cursor] = []
+        for (part, _) in typed {
+            switch part {
+            case .annotations: break
+            case .object(let shape): objects.append(shape)
+            case .other(let member): others.append(member)
+            }
+        }
+        if !objects.isEmpty {
+            guard others.isEmpty else {
+                diagnostics.unsupported(
+                    "'allOf' in schema '\(name)' combines an object with a non-object schema; that has no single Swift type",
+                    at: allOf.keyLocation ?? allOf.location)
+                return nil
+            }
+            return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: merged(objects))
+        }
+        return primitive(of: others, allOf: allOf, name: name, parent: parent)
+    }
+
+    /// The members of `allOf`, flattening nested `allOf`s; each with the cursor it was written as.
+    private mutating func parts(of allOf: Cursor, visiting: inout Set<String>) -> [(part: Part, member: Cursor)]? {
+        guard let items = allOf.node.items, !items.isEmpty else {
+            diagnostics.error("'allOf' must be a non-empty list of schemas, found \(allOf.node.kindDescription)", at: allOf.location)
+            return nil
+        }
+        var result: [(part: Part, member: Cursor)] = []
+        for member in allOf.elements {
+            guard member.node.entries != nil else {
+                diagnostics.error("an 'allOf' member must be a schema mapping, found \(member.node.kindDescription)", at: member.location)
+                return nil
+            }
+            var target = member
+            if member.isReference {
+                do {
+                    target = try workspace.resolve(member)
+                } catch {
+                    diagnostics.append(contentsOf: error.diagnostics)
+                    return nil
+                }
+            }
+            if let nested = target.child("allOf") {
+                // Flatten: a member that is itself a composition contributes its members.
+                let id = Self.id(of: target)
+                guard visiting.insert(id).inserted else {
+                    diagnostics.unsupported("'allOf' of schema '\(JSONPointer.tokens(target.pointer)?.last ?? "?")' includes itself", at: member.location)
+                    return nil
+                }
+                if Set((target.node.entries ?? []).map(\.key)).subtracting(["allOf", "x-swift-name"]).isSubset(of: Self.annotationKeys) {
+                    guard let inner = parts(of: nested, visiting: &visiting) else { return nil }
+                    result += inner
+                    continue
+                }
+                // A composition with keywords of its own: translate it whole as one member.
+                result.append((.other(member), member))
+                continue
+            }
+            guard let part = part(target, checkingKeys: true) else { return nil }
+            if case .other = part { result.append((.other(member), member)) } else { result.append((part, member)) }
+        }
+        return result
+    }
+
+    /// What one (resolved) member contributes.
+    private mutating func part(_ target: Cursor, checkingKeys: Bool) -> Part? {
+        let keys = Set((target.node.entries ?? []).map(\.key)).filter { !$0.hasPrefix("x-") }
+        if keys.isSubset(of: Self.annotationKeys) { return .annotations }
+        let declaredType = target.node["type"]?.string
+        let isObject = declaredType == "object"
+            || (declaredType == nil && (target.node["properties"] != nil || target.node["required"] != nil))
+        guard isObject else { return .other(target) }
+        if checkingKeys {
+            let reported = diagnostics.all.count
+            KeyRules.schema.check(target, named: "'\(JSONPointer.tokens(target.pointer)?.last ?? "allOf member")'", into: &diagnostics)
+            if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
+        }
+        if let additional = target.child("additionalProperties"), additional.node.entries != nil {
+            diagnostics.unsupported("an 'allOf' member with a schema for 'additionalProperties' is not supported", at: additional.location)
+            return nil
+        }
+        return objectShape(target).map { .object($0) }
+    }
+
+    /// Objects merged: properties in first-declared order, a later declaration replacing an earlier one.
+    private func merged(_ shapes: [ObjectShape]) -> ObjectShape {
+        var result = ObjectShape()
+        var positions: [String: Int] = [:]
+        for shape in shapes {
+            for property in shape.properties {
+                if let position = positions[property.key] {
+                    result.properties[position] = property
+                } else {
+                    positions[property.key] = result.properties.count
+                    result.properties.append(property)
+                }
+            }
+            result.required += shape.required
+        }
+        return result
+    }
+
+    /// Several non-object members: one type when they all are one primitive.
+    private mutating func primitive(of members: [Cursor], allOf: Cursor, name: String, parent: String?) -> TypeReference? {
+        var found: [TypeReference] = []
+        for member in members {
+            guard let type = type(of: member, name: name, parent: parent) else { return nil }
+            if !found.contains(type) { found.append(type) }
+        }
+        if found.count == 1 { return found[0] }
+        if Set(found) == [.string, .dateTime] { return .dateTime }  // a string that is also a date-time
+        diagnostics.unsupported(
+            "'allOf' in schema '\(name)' requires values of different types at once; that has no single Swift type",
+            at: allOf.keyLocation ?? allOf.location)
+        return nil
+    }
+}

@@ -1,0 +1,169 @@
+import ChannelSpec
+import Foundation
+import Testing
+
+/// `allOf` (issue 14): objects merge into one type, a reference plus annotations is the referenced
+/// type, one primitive stays that primitive, and what has no single Swift type is located.
+@Suite("allOf composition")
+struct AllOfTests {
+    /// Translates a one-channel spec whose payload is `#/components/schemas/Payload`.
+    static func translate(_ schemas: String) throws -> (api: ChannelAPI?, diagnostics: [Diagnostic]) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("allof-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("s.yaml")
+        try ("""
+            asyncapi: 3.0.0
+            info: {title: T, version: '1'}
+            channels:
+              c:
+                address: ns/c
+                messages:
+                  m: {payload: {$ref: '#/components/schemas/Payload'}}
+            operations:
+              cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+            components:
+              schemas:
+
+            """ + schemas.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
+            .write(to: spec, atomically: true, encoding: .utf8)
+        // Strict: what lenient generation would skip is an error here.
+        let result = SpecTranslator.translate(specAt: spec.path, strict: true)
+        return (result.api, result.diagnostics)
+    }
+
+    static func properties(of name: String, in api: ChannelAPI?) -> [Property] {
+        guard case .object(let properties)? = api?.types.first(where: { $0.preferredName == name })?.kind else { return [] }
+        return properties
+    }
+
+    @Test func objectsMergeInOrderWithRequiredUnitedAndLaterDeclarationsWinning() throws {
+        let (api, diagnostics) = try Self.translate("""
+            Base:
+              type: object
+              discriminator: kind
+              required: [kind]
+              properties:
+                kind: {type: string}
+                name: {type: string}
+            Payload:
+              allOf:
+                - $ref: '#/components/schemas/Base'
+                - type: object
+                  required: [name, size]
+                  properties:
+                    size: {type: integer}
+                    kind: {type: string, enum: [big]}
+              properties:
+                note: {type: string}
+            """)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        let merged = Self.properties(of: "Payload", in: api)
+        #expect(merged.map(\.jsonName) == ["kind", "name", "size", "note"])
+        #expect(merged.map(\.isOptional) == [false, false, false, true])
+        // The derived declaration of `kind` (an enum) replaced the base's plain string.
+        guard case .named(let kindType) = merged[0].type else {
+            Issue.record("kind is \(merged[0].type)")
+            return
+        }
+        guard case .stringEnum(let values)? = api?.types.first(where: { $0.id == kindType })?.kind else {
+            Issue.record("kind is not an enum")
+            return
+        }
+        #expect(values.map(\.value) == ["big"])
+        // The base is not emitted unless something uses it on its own.
+        #expect(api?.types.contains { $0.preferredName == "Base" } == false)
+    }
+
+    @Test func aReferencePlusAnnotationsIsTheReferencedType() throws {
+        let (api, diagnostics) = try Self.translate("""
+            Id: {type: string, format: uuid}
+            Owner:
+              type: object
+              properties:
+                name: {type: string}
+            Payload:
+              type: object
+              properties:
+                id:
+                  allOf:
+                    - $ref: '#/components/schemas/Id'
+                    - description: The comment's id.
+                owner:
+                  description: Who owns it.
+                  allOf: [{$ref: '#/components/schemas/Owner'}]
+                again:
+                  allOf: [{$ref: '#/components/schemas/Owner'}]
+            """)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        let properties = Self.properties(of: "Payload", in: api)
+        #expect(properties.map(\.type) == [.string, .named(try #require(api?.types.first { $0.preferredName == "Owner" }).id), properties[1].type])
+        #expect(properties[0].documentation.description == "The comment's id.")
+        #expect(properties[1].documentation.description == "Who owns it.")
+        // One Owner type, not a copy per use.
+        #expect(api?.types.filter { $0.preferredName == "Owner" }.count == 1)
+        #expect(api?.types.count == 2)
+    }
+
+    @Test func nestedCompositionsFlattenAndPrimitivesStayPrimitive() throws {
+        let (api, diagnostics) = try Self.translate("""
+            A:
+              type: object
+              properties: {a: {type: string}}
+            AB:
+              allOf:
+                - $ref: '#/components/schemas/A'
+                - properties: {b: {type: boolean}}
+            Stamp:
+              allOf:
+                - {type: string, format: date-time}
+                - {type: string}
+            Payload:
+              allOf:
+                - $ref: '#/components/schemas/AB'
+                - type: object
+                  properties:
+                    at: {$ref: '#/components/schemas/Stamp'}
+            """)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        let properties = Self.properties(of: "Payload", in: api)
+        #expect(properties.map(\.jsonName) == ["a", "b", "at"])
+        #expect(properties.map(\.type) == [.string, .boolean, .dateTime])
+    }
+
+    @Test(arguments: [
+        // (schemas, the message expected, line:col within the document)
+        ("""
+        Payload:
+          allOf:
+            - {type: object, properties: {a: {type: string}}}
+            - {type: string}
+        """, "'allOf' in schema 'Payload' combines an object with a non-object schema", "13:7"),
+        ("""
+        Payload:
+          allOf: [{type: string}, {type: integer}]
+        """, "'allOf' in schema 'Payload' requires values of different types at once", "13:7"),
+        ("""
+        Payload:
+          allOf: [{$ref: '#/components/schemas/Other'}, {properties: {a: {type: string}}}]
+        Other:
+          allOf: [{$ref: '#/components/schemas/Payload'}]
+        """, "'allOf' of schema 'Payload' includes itself", "15:15"),
+        ("""
+        Payload:
+          allOf: []
+        """, "'allOf' must be a non-empty list of schemas", "13:14"),
+        ("""
+        Payload:
+          allOf: [{type: object, properties: {a: {type: string}}, frobnicate: 1}]
+        """, "unknown key 'frobnicate'", "13:63"),
+    ])
+    func whatHasNoSingleSwiftTypeIsReportedAtItsLine(schemas: String, message: String, position: String) throws {
+        let (_, diagnostics) = try Self.translate(schemas)
+        let hit = diagnostics.first { $0.message.contains(message) }
+        #expect(hit != nil, "\(diagnostics.map(\.message))")
+        if let location = hit?.location {
+            #expect("\(location.line):\(location.column)" == position)
+        }
+    }
+}
