@@ -218,6 +218,102 @@ struct CompileTests {
         #expect(run.stdout == "cat Tom 1577934245 true c1 Rex\n")
     }
 
+    /// Issue 14: `oneOf`/`anyOf` unions decode by an OpenAPI discriminator with mapping, by a
+    /// property each variant fixes, or by trying each variant in order; an unknown variant keeps
+    /// its JSON and a tag whose variant does not decode is an error.
+    @Test func unionsCompileAndDecode() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("unions.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Unions, version: 1.0.0}
+            channels:
+              market: {address: app/market, messages: {m: {payload: {$ref: '#/components/schemas/Market'}}}}
+              exercise: {address: app/exercise, messages: {m: {payload: {$ref: '#/components/schemas/Exercise'}}}}
+              mixed: {address: app/mixed, messages: {m: {payload: {$ref: '#/components/schemas/Mixed'}}}}
+            operations:
+              marketValues: {action: receive, channel: {$ref: '#/channels/market'}}
+              exerciseValues: {action: receive, channel: {$ref: '#/channels/exercise'}}
+              mixedValues: {action: receive, channel: {$ref: '#/channels/mixed'}}
+            components:
+              schemas:
+                Market:
+                  type: object
+                  oneOf: [{$ref: '#/components/schemas/Heartbeat'}, {$ref: '#/components/schemas/Update'}]
+                Heartbeat:
+                  allOf:
+                    - {properties: {type: {type: string, const: heartbeat}}, required: [type]}
+                    - $ref: '#/components/schemas/Common'
+                Update:
+                  allOf:
+                    - {properties: {type: {type: string, const: update}, eventId: {type: integer}}, required: [type, eventId]}
+                    - $ref: '#/components/schemas/Common'
+                Common: {type: object, properties: {socket_sequence: {type: integer}}}
+                Walk: {type: object, required: [kind, length], properties: {kind: {type: string}, length: {type: integer}}}
+                Run: {type: object, required: [kind], properties: {kind: {type: string}, speed: {type: number}}}
+                Exercise:
+                  oneOf: [{$ref: '#/components/schemas/Walk'}, {$ref: '#/components/schemas/Run'}]
+                  discriminator: {propertyName: kind, mapping: {walk/slow: '#/components/schemas/Walk', run: Run}}
+                Mixed:
+                  anyOf:
+                    - {type: string, format: date-time}
+                    - {type: integer}
+                    - $ref: '#/components/schemas/Walk'
+                    - {type: object, title: Note, required: [message], properties: {message: {type: string}}}
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let typecheck = try await TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            func show<T: Decodable>(_ type: T.Type, _ json: String) -> String {
+                do { return "\\(try JSONDecoder().decode(T.self, from: Data(json.utf8)))" } catch { return "error" }
+            }
+            print(show(Market.self, #"{"type":"heartbeat","socket_sequence":3}"#))
+            print(show(Market.self, #"{"type":"update","eventId":7}"#))
+            print(show(Market.self, #"{"type":"update"}"#))
+            print(show(Market.self, #"{"type":"trade"}"#))
+            print(show(Exercise.self, #"{"kind":"walk/slow","length":2}"#))
+            print(show(Exercise.self, #"{"kind":"run"}"#))
+            print(show(Exercise.self, #"{"kind":"Walk"}"#))
+            print(show(Mixed.self, #""2020-01-02T03:04:05Z""#))
+            print(show(Mixed.self, "12"))
+            print(show(Mixed.self, #"{"kind":"k","length":1}"#))
+            print(show(Mixed.self, #"{"message":"hi"}"#))
+            print(show(Mixed.self, #""text""#))
+            let encoded = try JSONEncoder().encode(Market.heartbeat(Heartbeat(type: "heartbeat", socketSequence: 4)))
+            print(show(Market.self, String(decoding: encoded, as: UTF8.self)))
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let binary = work.appendingPathComponent("unions")
+        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
+        let build = try await TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
+            background: true)
+        #expect(build.status == 0, "\(build.stderr)")
+        let run = try await TestSupport.run(binary, [])
+        // (Printed types carry the module the test compiles everything into.)
+        #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
+            #"heartbeat(Heartbeat(type: "heartbeat", socketSequence: Optional(3)))"#,
+            #"update(Update(type: "update", eventId: 7, socketSequence: nil))"#,
+            "error",  // tagged `update` but without the required eventId
+            #"unknown(JSONValue.object(["type": JSONValue.string("trade")]))"#,
+            #"walk(Walk(kind: "walk/slow", length: 2))"#,
+            #"run(Run(kind: "run", speed: nil))"#,
+            #"unknown(JSONValue.object(["kind": JSONValue.string("Walk")]))"#,  // the mapping names Walk `walk/slow`
+            "date(2020-01-02 03:04:05 +0000)",
+            "integer(12)",
+            #"walk(Walk(kind: "k", length: 1))"#,
+            #"note(Mixed.Note(message: "hi"))"#,
+            #"unknown(JSONValue.string("text"))"#,
+            #"heartbeat(Heartbeat(type: "heartbeat", socketSequence: Optional(4)))"#,
+        ])
+    }
+
     static let corpus: [String] = {
         let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
         let walker = FileManager.default.enumerator(atPath: root.path)

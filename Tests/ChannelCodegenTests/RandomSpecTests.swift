@@ -98,7 +98,7 @@ enum RandomSpec {
     static func schema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
-        switch Int.random(in: 0..<(depth < 2 ? 14 : 8), using: &random) {
+        switch Int.random(in: 0..<(depth < 2 ? 16 : 8), using: &random) {
         case 0: return "{type: string, \(doc)}"
         case 1: return "{type: integer, format: \(["int32", "int64", "int"].randomElement(using: &random)!)}"
         case 2: return "{type: number, example: \(y(texts.randomElement(using: &random)!))}"
@@ -122,6 +122,20 @@ enum RandomSpec {
             // A documented reference: the referenced type itself.
             let target = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? "{type: string}"
             return "{allOf: [\(target), {\(doc)}]}"
+        case 14 where refs.count >= 2:
+            // oneOf of components told apart by a discriminator whose mapping keys are hostile texts.
+            let targets = Array(refs.shuffled(using: &random).prefix(Int.random(in: 2...3, using: &random)))
+            let mapping = targets.filter { _ in Bool.random(using: &random) }.map { target in
+                "\(y(texts.randomElement(using: &random)!)): \(TypeCheckSupport.reference("components/schemas", target))"
+            }
+            let variants = targets.map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
+            return "{oneOf: [\(variants.joined(separator: ", "))], discriminator: {propertyName: \(y(names.randomElement(using: &random)!)), mapping: {\(mapping.joined(separator: ", "))}}}"
+        case 14, 15:
+            // anyOf of inline schemas (objects, primitives, null), tried in order.
+            let variants = (0..<Int.random(in: 2...3, using: &random)).map { _ in
+                Bool.random(using: &random) ? objectSchema(depth: depth, refs: refs, using: &random) : schema(depth: depth + 1, refs: refs, using: &random)
+            } + (Bool.random(using: &random) ? ["{type: 'null'}"] : [])
+            return "{anyOf: [\(variants.joined(separator: ", "))], \(doc)}"
         default:
             let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
                 "\(y(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"

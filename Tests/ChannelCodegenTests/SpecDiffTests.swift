@@ -205,6 +205,49 @@ struct SpecDiffTests {
         #expect(changes.allSatisfy { $0.location != nil && !$0.reason.isEmpty })
     }
 
+    // MARK: Unions
+
+    static let unionBase = """
+        asyncapi: 3.0.0
+        info: {title: Moves, version: 1.0.0, x-swift-notifier: MoveNotifier}
+        channels:
+          moves: {address: app/moves, messages: {m: {payload: {$ref: '#/components/schemas/Move'}}}}
+        operations:
+          moveValues: {action: receive, channel: {$ref: '#/channels/moves'}}
+        components:
+          schemas:
+            Walk: {type: object, properties: {kind: {type: string}, steps: {type: integer}}}
+            Run: {type: object, properties: {kind: {type: string}}}
+            Swim: {type: object, properties: {kind: {type: string}}}
+            Crawl: {type: object, properties: {kind: {type: string}}}
+            Move:
+              oneOf: [{$ref: '#/components/schemas/Walk'}, {$ref: '#/components/schemas/Run'}, {$ref: '#/components/schemas/Swim'}]
+              discriminator: {propertyName: kind, mapping: {walk: Walk}}
+        """
+
+    static let unionRows: [Row] = [
+        row("identical", [], []),
+        row("variant added", [("{$ref: '#/components/schemas/Swim'}]", "{$ref: '#/components/schemas/Swim'}, {$ref: '#/components/schemas/Crawl'}]")],
+            [(.compatible, .breaking, "Move.crawl")]),
+        row("variant removed", [(", {$ref: '#/components/schemas/Run'}", "")], [(.compatible, .breaking, "Move.run")]),
+        row("mapping key changed", [("mapping: {walk: Walk}", "mapping: {stroll: Walk}")], [(.breaking, .compatible, "Move.walk")]),
+        row("discriminator dropped", [("\n      discriminator: {propertyName: kind, mapping: {walk: Walk}}", "")], [(.breaking, .compatible, "Move")]),
+        row("variant's property type changed", [("steps: {type: integer}", "steps: {type: string}")], [(.breaking, .breaking, "Walk.steps")]),
+    ]
+
+    @Test(arguments: unionRows)
+    func unionVerdicts(_ row: Row) throws {
+        var edited = Self.unionBase
+        for (old, new) in row.edits {
+            #expect(edited.contains(old), "edit does not apply: \(old)")
+            edited = edited.replacingOccurrences(of: old, with: new)
+        }
+        let changes = try Self.diff(Self.unionBase, edited)
+        let actual = changes.map { "\($0.symbol) wire: \($0.wire.rawValue) source: \($0.source.rawValue)" }.sorted()
+        let expected = row.expected.map { "\($0.2) wire: \($0.0.rawValue) source: \($0.1.rawValue)" }.sorted()
+        #expect(actual == expected, "\(changes.map(\.reason))")
+    }
+
     // MARK: The Vortex spec
 
     /// The Vortex spec folder copied, with `edit` applied to its schemas file.

@@ -169,6 +169,8 @@ package struct SpecDiff {
             compareProperties(oldProperties, newProperties, oldType: before, newType: after)
         case (.stringEnum(let oldValues), .stringEnum(let newValues)):
             compareValues(oldValues, newValues, oldType: before, newType: after)
+        case (.union(let oldUnion), .union(let newUnion)):
+            compareVariants(oldUnion, newUnion, oldType: before, newType: after)
         default:
             record(.breaking, .breaking, location, symbol, "the type changes from \(oldName) to \(newName) (an object became an enum or back)")
         }
@@ -236,6 +238,42 @@ package struct SpecDiff {
             if oldName != name {
                 record(.compatible, .breaking, value.location, "\(old.typeName(oldType.id)).\(oldName)", "the case is renamed to \(name)")
             }
+        }
+    }
+
+    /// Variants are matched by case name; a matched variant's type is compared like a property's.
+    private mutating func compareVariants(_ before: Union, _ after: Union, oldType: NamedType, newType: NamedType) {
+        let typeName = new.typeName(newType.id)
+        let oldCases = (old.names.cases[oldType.id] ?? []).map(\.name)
+        let newCases = (new.names.cases[newType.id] ?? []).map(\.name)
+        if before.decoding != after.decoding {
+            record(.breaking, .compatible, newType.origin.location, typeName,
+                   "the union is told apart differently (\(Self.describe(before.decoding)) → \(Self.describe(after.decoding))): shipped apps may pick another variant or none")
+        }
+        for name in oldCases where !newCases.contains(name) {
+            record(.compatible, .breaking, newType.origin.location, "\(typeName).\(name)",
+                   "variant '\(name)' is removed: shipped apps decode it as .unknown if it is still sent; code naming the case no longer compiles")
+        }
+        for (index, name) in newCases.enumerated() {
+            let variant = after.variants[index]
+            guard let oldIndex = oldCases.firstIndex(of: name), before.variants.indices.contains(oldIndex) else {
+                record(.compatible, .breaking, variant.origin.location, "\(typeName).\(name)",
+                       "variant '\(name)' is added: shipped apps decode it as .unknown; an exhaustive switch needs the new case")
+                continue
+            }
+            let previous = before.variants[oldIndex]
+            if before.decoding == after.decoding, Set(previous.tags) != Set(variant.tags) {
+                record(.breaking, .compatible, variant.origin.location, "\(typeName).\(name)",
+                       "variant '\(name)' is recognized by other values (\(previous.tags.joined(separator: ", ")) → \(variant.tags.joined(separator: ", ")))")
+            }
+            compare(previous.type, variant.type, symbol: "\(typeName).\(name)", location: variant.origin.location)
+        }
+    }
+
+    private static func describe(_ decoding: Union.Decoding) -> String {
+        switch decoding {
+        case .property(let name): "by '\(name)'"
+        case .firstThatDecodes: "by trying each variant"
         }
     }
 

@@ -23,6 +23,9 @@ struct DecodersStructure {
             body = objectReader(type, properties: properties)
         case .stringEnum:
             body = [.code("self.init(rawValue: try json.readString())")]
+        case .union:
+            // Which variant a payload is takes JSONDecoder's own attempts to decide exactly.
+            body = [.code("throw json.declined(\"a union decodes through JSONDecoder\")")]
         }
         let reader = Function(
             access: access, name: .initializer,

@@ -17,14 +17,24 @@ struct ModelsStructure {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
         if api.types.contains(where: usesDates) { declarations += [timestampCoder, inferredDecoding] }
-        // `JSONValue` (untyped schemas) lives in the runtime; other models need Foundation only.
-        let usesJSON = api.types.contains { if case .object(let properties) = $0.kind { properties.contains { $0.type.containsJSON } } else { false } }
+        if api.types.contains(where: { if case .union = $0.kind { true } else { false } }) { declarations.append(inferredValue) }
+        // `JSONValue` (untyped schemas, unknown union variants) lives in the runtime; other models need Foundation only.
+        let usesJSON = api.types.contains { type in
+            switch type.kind {
+            case .object(let properties): properties.contains { $0.type.containsJSON }
+            case .union: true
+            case .stringEnum: false
+            }
+        }
         return SwiftFile(header: header, imports: [Identifier("Foundation")] + (usesJSON ? [Identifier("ChannelRuntime")] : []), declarations: declarations)
     }
 
     private func usesDates(_ type: NamedType) -> Bool {
-        guard case .object(let properties) = type.kind else { return false }
-        return properties.contains { $0.type.containsDate }
+        switch type.kind {
+        case .object(let properties): properties.contains { $0.type.containsDate }
+        case .union(let union): union.variants.contains { $0.type.containsDate }
+        case .stringEnum: false
+        }
     }
 
     private func declaration(of type: NamedType, children: [String: [NamedType]]) -> Declaration {
@@ -44,6 +54,11 @@ struct ModelsStructure {
                 types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable"), types.swift("RawRepresentable"),
             ]
             members = enumMembers(type, values: values)
+        case .union(let union):
+            keyword = .enum
+            conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
+            members = unionMembers(type, union: union)
+                + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
         }
         return Declaration(
             documentation: SwiftTypes.documentation(type.documentation, remark: type.origin.reference),
@@ -190,6 +205,74 @@ struct ModelsStructure {
             effects: "throws",
             body: [.code("var container = encoder.singleValueContainer()"), .code("try container.encode(self.rawValue)")]))))
         return result
+    }
+
+    // MARK: Unions
+
+    private func unionMembers(_ type: NamedType, union: Union) -> [Declaration] {
+        let cases = Array(zip(union.variants, names.cases[type.id] ?? []))
+        let json = types.runtime("JSONValue")
+        var result = cases.map { variant, name in
+            Declaration(.enumCase(EnumCase(name: name, associatedValue: types.type(variant.type, in: type.id))))
+        }
+        result.append(Declaration(
+            documentation: DocComment([
+                "A variant this client does not know yet: decoding never fails on a new kind of value,\nand its JSON is encoded back unchanged.",
+            ]),
+            .enumCase(EnumCase(name: Identifier("unknown"), associatedValue: json))))
+
+        // Each variant's value is decoded with its type taken from the case (no type named in an
+        // expression, where a case of the same name would shadow it).
+        let decode: [Statement]
+        switch union.decoding {
+        case .property(let property):
+            result.append(Declaration(.type(TypeDeclaration(
+                keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
+                members: [Declaration(.enumCase(EnumCase(name: Identifier("tag"), rawValue: .literal(property))))]))))
+            let tagged = cases.filter { !$0.0.tags.isEmpty }.map { variant, name in
+                SwitchCase(
+                    pattern: .joined(variant.tags.map { "\(literal: $0)?" }, separator: ", "),
+                    body: [.code("self = .\(name)(\(decodedValue(variant.type, in: type.id)))")])
+            }
+            decode = [.switch(
+                "try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(\(types.string).self, forKey: .tag)",
+                tagged + [SwitchCase(pattern: nil, body: [.code("self = .unknown(try decoder.value())")])])]
+        case .firstThatDecodes:
+            decode = [.ifChain(cases.map { variant, name in
+                let wire = types.type(variant.type, wire: true, in: type.id)
+                return ("let value = try? decoder.value() as \(wire)", [.code("self = .\(name)(\(fromWire("value", variant.type)))")])
+            }, else: [.code("self = .unknown(try decoder.value())")])]
+        }
+        result.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
+            effects: "throws", body: decode))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .function(Identifier("encode")),
+            parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
+            effects: "throws",
+            body: [.switch("self", cases.map { variant, name in
+                SwitchCase(pattern: ".\(name)(let value)", body: [.code("try \(toWire("value", variant.type)).encode(to: encoder)")])
+            } + [SwitchCase(pattern: ".unknown(let value)", body: [.code("try value.encode(to: encoder)")])])]))))
+        return result
+    }
+
+    /// `try decoder.value()` for a variant's type, through the ISO 8601 coder for dates.
+    private func decodedValue(_ type: TypeReference, in owner: String) -> Code {
+        guard type.containsDate else { return "try decoder.value()" }
+        return fromWire("(try decoder.value() as \(types.type(type, wire: true, in: owner)))", type)
+    }
+
+    /// `decoder.value()`: decodes the type the context asks for.
+    private var inferredValue: Declaration {
+        let decodable = types.swift("Decodable")
+        return Declaration(.type(TypeDeclaration(
+            keyword: .extension, name: types.swift("Decoder"), extendsGeneratedType: false,
+            members: [
+                Declaration(.function(Function(
+                    access: .fileprivate, name: .function(Identifier("value")), genericParameters: "<T: \(decodable)>",
+                    effects: "throws", returnType: "T", body: [.code("try T(from: self)")]))),
+            ])))
     }
 
     // MARK: Dates

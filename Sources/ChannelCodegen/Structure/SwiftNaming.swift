@@ -110,6 +110,13 @@ struct SwiftNaming {
                 cases[type.id] = scope.claim(values.map { value in
                     .init(SwiftIdentifiers.lowerCamel(value.value), explicit: false, location: value.location, original: value.value)
                 }, &diagnostics).map(Identifier.init)
+            case .union(let union):
+                var scope = Scope(what: "union case")
+                scope.reserve("unknown", "the case for variants this client does not know")
+                scope.reserve("hashValue", "Hashable's hash value")
+                cases[type.id] = scope.claim(union.variants.map { variant in
+                    .init(SwiftIdentifiers.lowerCamel(variant.preferredName), explicit: false, location: variant.origin.location, original: variant.preferredName)
+                }, &diagnostics).map(Identifier.init)
             }
         }
 
@@ -127,6 +134,9 @@ struct SwiftNaming {
             var scope = Scope(what: "nested type", visible: visible, visibleDescription: "a type visible in '\(parent.local.name)'")
             scope.reserve(parent.local.name, "its enclosing type")
             for property in properties[type.id] ?? [] { scope.reserve(property.name, "a property of '\(parent.local.name)'") }
+            if case .union = type.kind {
+                for name in cases[type.id] ?? [] { scope.reserve(name.name, "a case of '\(parent.local.name)'") }
+            }
             scope.reserve("CodingKeys", "the coding keys the generator declares")
             let names = scope.claim(nested.map(Self.candidate), &diagnostics)
             let siblings = Set(names)

@@ -119,6 +119,8 @@ package struct NamedType: Sendable {
     package enum Kind: Sendable {
         case object([Property])
         case stringEnum([EnumValue])
+        /// `oneOf`/`anyOf`: one of several types.
+        case union(Union)
     }
 
     /// Unique key: the schema's file and pointer.
@@ -133,10 +135,35 @@ package struct NamedType: Sendable {
     package var parent: String?
 }
 
+/// A value of one of several types (`oneOf`/`anyOf`), told apart by a property or by trying each.
+package struct Union: Sendable {
+    package enum Decoding: Sendable, Hashable {
+        /// By a string property of the (object) value: its value names the variant. An OpenAPI or
+        /// AsyncAPI `discriminator`, or a property each variant fixes with `const`.
+        case property(String)
+        /// Each variant in order; the first that decodes wins.
+        case firstThatDecodes
+    }
+
+    package var decoding: Decoding
+    package var variants: [UnionVariant]
+}
+
+package struct UnionVariant: Sendable {
+    /// The name the spec suggests for the case: the component's key, the title, or the type.
+    package var preferredName: String
+    package var type: TypeReference
+    /// With `.property` decoding, the values that select this variant.
+    package var tags: [String]
+    package var origin: Origin
+}
+
 package struct Property: Sendable {
     package var jsonName: String
     package var swiftName: String?
     package var type: TypeReference
+    /// The one value the schema allows (`const`, or an enum of one string), for telling union variants apart.
+    package var constant: String? = nil
     /// Absent from `required`, `nullable: true` or `type: [T, 'null']`: absent and `null` both decode to `nil`.
     package var isOptional: Bool
     package var documentation: Documentation

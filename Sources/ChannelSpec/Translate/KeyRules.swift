@@ -75,11 +75,9 @@ extension KeyRules {
             "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "pattern", "minLength", "maxLength",
             "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "default", "example", "examples",
             "deprecated", "readOnly", "writeOnly", "externalDocs", "xml", "$schema", "$id", "$comment",
-            "contentEncoding", "contentMediaType", "allOf", "discriminator",
+            "contentEncoding", "contentMediaType", "allOf", "oneOf", "anyOf", "discriminator",
         ],
         unsupported: [
-            "oneOf": "unions are outside the channelgen subset; give each variant its own channel or merge the fields into one object",
-            "anyOf": "unions are outside the channelgen subset; merge the fields into one object with optional properties",
             "not": "negated schemas cannot be expressed as a Swift type",
             "if": "conditional schemas cannot be expressed as a Swift type",
             "then": "conditional schemas cannot be expressed as a Swift type",

@@ -4,8 +4,8 @@
 struct SchemaTranslator {
     let workspace: SpecWorkspace
     var diagnostics = Diagnostics()
-    private(set) var types: [NamedType] = []
-    private var typeIndex: [String: Int] = [:]
+    var types: [NamedType] = []
+    var typeIndex: [String: Int] = [:]
     /// Referenced schemas being translated (objects, arrays, maps alike), to report recursion
     /// instead of looping; a set beside the path keeps the check O(1).
     private var inProgress: [(id: String, name: String)] = []
@@ -88,6 +88,7 @@ struct SchemaTranslator {
         if node["nullable"]?.scalar?.bool == true { return true }
         if let types = node["type"]?.items, types.contains(where: { $0.string == "null" || $0.scalar?.isNull == true }) { return true }
         if let values = node["enum"]?.items, values.contains(where: { $0.scalar?.isNull == true }) { return true }
+        for keyword in ["oneOf", "anyOf"] where node[keyword]?.items?.contains(where: isNullSchema) == true { return true }
         return false
     }
 
@@ -108,6 +109,11 @@ struct SchemaTranslator {
         let documentation = documentation(of: cursor)
         if let allOf = cursor.child("allOf") {
             return composed(cursor, allOf: allOf, name: name, parent: parent, documentation: documentation)
+        }
+        for keyword in ["oneOf", "anyOf"] {
+            if let variants = cursor.child(keyword) {
+                return union(cursor, variants: variants, keyword: keyword, name: name, parent: parent, documentation: documentation)
+            }
         }
         guard let typeName = schemaType(cursor, name: name) else { return nil }
         warnAboutKeywordsThatDoNotApply(cursor, type: typeName)
@@ -316,6 +322,7 @@ struct SchemaTranslator {
                 jsonName: key,
                 swiftName: propertyCursor.node["x-swift-name"]?.string,
                 type: type,
+                constant: Self.constant(of: propertyCursor),
                 isOptional: !required.contains(key) || isNullable(propertyCursor),
                 documentation: propertyDocs,
                 origin: Origin(location: keyLocation, reference: workspace.displayReference(propertyCursor))))

@@ -1,0 +1,149 @@
+/// `oneOf` / `anyOf`: a value of one of several types, an open Swift enum (a case per variant plus
+/// one that keeps an unknown variant's JSON).
+///
+/// How a payload picks its case, in order of preference:
+/// - a `discriminator` (AsyncAPI's property name, or OpenAPI's `propertyName` with `mapping`,
+///   whose keys may hold `/`): the property's value names the variant; a variant without a
+///   `mapping` entry is named by its component key;
+/// - a string property every variant fixes to a different value (`const`, or an enum of one);
+/// - otherwise each variant in order, the first that decodes winning (`oneOf` and `anyOf` alike).
+/// `{type: 'null'}` variants make the value optional; one variant left is that variant's type.
+extension SchemaTranslator {
+    mutating func union(_ cursor: Cursor, variants list: Cursor, keyword: String, name: String, parent: String?, documentation: Documentation) -> TypeReference? {
+        if cursor.node["oneOf"] != nil, cursor.node["anyOf"] != nil {
+            diagnostics.unsupported("schema '\(name)' has both 'oneOf' and 'anyOf'; that has no single Swift type", at: list.keyLocation ?? list.location)
+            return nil
+        }
+        if let properties = cursor.child("properties") {
+            diagnostics.unsupported(
+                "'properties' beside '\(keyword)' in schema '\(name)' is not supported; put the shared properties into each variant (allOf)",
+                at: properties.keyLocation ?? properties.location)
+            return nil
+        }
+        guard let items = list.node.items, !items.isEmpty else {
+            diagnostics.error("'\(keyword)' must be a non-empty list of schemas, found \(list.node.kindDescription)", at: list.location)
+            return nil
+        }
+        let members = list.elements.filter { !Self.isNullSchema($0.node) }
+        guard !members.isEmpty else {
+            diagnostics.error("'\(keyword)' in schema '\(name)' allows only null; that has no Swift type", at: list.keyLocation ?? list.location)
+            return nil
+        }
+        if members.count == 1 {
+            return type(of: members[0], name: name, parent: parent)  // `[T, null]`: T, optional
+        }
+
+        // Reserve the slot first so variants' inline types nest in this one, after it.
+        let id = Self.id(of: cursor)
+        let index = types.count
+        types.append(NamedType(
+            id: id, preferredName: name, swiftName: cursor.node["x-swift-name"]?.string,
+            kind: .union(Union(decoding: .firstThatDecodes, variants: [])), documentation: documentation,
+            origin: Origin(location: cursor.declarationLocation, reference: workspace.displayReference(cursor)), parent: parent))
+        typeIndex[id] = index
+
+        var variants: [UnionVariant] = []
+        var components: [String?] = []  // each variant's component key, when it is a `$ref`
+        for (offset, member) in members.enumerated() {
+            let title = member.node["title"]?.string
+            guard let type = type(of: member, name: title ?? "Case\(offset + 1)", parent: id) else { continue }
+            let preferredName = title ?? caseName(for: type)
+            variants.append(UnionVariant(
+                preferredName: preferredName, type: type, tags: [],
+                origin: Origin(location: member.location, reference: workspace.displayReference(member))))
+            components.append(member.node["$ref"]?.string.map(Self.lastToken))
+        }
+        let decoding = decoding(of: cursor, variants: &variants, components: components, name: name)
+        types[index].kind = .union(Union(decoding: decoding, variants: variants))
+        return .named(id)
+    }
+
+    static func isNullSchema(_ node: YAMLNode) -> Bool {
+        guard let type = node["type"] else { return false }
+        return type.string == "null" || type.scalar?.isNull == true
+    }
+
+    /// The name a case gets from its type: the named type's, or the primitive's.
+    private func caseName(for type: TypeReference) -> String {
+        switch type {
+        case .string: return "string"
+        case .dateTime: return "date"
+        case .integer: return "integer"
+        case .number: return "number"
+        case .boolean: return "boolean"
+        case .array: return "array"
+        case .dictionary: return "object"
+        case .json: return "value"
+        case .named(let id): return typeIndex[id].map { types[$0].preferredName } ?? "value"
+        }
+    }
+
+    /// How the union picks its variant; sets each variant's tags for property decoding.
+    private mutating func decoding(of cursor: Cursor, variants: inout [UnionVariant], components: [String?], name: String) -> Union.Decoding {
+        if let discriminator = cursor.child("discriminator") {
+            let property: String?
+            var mapping: [(value: String, target: String)] = []
+            if let text = discriminator.node.string {
+                property = text  // AsyncAPI: the property's name
+            } else {
+                property = discriminator.node["propertyName"]?.string
+                for (key, _, target) in discriminator.child("mapping")?.children ?? [] {
+                    if let reference = target.node.string { mapping.append((key, Self.lastToken(of: reference))) }
+                }
+            }
+            guard let property else {
+                diagnostics.error("'discriminator' in schema '\(name)' names no property ('propertyName')", at: discriminator.location)
+                return .firstThatDecodes
+            }
+            for (offset, variant) in variants.enumerated() {
+                guard let component = components[offset] else {
+                    variants[offset].tags = constant(property, of: variant.type).map { [$0] } ?? []
+                    continue
+                }
+                let mapped = mapping.filter { $0.target == component }.map(\.value)
+                variants[offset].tags = mapped.isEmpty ? [component] : mapped
+            }
+            // A value names one variant: the first that claims it.
+            var claimed: Set<String> = []
+            for offset in variants.indices {
+                variants[offset].tags = variants[offset].tags.filter { claimed.insert($0).inserted }
+            }
+            for variant in variants where variant.tags.isEmpty {
+                diagnostics.warning(
+                    "a variant of '\(name)' has no '\(property)' value to be recognized by; it decodes as the unknown case",
+                    at: variant.origin.location)
+            }
+            return .property(property)
+        }
+        // A string property each variant fixes to its own value.
+        guard case .named(let first) = variants.first?.type, let firstIndex = typeIndex[first],
+              case .object(let firstProperties) = types[firstIndex].kind else { return .firstThatDecodes }
+        for candidate in firstProperties where candidate.constant != nil {
+            let tags = variants.map { constant(candidate.jsonName, of: $0.type) }
+            if tags.allSatisfy({ $0 != nil }), Set(tags.compactMap { $0 }).count == variants.count {
+                for offset in variants.indices { variants[offset].tags = [tags[offset]!] }
+                return .property(candidate.jsonName)
+            }
+        }
+        return .firstThatDecodes
+    }
+
+    /// The fixed value of `property` in `type`, when it is an object that fixes one.
+    private func constant(_ property: String, of type: TypeReference) -> String? {
+        guard case .named(let id) = type, let index = typeIndex[id], case .object(let properties) = types[index].kind else { return nil }
+        return properties.first { $0.jsonName == property }?.constant
+    }
+
+    /// `#/components/schemas/Walk` → `Walk`; a bare `Walk` stays.
+    static func lastToken(of reference: String) -> String {
+        guard let hash = reference.firstIndex(of: "#") else { return reference.split(separator: "/").last.map(String.init) ?? reference }
+        return JSONPointer.tokens(String(reference[reference.index(after: hash)...]))?.last ?? reference
+    }
+
+    /// The value a property schema fixes: `const`, or an enum of one non-null string.
+    static func constant(of cursor: Cursor) -> String? {
+        if let value = cursor.node["const"]?.scalar, !value.isNull { return value.text }
+        if let values = cursor.node["enum"]?.items?.filter({ $0.scalar?.isNull != true }), values.count == 1 { return values[0].scalar?.text }
+        return nil
+    }
+}
