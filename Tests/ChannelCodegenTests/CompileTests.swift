@@ -314,6 +314,151 @@ struct CompileTests {
         ])
     }
 
+    /// Issue 14: `additionalProperties` beside `properties` keeps the other keys, typed (dates too)
+    /// or as JSON values, and encodes them back.
+    @Test func extraPropertiesAreKeptAndEncodedBack() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("extras.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Extras, version: 1.0.0}
+            channels:
+              labels: {address: app/labels, messages: {m: {payload: {$ref: '#/components/schemas/Labels'}}}}
+            operations:
+              labelValues: {action: receive, channel: {$ref: '#/channels/labels'}}
+            components:
+              schemas:
+                Labels:
+                  type: object
+                  required: [id]
+                  properties:
+                    id: {type: string}
+                    user_name: {type: string}
+                    additionalProperties: {type: string}
+                    seen:
+                      type: object
+                      properties: {first: {type: string, format: date-time}}
+                      additionalProperties: {type: string, format: date-time}
+                  additionalProperties: true
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let typecheck = try await TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            let json = #"{"id":"a","user_name":"u","additionalProperties":"spec's own","colour":"red","seen":{"first":"2020-01-02T03:04:05Z","last":"2020-01-02T03:04:06Z"}}"#
+            let labels = try JSONDecoder().decode(Labels.self, from: Data(json.utf8))
+            print(labels.id, labels.userName ?? "-", labels.additionalProperties2 ?? "-", labels.additionalProperties)
+            print(Int(labels.seen!.first!.timeIntervalSince1970), labels.seen!.additionalProperties.mapValues { Int($0.timeIntervalSince1970) })
+            let again = try JSONDecoder().decode(Labels.self, from: JSONEncoder().encode(labels))
+            print(again == labels)
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let binary = work.appendingPathComponent("extras")
+        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
+        let build = try await TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
+            background: true)
+        #expect(build.status == 0, "\(build.stderr)")
+        let run = try await TestSupport.run(binary, [])
+        #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
+            #"a u spec's own ["colour": JSONValue.string("red")]"#,
+            #"1577934245 ["last": 1577934246]"#,
+            "true",
+        ])
+    }
+
+    /// Issue 14: types that contain themselves (directly, through another type, through a union,
+    /// through an inline object) are boxed or `indirect`, compile, and decode nested payloads.
+    @Test func recursiveTypesCompileAndDecode() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("recursive.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Recursive, version: 1.0.0}
+            channels:
+              pets: {address: app/pets, messages: {m: {payload: {$ref: '#/components/schemas/Pet'}}}}
+              sums: {address: app/sums, messages: {m: {payload: {$ref: '#/components/schemas/Expr'}}}}
+              pairs: {address: app/pairs, messages: {m: {payload: {$ref: '#/components/schemas/A'}}}}
+            operations:
+              petValues: {action: receive, channel: {$ref: '#/channels/pets'}}
+              sumValues: {action: receive, channel: {$ref: '#/channels/sums'}}
+              pairValues: {action: receive, channel: {$ref: '#/channels/pairs'}}
+            components:
+              schemas:
+                Pet:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    parent: {$ref: '#/components/schemas/Pet'}
+                    children: {type: array, items: {$ref: '#/components/schemas/Pet'}}
+                    family:
+                      type: object
+                      properties: {head: {$ref: '#/components/schemas/Pet'}}
+                Expr:
+                  oneOf: [{type: integer}, {$ref: '#/components/schemas/Sum'}]
+                Sum:
+                  type: object
+                  required: [left, right]
+                  properties:
+                    left: {$ref: '#/components/schemas/Expr'}
+                    right: {$ref: '#/components/schemas/Expr'}
+                A: {type: object, properties: {b: {$ref: '#/components/schemas/B'}, n: {type: integer}}}
+                B: {type: object, required: [a], properties: {a: {$ref: '#/components/schemas/A'}}}
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let typecheck = try await TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+        let models = try TestSupport.contents(files[0])
+        #expect(models.contains("public indirect enum Expr"))
+        #expect(!models.contains("fileprivate var _children"))  // an array already stores on the heap
+
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            func value(_ expr: Expr) -> Int {
+                switch expr {
+                case .integer(let n): return n
+                case .sum(let sum): return value(sum.left) + value(sum.right)
+                case .unknown: return -1
+                }
+            }
+            let pet = try JSONDecoder().decode(Pet.self, from: Data(#"{"name":"c","parent":{"name":"p","parent":{"name":"g"}},"children":[{"name":"k"}],"family":{"head":{"name":"h"}}}"#.utf8))
+            print(pet.name, pet.parent?.name ?? "-", pet.parent?.parent?.name ?? "-", pet.parent?.parent?.parent?.name ?? "-", pet.children?.map(\\.name) ?? [], pet.family?.head?.name ?? "-")
+            var edited = pet
+            edited.parent?.parent = Pet(name: "x")
+            print(edited.parent?.parent?.name ?? "-", pet.parent?.parent?.name ?? "-", edited == pet)
+            let sum = try JSONDecoder().decode(Expr.self, from: Data(#"{"left":1,"right":{"left":2,"right":{"left":3,"right":4}}}"#.utf8))
+            print(value(sum))
+            let pair = try JSONDecoder().decode(A.self, from: Data(#"{"n":1,"b":{"a":{"n":2,"b":{"a":{"n":3}}}}}"#.utf8))
+            print(pair.n ?? 0, pair.b?.a.n ?? 0, pair.b?.a.b?.a.n ?? 0)
+            let again = try JSONDecoder().decode(Pet.self, from: JSONEncoder().encode(pet))
+            print(again == pet)
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let binary = work.appendingPathComponent("recursive")
+        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
+        let build = try await TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
+            background: true)
+        #expect(build.status == 0, "\(build.stderr)")
+        let run = try await TestSupport.run(binary, [])
+        #expect(run.stdout.split(separator: "\n").map(String.init) == [
+            #"c p g - ["k"] h"#,
+            "x g false",  // the box is a value: editing a copy leaves the original alone
+            "10",
+            "1 2 3",
+            "true",
+        ])
+    }
+
     static let corpus: [String] = {
         let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
         let walker = FileManager.default.enumerator(atPath: root.path)

@@ -59,7 +59,7 @@ struct FrontEndRegressionTests {
         let result = try await lint(["main.yaml": text], strict: true)
         defer { try? FileManager.default.removeItem(at: result.folder) }
         #expect(result.status == 1)
-        #expect(result.stderr == "main.yaml:11:36: error: recursive schema 'L' is not supported (L → L)\n")
+        #expect(result.stderr == "main.yaml:11:36: error: recursive schema 'L' has no Swift type: it is an array or map of itself (L → L)\n")
     }
 
     @Test func aSchemaRecursiveThroughAMapIsAnError() async throws {
@@ -69,7 +69,7 @@ struct FrontEndRegressionTests {
         let result = try await lint(["main.yaml": text], strict: true)
         defer { try? FileManager.default.removeItem(at: result.folder) }
         #expect(result.status == 1)
-        #expect(result.stderr == "main.yaml:11:52: error: recursive schema 'T' is not supported (T → T)\n")
+        #expect(result.stderr == "main.yaml:11:52: error: recursive schema 'T' has no Swift type: it is an array or map of itself (T → T)\n")
     }
 
     @Test func deeplyNestedInlineObjectsAreAnErrorAtTheDepthLimit() async throws {

@@ -55,6 +55,7 @@ enum RandomSpec {
         "été", "日付", "🚀", "☀", "", "_", "1abc", "a b", "user_id", "userId", "user-id", "eventType", "timestamp", "source",
         "parameters", "channel", "template", "value", "Value", "items", "Item", "PASSWORD_CHANGED", "*/", "\r\n", "x.y",
         "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "description", "encode", "container", "state", "status",
+        "additionalProperties", "ExtraPropertyKey", "others", "tag", "Case1",
     ]
     static let parameterNames = ["userId", "user_id", "orgId", "self", "channel", "parameters", "source", "Type", "été", "id", "init", "value"]
     static let texts = [
@@ -67,8 +68,8 @@ enum RandomSpec {
         if schemaNames.isEmpty { schemaNames = ["Payload"] }
         var schemas: [SpecBuilder.Schema] = []
         for (index, name) in schemaNames.enumerated() {
-            // References only point forward, so no spec is recursive (recursion is its own error until it is supported).
-            let later = Array(schemaNames[(index + 1)...])
+            // References point forward, or anywhere (the schema itself included) for types that contain themselves.
+            let later = Bool.random(using: &random) ? Array(schemaNames[(index + 1)...]) : schemaNames
             let propertyNames = unique(count: Int.random(in: 0...6, using: &random), from: names, using: &random)
             let properties = propertyNames.map { propertyName in
                 SpecBuilder.PropertySpec(
@@ -125,8 +126,9 @@ enum RandomSpec {
         case 14 where refs.count >= 2:
             // oneOf of components told apart by a discriminator whose mapping keys are hostile texts.
             let targets = Array(refs.shuffled(using: &random).prefix(Int.random(in: 2...3, using: &random)))
-            let mapping = targets.filter { _ in Bool.random(using: &random) }.map { target in
-                "\(y(texts.randomElement(using: &random)!)): \(TypeCheckSupport.reference("components/schemas", target))"
+            let keys = unique(count: targets.count, from: texts, using: &random)
+            let mapping = zip(keys, targets).filter { _ in Bool.random(using: &random) }.map { key, target in
+                "\(y(key)): \(TypeCheckSupport.reference("components/schemas", target))"
             }
             let variants = targets.map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
             return "{oneOf: [\(variants.joined(separator: ", "))], discriminator: {propertyName: \(y(names.randomElement(using: &random)!)), mapping: {\(mapping.joined(separator: ", "))}}}"
@@ -150,7 +152,13 @@ enum RandomSpec {
             "\(TypeCheckSupport.yaml(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
         }
         let required = properties.isEmpty || Bool.random(using: &random) ? "" : ", required: [\(TypeCheckSupport.yaml(names.randomElement(using: &random)!))]"
-        return "{type: object, properties: {\(properties.joined(separator: ", "))}\(required)}"
+        let extras: String
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: extras = ", additionalProperties: true"
+        case 1: extras = ", additionalProperties: \(schema(depth: depth + 1, refs: refs, using: &random))"
+        default: extras = ""
+        }
+        return "{type: object, properties: {\(properties.joined(separator: ", "))}\(required)\(extras)}"
     }
 
     /// `count` distinct names drawn from `pool` (a repeat gets a numeric suffix, as a YAML key must be unique).

@@ -144,6 +144,8 @@ struct SpecDiffTests {
         // Enums (generated enums are open).
         row("enum value added", [("enum: [placed, paid, shipped]", "enum: [placed, paid, shipped, returned]")], [(.compatible, .compatible, "Order.Status.returned")]),
         row("enum value removed", [("enum: [placed, paid, shipped]", "enum: [placed, paid]")], [(.compatible, .breaking, "Order.Status.shipped")]),
+        row("extra properties kept", [("            Line:\n", "              additionalProperties: true\n            Line:\n")],
+            [(.compatible, .compatible, "Order.additionalProperties")]),
         row("enum becomes a string", [("                status:\n                  type: string\n                  enum: [placed, paid, shipped]", "                status: {type: string}")],
             [(.breaking, .breaking, "Order.status")]),
         // Types.

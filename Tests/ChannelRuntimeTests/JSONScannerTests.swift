@@ -166,3 +166,33 @@ struct JSONScannerTests {
         #expect(answered > 100)  // the mutations leave many frames the fast path still reads
     }
 }
+
+/// A type that contains itself, as generated for a recursive schema: its fast decoder recurses
+/// once per level of the input.
+private struct Nest: JSONReadable, Decodable {
+    var inner: [Nest]
+
+    init(reading json: inout JSONReader) throws(JSONReadError) {
+        var inner: [Nest] = []
+        try json.readArray { json throws(JSONReadError) in inner.append(try Nest(reading: &json)) }
+        self.inner = inner
+    }
+}
+
+@Suite("Fast path nesting")
+struct FastPathNestingTests {
+    @Test func hostileNestingIsDeclinedNotAStackOverflow() throws {
+        // A server sending a million levels must not exhaust the stack; the fast path stops at
+        // the limit JSONDecoder has too, and declines.
+        let hostile = String(repeating: "[", count: 1_000_000) + String(repeating: "]", count: 1_000_000)
+        #expect(throws: JSONReadError.self) { try JSONReader.read(Nest.self, from: hostile) }
+        let fine = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        var depth = 0
+        var nest = try JSONReader.read(Nest.self, from: fine)
+        while let next = nest.inner.first {
+            depth += 1
+            nest = next
+        }
+        #expect(depth == 99)
+    }
+}

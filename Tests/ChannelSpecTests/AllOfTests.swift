@@ -167,3 +167,35 @@ struct AllOfTests {
         }
     }
 }
+
+/// `additionalProperties` beside `properties` (issue 14): the properties a schema does not name are
+/// kept, typed by the schema (`true` or `{}`: any JSON value).
+@Suite("Extra properties")
+struct ExtraPropertiesTests {
+    @Test func extrasAreKeptTypedOrAsJSONAndFalseOrAbsentIgnoresThem() throws {
+        let (api, diagnostics) = try AllOfTests.translate("""
+            Payload:
+              type: object
+              properties:
+                typed: {type: object, properties: {a: {type: string}}, additionalProperties: {type: string, format: date-time}}
+                open: {type: object, properties: {a: {type: string}}, additionalProperties: true}
+                untyped: {type: object, properties: {a: {type: string}}, additionalProperties: {}}
+                closed: {type: object, properties: {a: {type: string}}, additionalProperties: false}
+                plain: {type: object, properties: {a: {type: string}}}
+                anyObject: {type: object, additionalProperties: true}
+                merged:
+                  allOf:
+                    - {type: object, properties: {a: {type: string}}}
+                    - {properties: {b: {type: integer}}, additionalProperties: {type: integer}}
+            """)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        func extras(_ name: String) -> TypeReference?? { api?.types.first { $0.preferredName == name }.map(\.extraProperties) }
+        #expect(extras("typed") == .some(.dateTime))
+        #expect(extras("open") == .some(.json))
+        #expect(extras("untyped") == .some(.json))
+        #expect(extras("closed") == .some(nil))
+        #expect(extras("plain") == .some(nil))
+        #expect(extras("merged") == .some(.integer(bits: nil)))
+        #expect(AllOfTests.properties(of: "Payload", in: api).first { $0.jsonName == "anyObject" }?.type == .dictionary(.json))
+    }
+}

@@ -167,6 +167,7 @@ package struct SpecDiff {
         switch (before.kind, after.kind) {
         case (.object(let oldProperties), .object(let newProperties)):
             compareProperties(oldProperties, newProperties, oldType: before, newType: after)
+            compareExtras(before.extraProperties, after.extraProperties, symbol: "\(newName).additionalProperties", location: after.origin.location)
         case (.stringEnum(let oldValues), .stringEnum(let newValues)):
             compareValues(oldValues, newValues, oldType: before, newType: after)
         case (.union(let oldUnion), .union(let newUnion)):
@@ -267,6 +268,20 @@ package struct SpecDiff {
                        "variant '\(name)' is recognized by other values (\(previous.tags.joined(separator: ", ")) → \(variant.tags.joined(separator: ", ")))")
             }
             compare(previous.type, variant.type, symbol: "\(typeName).\(name)", location: variant.origin.location)
+        }
+    }
+
+    /// The properties a schema does not name: kept (typed) or ignored.
+    private mutating func compareExtras(_ before: TypeReference?, _ after: TypeReference?, symbol: String, location: SourceLocation) {
+        switch (before, after) {
+        case (nil, nil):
+            break
+        case (nil, _?):
+            record(.compatible, .compatible, location, symbol, "other properties are kept: shipped apps ignore them")
+        case (_?, nil):
+            record(.compatible, .breaking, location, symbol, "other properties are no longer kept: code using them no longer compiles")
+        case (let old?, let new?):
+            compare(old, new, symbol: symbol, location: location)
         }
     }
 

@@ -136,6 +136,7 @@ struct TextRenderer {
         let head: String
         switch function.name {
         case .initializer: head = "init"
+        case .failableInitializer: head = "init?"
         case .function(let name): head = "func " + Self.identifier(name)
         case .operator(let symbol): head = "func " + Self.text(symbol) + " "
         }

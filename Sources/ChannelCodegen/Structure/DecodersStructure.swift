@@ -19,6 +19,9 @@ struct DecodersStructure {
     private func conformance(_ type: NamedType) -> Declaration {
         let body: [Statement]
         switch type.kind {
+        case .object where type.extraProperties != nil:
+            // Keeping the properties a schema does not name is JSONDecoder's job (rare in payloads).
+            body = [.code("throw json.declined(\"extra properties decode through JSONDecoder\")")]
         case .object(let properties):
             body = objectReader(type, properties: properties)
         case .stringEnum:

@@ -16,12 +16,17 @@ struct ModelsStructure {
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
-        if api.types.contains(where: usesDates) { declarations += [timestampCoder, inferredDecoding] }
+        if api.types.contains(where: usesDates) { declarations.append(timestampCoder) }
+        if !names.boxStorage.isEmpty || api.types.contains(where: { usesDates($0) || $0.extraProperties != nil }) {
+            declarations.append(inferredDecoding)
+        }
+        if api.types.contains(where: { $0.extraProperties != nil }) { declarations.append(extraPropertyKey) }
+        if !names.boxStorage.isEmpty { declarations.append(indirectBox) }
         if api.types.contains(where: { if case .union = $0.kind { true } else { false } }) { declarations.append(inferredValue) }
         // `JSONValue` (untyped schemas, unknown union variants) lives in the runtime; other models need Foundation only.
         let usesJSON = api.types.contains { type in
             switch type.kind {
-            case .object(let properties): properties.contains { $0.type.containsJSON }
+            case .object(let properties): properties.contains { $0.type.containsJSON } || type.extraProperties?.containsJSON == true
             case .union: true
             case .stringEnum: false
             }
@@ -31,7 +36,7 @@ struct ModelsStructure {
 
     private func usesDates(_ type: NamedType) -> Bool {
         switch type.kind {
-        case .object(let properties): properties.contains { $0.type.containsDate }
+        case .object(let properties): properties.contains { $0.type.containsDate } || type.extraProperties?.containsDate == true
         case .union(let union): union.variants.contains { $0.type.containsDate }
         case .stringEnum: false
         }
@@ -55,7 +60,7 @@ struct ModelsStructure {
             ]
             members = enumMembers(type, values: values)
         case .union(let union):
-            keyword = .enum
+            keyword = names.recursion.indirectUnions.contains(type.id) ? .indirectEnum : .enum
             conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
             members = unionMembers(type, union: union)
                 + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
@@ -70,28 +75,57 @@ struct ModelsStructure {
 
     private func structMembers(_ type: NamedType, properties: [Property]) -> [Declaration] {
         let members = Array(zip(properties, names.properties[type.id] ?? []))
-        var result = members.map { property, name in
-            Declaration(
-                documentation: SwiftTypes.documentation(property.documentation, remark: nil),
-                isDeprecated: property.documentation.isDeprecated,
-                .variable(Variable(access: access, binding: .var, name: name, type: types.type(of: property, in: type.id))))
+        // A property of a type that contains this one is kept in a box (see `Recursion`), behind a
+        // property of the same name and type.
+        let storage = names.boxStorage[type.id] ?? [:]
+        var result: [Declaration] = []
+        for (index, (property, name)) in members.enumerated() {
+            let documentation = SwiftTypes.documentation(property.documentation, remark: nil)
+            let propertyType = types.type(of: property, in: type.id)
+            guard let box = storage[index] else {
+                result.append(Declaration(
+                    documentation: documentation, isDeprecated: property.documentation.isDeprecated,
+                    .variable(Variable(access: access, binding: .var, name: name, type: propertyType))))
+                continue
+            }
+            result.append(Declaration(
+                documentation: documentation, isDeprecated: property.documentation.isDeprecated,
+                .variable(Variable(
+                    access: access, binding: .var, name: name, type: propertyType,
+                    getter: [.code("get { \(box).value }"), .code("set { \(box) = Indirect(newValue) }")]))))
+            result.append(Declaration(.variable(Variable(access: .fileprivate, binding: .var, name: box, type: "Indirect<\(propertyType)>"))))
+        }
+
+        let extras = type.extraProperties.map { (type: $0, map: "[\(types.string): \(types.type($0, in: type.id))]" as Code) }
+        let extrasName = Identifier("additionalProperties")
+        if let extras {
+            result.append(Declaration(
+                documentation: DocComment(["The properties the schema does not name, by key."]),
+                .variable(Variable(access: access, binding: .var, name: extrasName, type: extras.map))))
         }
 
         // Memberwise initializer; optionals default to nil. A property named `self` needs another
         // local name, or the assignment would read the instance.
-        let parameters = members.map { property, name in
+        var parameters = members.map { property, name in
             Parameter(
                 label: name, localName: name.name == "self" ? Identifier("self_") : nil,
                 type: types.type(of: property, in: type.id), defaultValue: property.isOptional ? "nil" : nil)
         }
-        let assignments = zip(members, parameters).map { member, parameter in
-            Statement.code("self.\(member.1) = \(parameter.localName ?? member.1)")
+        var assignments = zip(members, parameters).enumerated().map { index, pair in
+            let (member, parameter) = pair
+            let value: Code = "\(parameter.localName ?? member.1)"
+            if let box = storage[index] { return Statement.code("self.\(box) = Indirect(\(value))") }
+            return Statement.code("self.\(member.1) = \(value)")
+        }
+        if let extras {
+            parameters.append(Parameter(label: extrasName, type: extras.map, defaultValue: "[:]"))
+            assignments.append(.code("self.\(extrasName) = \(extrasName)"))
         }
         result.append(Declaration(.function(Function(access: access, name: .initializer, parameters: parameters, body: assignments))))
 
         let hasDates = properties.contains { $0.type.containsDate }
         let renamed = members.contains { property, name in property.jsonName != name.name }
-        if members.isEmpty || (!hasDates && !renamed) { return result }
+        if members.isEmpty || (!hasDates && !renamed && extras == nil && storage.isEmpty) { return result }
 
         result.append(Declaration(.type(TypeDeclaration(
             keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
@@ -99,12 +133,17 @@ struct ModelsStructure {
                 Declaration(.enumCase(EnumCase(
                     name: name, rawValue: property.jsonName == name.name ? nil : .literal(property.jsonName))))
             }))))
-        guard hasDates else { return result }
+        guard hasDates || extras != nil || !storage.isEmpty else { return result }
 
-        // Written-out coding, for dates: the same calls synthesis would make, with the ISO 8601 coder.
+        // Written-out coding, for dates and extra properties: the same calls synthesis would make, with the ISO 8601 coder.
         // The decoded type comes from the context (`as` is a type position): a spec type named in an
         // expression (`T.self`) could be shadowed by an enclosing struct's property of the same name.
-        let decodes = members.map { property, name -> Statement in
+        let decodes = members.enumerated().map { index, member -> Statement in
+            let (property, name) = member
+            if let box = storage[index] {
+                let method: Code = property.isOptional ? "valueIfPresent" : "value"
+                return .code("self.\(box) = Indirect(try container.\(method)(forKey: .\(name)))")
+            }
             guard property.type.containsDate else {
                 let method: Code = property.isOptional ? "valueIfPresent" : "value"
                 return .code("self.\(name) = try container.\(method)(forKey: .\(name))")
@@ -115,11 +154,31 @@ struct ModelsStructure {
                 : fromWire("(try container.value(forKey: .\(name)) as \(wire))", property.type)
             return .code("self.\(name) = \(value)")
         }
+        var extraDecodes: [Statement] = []
+        var extraEncodes: [Statement] = []
+        if let extras {
+            let wire = types.type(extras.type, wire: true, in: type.id)
+            let value: Code = extras.type.containsDate ? fromWire("(try others.value(forKey: key) as \(wire))", extras.type) : "try others.value(forKey: key)"
+            extraDecodes = [
+                .code("let others = try decoder.container(keyedBy: ExtraPropertyKey.self)"),
+                .code("var \(extrasName): \(extras.map) = [:]"),
+                .block("for key in others.allKeys where CodingKeys(rawValue: key.stringValue) == nil", [
+                    .code("\(extrasName)[key.stringValue] = \(value)"),
+                ]),
+                .code("self.\(extrasName) = \(extrasName)"),
+            ]
+            extraEncodes = [
+                .code("var others = encoder.container(keyedBy: ExtraPropertyKey.self)"),
+                .block("for (key, value) in self.\(extrasName)", [
+                    .code("try others.encode(\(toWire("value", extras.type)), forKey: ExtraPropertyKey(key))"),
+                ]),
+            ]
+        }
         result.append(Declaration(.function(Function(
             access: access, name: .initializer,
             parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
             effects: "throws",
-            body: [.code("let container = try decoder.container(keyedBy: CodingKeys.self)")] + decodes))))
+            body: [.code("let container = try decoder.container(keyedBy: CodingKeys.self)")] + decodes + extraDecodes))))
         let encodes = members.map { property, name -> Statement in
             let method: Code = property.isOptional ? "encodeIfPresent" : "encode"
             var value: Code = "self.\(name)"
@@ -132,8 +191,48 @@ struct ModelsStructure {
             access: access, name: .function(Identifier("encode")),
             parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
             effects: "throws",
-            body: [.code("var container = encoder.container(keyedBy: CodingKeys.self)")] + encodes))))
+            body: [.code("var container = encoder.container(keyedBy: CodingKeys.self)")] + encodes + extraEncodes))))
         return result
+    }
+
+    /// A value kept on the heap, so that a type can contain itself (an enum case's value is).
+    private var indirectBox: Declaration {
+        Declaration(
+            documentation: DocComment(["Keeps a value on the heap, so that a type can contain itself."]),
+            .type(TypeDeclaration(
+                access: .fileprivate, keyword: .indirectEnum, name: "Indirect<Value: \(types.swift("Hashable")) & \(types.swift("Sendable"))>",
+                conformances: [types.swift("Hashable"), types.swift("Sendable")],
+                members: [
+                    Declaration(.enumCase(EnumCase(name: Identifier("stored"), associatedValue: "Value"))),
+                    Declaration(.function(Function(
+                        name: .initializer, parameters: [Parameter(label: nil, localName: Identifier("value"), type: "Value")],
+                        body: [.code("self = .stored(value)")]))),
+                    Declaration(.variable(Variable(
+                        binding: .var, name: Identifier("value"), type: "Value",
+                        getter: [.switch("self", [SwitchCase(pattern: ".stored(let value)", body: [.code("value")])])]))),
+                ])))
+    }
+
+    /// The coding key of a property a schema does not name.
+    private var extraPropertyKey: Declaration {
+        let string = types.string
+        return Declaration(
+            documentation: DocComment(["The key of a property a schema does not name (kept in `additionalProperties`)."]),
+            .type(TypeDeclaration(
+                access: .private, keyword: .struct, name: "ExtraPropertyKey", conformances: [types.swift("CodingKey")],
+                members: [
+                    Declaration(.variable(Variable(binding: .var, name: Identifier("stringValue"), type: string))),
+                    Declaration(.variable(Variable(binding: .var, name: Identifier("intValue"), type: "\(types.swift("Int"))?", getter: [.code("nil")]))),
+                    Declaration(.function(Function(
+                        name: .initializer, parameters: [Parameter(label: nil, localName: Identifier("stringValue"), type: string)],
+                        body: [.code("self.stringValue = stringValue")]))),
+                    Declaration(.function(Function(
+                        name: .failableInitializer, parameters: [Parameter(label: Identifier("stringValue"), type: string)],
+                        body: [.code("self.stringValue = stringValue")]))),
+                    Declaration(.function(Function(
+                        name: .failableInitializer, parameters: [Parameter(label: Identifier("intValue"), type: types.swift("Int"))],
+                        body: [.code("nil")]))),
+                ])))
     }
 
     private func fromWire(_ expression: Code, _ type: TypeReference) -> Code {

@@ -36,6 +36,10 @@ struct SwiftNaming {
     var properties: [String: [Identifier]] = [:]
     /// Type id → Swift case names of its values, in order.
     var cases: [String: [Identifier]] = [:]
+    /// Which properties are stored boxed and which unions are `indirect` (types that contain themselves).
+    let recursion: Recursion
+    /// Type id → property index → the stored property holding a boxed property's value.
+    var boxStorage: [String: [Int: Identifier]] = [:]
     /// Channel key → constant in `Channels`, subscription type, and parameter names in order.
     var channelConstants: [String: Identifier] = [:]
     var subscriptions: [String: Identifier] = [:]
@@ -59,12 +63,15 @@ struct SwiftNaming {
         ("Swift", "the standard library's module name"), ("Foundation", "the Foundation module's name"),
         ("ChannelRuntime", "the runtime module's name"), ("Event", "each subscription's payload type alias"),
         ("ISO8601Timestamp", "the generated date coder"), ("CodingKeys", "the coding keys declared inside structs"),
+        ("ExtraPropertyKey", "the coding key of properties a schema does not name"),
+        ("Indirect", "the box that lets a type contain itself"),
     ]
     /// Type names that mean something else after a `.` (`Outer.Type` is a metatype) or cannot be declared.
     static let reservedTypeNames = ["Type", "Protocol", "Self", "Any"]
 
     init(api: ChannelAPI, config: GeneratorConfig) {
         var diagnostics = Diagnostics()
+        recursion = Recursion(api: api)
         let rootLocation = api.channels.first?.origin.location
             ?? api.types.first?.origin.location ?? SourceLocation(file: api.files.first ?? "", line: 1, column: 1)
         let notifierName = config.notifierName.map(Self.typeName) ?? api.notifierName.map(Self.typeName)
@@ -99,10 +106,19 @@ struct SwiftNaming {
             case .object(let members):
                 var scope = Scope(what: "property")
                 scope.reserve("hashValue", "Hashable's hash value")
-                properties[type.id] = scope.claim(members.map { member in
+                if type.extraProperties != nil { scope.reserve("additionalProperties", "the properties the schema does not name") }
+                let names = scope.claim(members.map { member in
                     .init(SwiftIdentifiers.lowerCamel(member.swiftName ?? member.jsonName), explicit: member.swiftName != nil,
                           location: member.origin.location, original: member.swiftName ?? member.jsonName)
-                }, &diagnostics).map(Identifier.init)
+                }, &diagnostics)
+                properties[type.id] = names.map(Identifier.init)
+                if let boxed = recursion.boxedProperties[type.id]?.sorted() {
+                    let storage = scope.claim(boxed.map { index in
+                        .init("_" + names[index], explicit: false, location: members[index].origin.location,
+                              original: members[index].jsonName, what: "boxed property storage")
+                    }, &diagnostics)
+                    boxStorage[type.id] = Dictionary(uniqueKeysWithValues: zip(boxed, storage.map(Identifier.init)))
+                }
             case .stringEnum(let values):
                 var scope = Scope(what: "enum case", hint: "the value on the wire is unchanged")
                 scope.reserve("unknown", "the case for values this client does not know")

@@ -149,7 +149,7 @@ struct Declaration: Sendable {
 
 struct TypeDeclaration: Sendable {
     enum Keyword: String, Sendable {
-        case `struct`, `enum`, `protocol`, finalClass = "final class", `extension`
+        case `struct`, `enum`, indirectEnum = "indirect enum", `protocol`, finalClass = "final class", `extension`
     }
 
     var access: AccessModifier?
@@ -185,6 +185,8 @@ enum Expression: Hashable, Sendable {
 struct Function: Sendable {
     enum Name: Sendable {
         case initializer
+        /// `init?`
+        case failableInitializer
         case function(Identifier)
         /// An operator such as `==` (generator-chosen text).
         case `operator`(Code)

@@ -15,6 +15,9 @@ package struct JSONScanner {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     package private(set) var offset: Int
+    /// Objects and arrays open around the current position. Counted here, not by callers: a
+    /// generated decoder of a type that contains itself recurses once per level of the input.
+    private var depth = 0
 
     package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -52,6 +55,8 @@ package struct JSONScanner {
     /// Reads an object, calling `member` with each key; `member` must read or skip the value.
     package mutating func readObject(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "{"), "'{'")
+        try enterNesting()
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "}") {
             offset += 1
             return
@@ -74,6 +79,8 @@ package struct JSONScanner {
     /// Reads an array, calling `element` for each; `element` must read or skip the value.
     package mutating func readArray(_ element: (inout JSONScanner) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "["), "'['")
+        try enterNesting()
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "]") {
             offset += 1
             return
@@ -233,13 +240,17 @@ package struct JSONScanner {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
     }
 
-    /// Skips one value of any kind, checking it is well-formed.
-    package mutating func skipValue(depth: Int = 0) throws(Failure) {
+    private mutating func enterNesting() throws(Failure) {
         guard depth < Self.maximumDepth else { throw failure("nested too deeply") }
+        depth += 1
+    }
+
+    /// Skips one value of any kind, checking it is well-formed.
+    package mutating func skipValue() throws(Failure) {
         switch peek() {
         case UInt8(ascii: "\""): _ = try readString()
-        case UInt8(ascii: "{"): try readObject { scanner, _ throws(Failure) in try scanner.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "["): try readArray { scanner throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "{"): try readObject { scanner, _ throws(Failure) in try scanner.skipValue() }
+        case UInt8(ascii: "["): try readArray { scanner throws(Failure) in try scanner.skipValue() }
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"):
             guard consumeNull() else { throw failure("expected null") }

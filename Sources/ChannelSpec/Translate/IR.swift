@@ -133,6 +133,9 @@ package struct NamedType: Sendable {
     package var origin: Origin
     /// The `id` of the type this one is nested in (inline schemas), `nil` for top-level types.
     package var parent: String?
+    /// For an object: the type of the properties it does not name (`additionalProperties` beside
+    /// `properties`), kept by key; `nil` when they are ignored.
+    package var extraProperties: TypeReference? = nil
 }
 
 /// A value of one of several types (`oneOf`/`anyOf`), told apart by a property or by trying each.

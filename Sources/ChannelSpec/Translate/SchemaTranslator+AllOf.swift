@@ -121,11 +121,9 @@ extension SchemaTranslator {
             KeyRules.schema.check(target, named: "'\(JSONPointer.tokens(target.pointer)?.last ?? "allOf member")'", into: &diagnostics)
             if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
         }
-        if let additional = target.child("additionalProperties"), additional.node.entries != nil {
-            diagnostics.unsupported("an 'allOf' member with a schema for 'additionalProperties' is not supported", at: additional.location)
-            return nil
-        }
-        return objectShape(target).map { .object($0) }
+        guard var shape = objectShape(target) else { return nil }
+        shape.extras = target.child("additionalProperties")
+        return .object(shape)
     }
 
     /// Objects merged: properties in first-declared order, a later declaration replacing an earlier one.
@@ -142,6 +140,8 @@ extension SchemaTranslator {
                 }
             }
             result.required += shape.required
+            // The last member that says anything about other properties decides.
+            if let extras = shape.extras { result.extras = extras }
         }
         return result
     }

@@ -47,6 +47,11 @@ extension SchemaTranslator {
         for (offset, member) in members.enumerated() {
             let title = member.node["title"]?.string
             guard let type = type(of: member, name: title ?? "Case\(offset + 1)", parent: id) else { continue }
+            if type == .named(id) {
+                // `X = X | string` is `string`: the union itself adds no value as its own variant.
+                diagnostics.warning("a variant of '\(name)' is '\(name)' itself; it adds no value and is left out", at: member.location)
+                continue
+            }
             let preferredName = title ?? caseName(for: type)
             variants.append(UnionVariant(
                 preferredName: preferredName, type: type, tags: [],
@@ -55,7 +60,33 @@ extension SchemaTranslator {
         }
         let decoding = decoding(of: cursor, variants: &variants, components: components, name: name)
         types[index].kind = .union(Union(decoding: decoding, variants: variants))
+        // Decoding a variant that is this union again (directly or through other unions) reads the
+        // same value again: it would never end. Only an object in between moves on in the JSON.
+        if let loop = unionLoop(from: id, through: variants) {
+            diagnostics.unsupported(
+                "'\(keyword)' in schema '\(name)' contains itself through unions only (\(([name] + loop).joined(separator: " → "))); decoding it would never end",
+                at: list.keyLocation ?? list.location)
+            return nil
+        }
         return .named(id)
+    }
+
+    /// The names along a path of union variants from `variants` back to the union `id`, if any.
+    private func unionLoop(from id: String, through variants: [UnionVariant]) -> [String]? {
+        var seen: Set<String> = []
+        var stack: [(id: String, path: [String])] = variants.compactMap { variant in
+            if case .named(let next) = variant.type { (next, []) } else { nil }
+        }
+        while let (next, path) = stack.popLast() {
+            guard let index = typeIndex[next], case .union(let union) = types[index].kind else { continue }
+            let here = path + [types[index].preferredName]
+            if next == id { return here }
+            guard seen.insert(next).inserted else { continue }
+            for variant in union.variants {
+                if case .named(let further) = variant.type { stack.append((further, here)) }
+            }
+        }
+        return nil
     }
 
     static func isNullSchema(_ node: YAMLNode) -> Bool {

@@ -58,14 +58,17 @@ struct SchemaTranslator {
             return nil
         }
         let id = Self.id(of: target)
+        // A named type (object or union) is declared before what it contains is translated, so a
+        // reference back to it is just its name: the generator stores such values on the heap.
+        if let index = typeIndex[id] { return .named(types[index].id) }
         if inProgressIDs.contains(id), let start = inProgress.firstIndex(where: { $0.id == id }) {
-            // A value cannot contain itself (through an object, an array or a map) without indirection
-            // the subset does not describe yet.
+            // An array or map of itself (`T: {items: {$ref: T}}`) is an infinitely nested type.
             let loop = (inProgress[start...].map(\.name) + [inProgress[start].name]).joined(separator: " → ")
-            diagnostics.unsupported("recursive schema '\(inProgress[start].name)' is not supported (\(loop))", at: cursor.node["$ref"]?.location ?? cursor.location)
+            diagnostics.unsupported(
+                "recursive schema '\(inProgress[start].name)' has no Swift type: it is an array or map of itself (\(loop))",
+                at: cursor.node["$ref"]?.location ?? cursor.location)
             return nil
         }
-        if let index = typeIndex[id] { return .named(types[index].id) }
         let componentName = JSONPointer.tokens(target.pointer)?.last ?? name
         inProgress.append((id, componentName))
         inProgressIDs.insert(id)
@@ -242,14 +245,15 @@ struct SchemaTranslator {
 
     private mutating func object(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool, documentation: Documentation) -> TypeReference? {
         let properties = cursor.child("properties")
-        if let additional = cursor.child("additionalProperties"), additional.node.entries != nil {
-            guard properties == nil else {
-                diagnostics.unsupported("an object with both 'properties' and a schema for 'additionalProperties' is not supported", at: additional.location)
-                return nil
-            }
+        let additional = cursor.child("additionalProperties")
+        if let additional, additional.node.entries != nil, properties == nil {
             return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
         }
-        guard let shape = objectShape(cursor) else { return nil }
+        if let additional, additional.node.scalar?.bool == true, properties == nil {
+            return .dictionary(.json)  // any object
+        }
+        guard var shape = objectShape(cursor) else { return nil }
+        shape.extras = additional
         return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: shape)
     }
 
@@ -257,6 +261,8 @@ struct SchemaTranslator {
     struct ObjectShape {
         var properties: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] = []
         var required: [(key: String, location: SourceLocation)] = []
+        /// `additionalProperties` beside `properties`: a schema or `true` keeps the others by key.
+        var extras: Cursor?
     }
 
     /// The properties and `required` list of the object schema at `cursor`; `nil` after an error.
@@ -328,6 +334,13 @@ struct SchemaTranslator {
                 origin: Origin(location: keyLocation, reference: workspace.displayReference(propertyCursor))))
         }
         types[index].kind = .object(members)
+        if let extras = shape.extras, !declared.isEmpty {
+            if extras.node.entries != nil {
+                types[index].extraProperties = type(of: extras, name: name + "Value", parent: id)
+            } else if extras.node.scalar?.bool == true {
+                types[index].extraProperties = .json
+            }
+        }
         return .named(id)
     }
 
