@@ -85,7 +85,8 @@ package enum Generator {
 
     /// Load → resolve → translate → name.
     static func name(config: GeneratorConfig) -> Result<Named, FailedGeneration> {
-        var spec = SpecTranslator.translate(specAt: config.specPath, allowedFolder: config.allowedFolder, strict: config.strict)
+        var spec = SpecTranslator.translate(
+            specAt: config.specPath, allowedFolder: config.allowedFolder, strict: config.strict, modelsOnly: config.mode == .models)
         // A spec file that cannot be read is the config's problem: report it at the `spec:` line.
         spec.diagnostics = spec.diagnostics.map { diagnostic in
             var diagnostic = diagnostic
@@ -114,7 +115,7 @@ package enum Generator {
         let build: @Sendable (OutputFile) -> (OutputFile, SwiftFile) = { file in
             let structure: SwiftFile
             switch (file, config.mode) {
-            case (.models, .client):
+            case (.models, .client), (.models, .models):
                 structure = ModelsStructure(api: api, names: names, types: types, access: access).file(header: [header])
             case (.channels, .client):
                 structure = ChannelsStructure(api: api, names: names, types: types, access: access).file(header: [header])
@@ -135,6 +136,10 @@ package enum Generator {
             case (_, .mocks):
                 structure = SwiftFile(
                     header: [header, "This target holds mocks only (`generate: mocks`); the client is in \(config.clientModule ?? "")."],
+                    imports: [], declarations: [])
+            case (_, .models):
+                structure = SwiftFile(
+                    header: [header, "This target holds payload models only (`generate: models`), in Models.swift."],
                     imports: [], declarations: [])
             }
             return (file, structure)

@@ -11,7 +11,7 @@ import Foundation
 /// spec: ../../spec/vortex-events.asyncapi.yaml   # required; relative to this file
 /// notifier: BackendNotifier                     # optional; else info.x-swift-notifier, else from info.title
 /// accessModifier: public                        # public (default), package or internal
-/// generate: client                              # client (default) or mocks
+/// generate: client                              # client (default), mocks or models
 /// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
 /// ```
 package struct GeneratorConfig: Sendable, Equatable {
@@ -26,6 +26,9 @@ package struct GeneratorConfig: Sendable, Equatable {
     package enum Mode: String, Sendable, CaseIterable {
         /// The client (models, channels, subscriptions, notifier), or a mock notifier.
         case client, mocks
+        /// Payload models only, for a document of any protocol (MQTT, Kafka, raw WebSocket): no
+        /// channel rules apply, and every component schema is a model too.
+        case models
     }
 
     /// Path of the AsyncAPI document, resolved against the config file's folder.

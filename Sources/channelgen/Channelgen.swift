@@ -112,8 +112,11 @@ struct Lint: ParsableCommand {
     @Flag(help: "Constructs outside what channelgen generates are errors (by default their channel is skipped with warnings).")
     var strict = false
 
+    @Flag(help: "Check the payload models alone, as `generate: models` does (any protocol; no channel rules).")
+    var models = false
+
     func run() throws {
-        var config = GeneratorConfig(specPath: spec)
+        var config = GeneratorConfig(specPath: spec, mode: models ? .models : .client)
         config.strict = strict
         let result = Generator.generate(config: config)
         if report(result.diagnostics) { throw ExitCode(1) }

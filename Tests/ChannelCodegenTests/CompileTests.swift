@@ -459,6 +459,71 @@ struct CompileTests {
         ])
     }
 
+    /// Issue 14: a channel with several messages streams an enum of them, recognized by a property
+    /// each message fixes or by `eventType` naming the message; a one-message channel is unchanged.
+    @Test func severalMessagesOnOneChannelCompileAndDecode() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("rooms.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Rooms, version: 1.0.0}
+            channels:
+              room:
+                address: app/rooms/{roomId}
+                parameters: {roomId: {}}
+                messages:
+                  posted: {name: chat/posted, payload: {type: object, required: [eventType, text], properties: {eventType: {type: string}, text: {type: string}}}}
+                  typing: {name: chat/typing, payload: {type: object, required: [eventType], properties: {eventType: {type: string}, who: {type: string}}}}
+              ticker:
+                address: app/ticker
+                messages:
+                  trade: {payload: {type: object, properties: {kind: {const: trade}, price: {type: number}}}}
+                  quote: {payload: {type: object, properties: {kind: {const: quote}, bid: {type: number}}}}
+            operations:
+              roomValues:
+                action: receive
+                channel: {$ref: '#/channels/room'}
+                messages: [{$ref: '#/channels/room/messages/posted'}]
+              tickerValues: {action: receive, channel: {$ref: '#/channels/ticker'}}
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let typecheck = try await TestSupport.typecheck(files)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+        let subscriptions = try TestSupport.contents(files[2])
+        #expect(subscriptions.contains("public typealias Event = RoomMessage"))
+        #expect(subscriptions.contains("public typealias Event = TickerMessage"))
+
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            func show<T: Decodable>(_ type: T.Type, _ json: String) -> String {
+                do { return "\\(try JSONDecoder().decode(T.self, from: Data(json.utf8)))" } catch { return "error" }
+            }
+            print(show(RoomMessage.self, #"{"eventType":"chat/posted","text":"hi"}"#))
+            print(show(RoomMessage.self, #"{"eventType":"chat/typing","who":"ann"}"#))
+            print(show(RoomMessage.self, #"{"eventType":"chat/left"}"#))
+            print(show(TickerMessage.self, #"{"kind":"quote","bid":2.5}"#))
+            print(show(TickerMessage.self, #"{"kind":"trade","price":1.5}"#))
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let binary = work.appendingPathComponent("rooms")
+        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
+        let build = try await TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
+            background: true)
+        #expect(build.status == 0, "\(build.stderr)")
+        let run = try await TestSupport.run(binary, [])
+        #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
+            #"posted(PostedPayload(eventType: "chat/posted", text: "hi"))"#,
+            #"typing(TypingPayload(eventType: "chat/typing", who: Optional("ann")))"#,
+            #"unknown(JSONValue.object(["eventType": JSONValue.string("chat/left")]))"#,
+            #"quote(QuotePayload(kind: Optional("quote"), bid: Optional(2.5)))"#,
+            #"trade(TradePayload(kind: Optional("trade"), price: Optional(1.5)))"#,
+        ])
+    }
+
     static let corpus: [String] = {
         let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
         let walker = FileManager.default.enumerator(atPath: root.path)

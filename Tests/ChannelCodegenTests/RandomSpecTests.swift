@@ -85,10 +85,18 @@ enum RandomSpec {
         for (index, key) in channelKeys.enumerated() {
             let parameters = unique(count: Int.random(in: 0...2, using: &random), from: parameterNames, using: &random)
             let address = (["ns", "c\(index)"] + parameters.map { "{\($0)}" }).joined(separator: "/")
-            channels.append(SpecBuilder.ChannelSpec(
+            var channel = SpecBuilder.ChannelSpec(
                 key: key, address: address, parameters: parameters, operationId: operationIds[index],
                 messageName: Bool.random(using: &random) ? texts.randomElement(using: &random)! : nil,
-                payload: schemaNames.randomElement(using: &random)!, description: texts.randomElement(using: &random)!))
+                payload: schemaNames.randomElement(using: &random)!, description: texts.randomElement(using: &random)!)
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                // A multiplexed channel: more messages, keyed and named by hostile texts.
+                let keys = unique(count: Int.random(in: 1...3, using: &random), from: names.filter { $0 != "message" }, using: &random)
+                channel.moreMessages = keys.map { key in
+                    (key, Bool.random(using: &random) ? texts.randomElement(using: &random)! : nil, schemaNames.randomElement(using: &random)!)
+                }
+            }
+            channels.append(channel)
         }
         return SpecBuilder(
             title: (names + texts).randomElement(using: &random)!, text: texts.randomElement(using: &random)!,

@@ -24,6 +24,8 @@ struct SpecBuilder {
         var payload: String
         var description = "A channel."
         var xSwiftName: String? = nil
+        /// More messages on the channel (key, name, payload schema): the channel then carries an enum of them.
+        var moreMessages: [(key: String, name: String?, payload: String)] = []
     }
 
     var title = "Hostile events"
@@ -70,6 +72,11 @@ struct SpecBuilder {
             if let name = channel.messageName { lines.append("        name: \(y(name))") }
             lines.append("        summary: \(y(text))")
             lines.append("        payload: {$ref: \(TypeCheckSupport.reference("components/schemas", channel.payload))}")
+            for message in channel.moreMessages {
+                lines.append("      \(y(message.key)):")
+                if let name = message.name { lines.append("        name: \(y(name))") }
+                lines.append("        payload: {$ref: \(TypeCheckSupport.reference("components/schemas", message.payload))}")
+            }
         }
         lines.append("operations:")
         for channel in channels {

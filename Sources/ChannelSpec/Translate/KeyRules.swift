@@ -64,6 +64,11 @@ extension KeyRules {
         ],
         ignored: ["bindings": "AppSync Events has no per-message protocol bindings"])
 
+    /// A message read for its payload model alone (`generate: models`).
+    static let messageModel = KeyRules(
+        object: "message",
+        accepted: message.accepted.union(["traits", "headers", "bindings"]))
+
     static let multiFormatSchema = KeyRules(object: "payload", accepted: ["schemaFormat", "schema"])
 
     /// JSON Schema keywords. Validation keywords are documented in doc comments, not enforced.

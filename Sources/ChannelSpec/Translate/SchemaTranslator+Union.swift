@@ -146,9 +146,13 @@ extension SchemaTranslator {
             }
             return .property(property)
         }
-        // A string property each variant fixes to its own value.
+        return constantProperty(tagging: &variants) ?? .firstThatDecodes
+    }
+
+    /// A string property each variant (an object) fixes to its own value, with the variants tagged by it.
+    private func constantProperty(tagging variants: inout [UnionVariant]) -> Union.Decoding? {
         guard case .named(let first) = variants.first?.type, let firstIndex = typeIndex[first],
-              case .object(let firstProperties) = types[firstIndex].kind else { return .firstThatDecodes }
+              case .object(let firstProperties) = types[firstIndex].kind else { return nil }
         for candidate in firstProperties where candidate.constant != nil {
             let tags = variants.map { constant(candidate.jsonName, of: $0.type) }
             if tags.allSatisfy({ $0 != nil }), Set(tags.compactMap { $0 }).count == variants.count {
@@ -156,7 +160,38 @@ extension SchemaTranslator {
                 return .property(candidate.jsonName)
             }
         }
-        return .firstThatDecodes
+        return nil
+    }
+
+    /// The messages of a channel that carries several: one union of their payloads, a case per
+    /// message (named by its key). A payload is recognized by a property each message fixes, or by
+    /// its `eventType` naming the message (the AppSync Events convention), or else by trying each.
+    mutating func messageUnion(of messages: [Message], name: String, declaredAt cursor: Cursor, reference: String) -> Message {
+        let id = Self.id(of: cursor)
+        var variants = messages.map { message in
+            UnionVariant(preferredName: message.key, type: message.payload, tags: [], origin: message.origin)
+        }
+        var decoding = constantProperty(tagging: &variants)
+        let names = messages.compactMap(\.name)
+        if decoding == nil, names.count == messages.count, Set(names).count == names.count,
+           messages.allSatisfy({ hasRequiredString("eventType", in: $0.payload) }) {
+            for offset in variants.indices { variants[offset].tags = [names[offset]] }
+            decoding = .property("eventType")
+        }
+        typeIndex[id] = types.count
+        types.append(NamedType(
+            id: id, preferredName: name, swiftName: nil,
+            kind: .union(Union(decoding: decoding ?? .firstThatDecodes, variants: variants)),
+            documentation: Documentation(summary: "One of the messages of the channel."),
+            origin: Origin(location: cursor.declarationLocation, reference: reference), parent: nil))
+        return Message(
+            key: "messages", name: nil, payload: .named(id),
+            documentation: Documentation(), origin: Origin(location: cursor.declarationLocation, reference: reference))
+    }
+
+    private func hasRequiredString(_ property: String, in type: TypeReference) -> Bool {
+        guard case .named(let id) = type, let index = typeIndex[id], case .object(let properties) = types[index].kind else { return false }
+        return properties.contains { $0.jsonName == property && $0.type == .string && !$0.isOptional }
     }
 
     /// The fixed value of `property` in `type`, when it is an object that fixes one.

@@ -249,10 +249,15 @@ struct SchemaTranslator {
         if let additional, additional.node.entries != nil, properties == nil {
             return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
         }
-        if let additional, additional.node.scalar?.bool == true, properties == nil {
-            return .dictionary(.json)  // any object
-        }
         guard var shape = objectShape(cursor) else { return nil }
+        if shape.properties.isEmpty, additional?.node.scalar?.bool != false {
+            // No properties named and others allowed (JSON Schema's default): any object. Its keys
+            // are kept rather than decoded into an empty struct.
+            for (key, location) in shape.required {
+                diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
+            }
+            return .dictionary(.json)
+        }
         shape.extras = additional
         return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: shape)
     }

@@ -16,9 +16,11 @@ package enum SpecTranslator {
     ///   - allowedFolder: the folder files may be read from (see `SpecWorkspace`).
     ///   - strict: constructs outside the subset are errors; by default a channel using one is
     ///     skipped with warnings and the rest generates.
-    package static func translate(specAt path: String, allowedFolder: String? = nil, strict: Bool = false) -> SpecResult {
+    ///   - modelsOnly: only payload models are wanted (any protocol): channels and operations are
+    ///     not checked against a transport, and every component schema is a model too.
+    package static func translate(specAt path: String, allowedFolder: String? = nil, strict: Bool = false, modelsOnly: Bool = false) -> SpecResult {
         let workspace = SpecWorkspace(rootFile: path, allowedFolder: allowedFolder)
-        var translator = Translation(workspace: workspace, strict: strict)
+        var translator = Translation(workspace: workspace, strict: strict, modelsOnly: modelsOnly)
         let api = translator.run()
         var diagnostics = translator.diagnostics
         diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
@@ -27,12 +29,12 @@ package enum SpecTranslator {
     }
 }
 
-private struct Translation {
+struct Translation {
     let workspace: SpecWorkspace
     var diagnostics = Diagnostics()
     var schemas: SchemaTranslator
-    /// Channel key → file#pointer of its message after following `$ref`s, to check operation messages.
-    var resolvedMessages: [String: String] = [:]
+    /// Channel key → file#pointer of its messages after following `$ref`s, to check operation messages.
+    var resolvedMessages: [String: Set<String>] = [:]
     /// Channel key → file#pointer of the channel after following `$ref`s, to match operations.
     var resolvedChannels: [String: String] = [:]
     /// Every key under `channels`, valid or not.
@@ -40,10 +42,13 @@ private struct Translation {
 
     /// Whether constructs outside the subset fail the spec instead of skipping their channel.
     let strict: Bool
+    /// `generate: models`: payload models only.
+    let modelsOnly: Bool
 
-    init(workspace: SpecWorkspace, strict: Bool) {
+    init(workspace: SpecWorkspace, strict: Bool, modelsOnly: Bool) {
         self.workspace = workspace
         self.strict = strict
+        self.modelsOnly = modelsOnly
         self.schemas = SchemaTranslator(workspace: workspace)
     }
 
@@ -72,6 +77,13 @@ private struct Translation {
             notifierName = info.node["x-swift-notifier"]?.string
         }
 
+        if modelsOnly {
+            translateModels(root)
+            return ChannelAPI(
+                title: title, version: version, description: description, notifierName: notifierName,
+                channels: [], operations: [], types: schemas.types, files: workspace.loadedFiles)
+        }
+
         var channels: [Channel] = []
         // `channels` is optional in AsyncAPI 3.0: a document without it describes no streams.
         if let channelsCursor = root.child("channels"), let entries = mapping(channelsCursor, "channels") {
@@ -80,7 +92,7 @@ private struct Translation {
                 let reported = diagnostics.all.count
                 let checkpoint = schemas.checkpoint()
                 let translated = channel(key: key, cursor)
-                if !strict, skipOutsideSubset(key, at: cursor.location, reported: reported, checkpoint: checkpoint) { continue }
+                if !strict, skipOutsideSubset("channel '\(key)'", at: cursor.location, reported: reported, checkpoint: checkpoint) { continue }
                 guard let channel = translated else { continue }
                 let shape = channel.address.segments.map { parts in
                     parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
@@ -125,7 +137,7 @@ private struct Translation {
 
     /// Lenient generation: when everything wrong with channel `key` is outside the subset, its errors
     /// become warnings, the types it introduced are forgotten and it is skipped (its operations too).
-    private mutating func skipOutsideSubset(_ key: String, at location: SourceLocation, reported: Int, checkpoint: SchemaTranslator.Checkpoint) -> Bool {
+    mutating func skipOutsideSubset(_ what: String, at location: SourceLocation, reported: Int, checkpoint: SchemaTranslator.Checkpoint) -> Bool {
         let ownErrors = diagnostics.all[reported...].contains { $0.severity == .error }
         let schemaErrors = schemas.diagnostics.all[checkpoint.diagnosticCount...].contains { $0.severity == .error }
         guard ownErrors || schemaErrors else { return false }
@@ -136,7 +148,7 @@ private struct Translation {
         schemas.diagnostics.demoteErrors(from: checkpoint.diagnosticCount)
         schemas.rollBack(to: checkpoint)
         diagnostics.warning(
-            "channel '\(key)' is skipped: it uses what channelgen cannot generate (see the warnings at its lines); `strict: true` in channelgen.yaml makes this an error",
+            "\(what) is skipped: it uses what channelgen cannot generate (see the warnings at its lines); `strict: true` in channelgen.yaml makes this an error",
             at: location)
         return true
     }
@@ -210,17 +222,25 @@ private struct Translation {
         }
 
         guard let messagesCursor = cursor.child("messages") else {
-            diagnostics.error("missing required key 'messages' in channel '\(key)' (channelgen types each channel by its one message)", at: cursor.declarationLocation)
+            diagnostics.error("missing required key 'messages' in channel '\(key)' (channelgen types each channel by its messages)", at: cursor.declarationLocation)
             return nil
         }
         guard let messageEntries = mapping(messagesCursor, "messages of channel '\(key)'") else { return nil }
-        guard messageEntries.count == 1, let (messageKey, _, messageReference) = messageEntries.first else {
-            diagnostics.unsupported(
-                "channel '\(key)' has \(messageEntries.count) messages; channelgen supports exactly one message per channel",
-                at: messagesCursor.location)
+        guard !messageEntries.isEmpty else {
+            diagnostics.error("channel '\(key)' has no messages; channelgen types each channel by its messages", at: messagesCursor.location)
             return nil
         }
-        guard let message = message(key: messageKey, messageReference, channelKey: key) else { return nil }
+        var messages: [Message] = []
+        for (messageKey, _, messageReference) in messageEntries {
+            // An inline payload is named after its channel, or after its message when there are several.
+            let payloadName = upperFirst(messageEntries.count == 1 ? key : messageKey) + "Payload"
+            guard let message = message(key: messageKey, messageReference, channelKey: key, payloadName: payloadName) else { return nil }
+            messages.append(message)
+        }
+        // Several messages on one channel (a multiplexed socket): the channel carries an enum of them.
+        let message = messages.count == 1 ? messages[0] : schemas.messageUnion(
+            of: messages, name: upperFirst(key) + "Message", declaredAt: messagesCursor,
+            reference: workspace.displayReference(messagesCursor))
 
         return Channel(
             key: key, swiftName: cursor.node["x-swift-name"]?.string, address: address, parameters: parameters,
@@ -288,11 +308,14 @@ private struct Translation {
 
     // MARK: Messages
 
-    private mutating func message(key: String, _ reference: Cursor, channelKey: String) -> Message? {
+    mutating func message(key: String, _ reference: Cursor, channelKey: String, payloadName: String) -> Message? {
         guard let cursor = resolve(reference), mapping(cursor, "message '\(key)'") != nil else { return nil }
-        KeyRules.message.check(cursor, named: "'\(key)'", into: &diagnostics)
+        // Headers, traits and bindings belong to a transport; models of the payload do not need them.
+        (modelsOnly ? KeyRules.messageModel : KeyRules.message).check(cursor, named: "'\(key)'", into: &diagnostics)
         if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
-            diagnostics.error("message '\(key)' has contentType '\(contentType)'; AppSync Events carries JSON", at: cursor.node["contentType"]?.location)
+            diagnostics.unsupported(
+                "message '\(key)' has contentType '\(contentType)'; channelgen generates JSON payloads",
+                at: cursor.node["contentType"]?.location)
             return nil
         }
         guard var payload = cursor.child("payload") else {
@@ -317,8 +340,8 @@ private struct Translation {
             payload = schema
         }
         let name = cursor.node["name"]?.string
-        resolvedMessages[channelKey] = SchemaTranslator.id(of: cursor)
-        guard let type = schemas.type(of: payload, name: upperFirst(channelKey) + "Payload", parent: nil) else { return nil }
+        resolvedMessages[channelKey, default: []].insert(SchemaTranslator.id(of: cursor))
+        guard let type = schemas.type(of: payload, name: payloadName, parent: nil) else { return nil }
         return Message(
             key: key, name: name, payload: type, documentation: documentation(cursor),
             origin: Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference)))
@@ -381,8 +404,8 @@ private struct Translation {
         if let messages = cursor.child("messages") {
             for element in messages.elements {
                 guard let message = resolve(element) else { continue }
-                if SchemaTranslator.id(of: message) != resolvedMessages[channel.key] {
-                    diagnostics.error("operation '\(id)' lists a message that is not the message of channel '\(channel.key)'", at: element.location)
+                if resolvedMessages[channel.key]?.contains(SchemaTranslator.id(of: message)) != true {
+                    diagnostics.error("operation '\(id)' lists a message that is not a message of channel '\(channel.key)'", at: element.location)
                 }
             }
         }
@@ -402,7 +425,7 @@ private struct Translation {
         return tokens[1]
     }
 
-    private mutating func resolve(_ cursor: Cursor) -> Cursor? {
+    mutating func resolve(_ cursor: Cursor) -> Cursor? {
         do {
             return try workspace.resolve(cursor)
         } catch {
@@ -411,7 +434,7 @@ private struct Translation {
         }
     }
 
-    private mutating func mapping(_ cursor: Cursor, _ what: String) -> [(key: String, keyLocation: SourceLocation, cursor: Cursor)]? {
+    mutating func mapping(_ cursor: Cursor, _ what: String) -> [(key: String, keyLocation: SourceLocation, cursor: Cursor)]? {
         guard cursor.node.entries != nil else {
             diagnostics.error("\(what) must be a mapping, found \(cursor.node.kindDescription)", at: cursor.location)
             return nil
@@ -440,5 +463,5 @@ private struct Translation {
         Documentation(summary: cursor.node["summary"]?.string ?? cursor.node["title"]?.string, description: cursor.node["description"]?.string)
     }
 
-    private func upperFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+    func upperFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 }
