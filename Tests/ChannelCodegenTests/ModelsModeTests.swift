@@ -13,7 +13,7 @@ struct ModelsModeTests {
             || warning.contains("is not declared in 'properties'")
     }
 
-    @Test func everyAsyncAPI3CorpusDocumentGeneratesModelsThatTypeCheck() async throws {
+    @Test func everyCorpusDocumentGeneratesModelsThatTypeCheck() async throws {
         try #require(!LenientGenerationTests.documents.isEmpty)
         for name in LenientGenerationTests.documents {
             let work = try TestSupport.temporaryDirectory()

@@ -30,7 +30,7 @@ struct KeyRules {
 extension KeyRules {
     static let document = KeyRules(
         object: "document",
-        accepted: ["asyncapi", "id", "info", "servers", "defaultContentType", "channels", "operations", "components"])
+        accepted: ["asyncapi", "id", "info", "servers", "defaultContentType", "channels", "operations", "components", "tags", "externalDocs"])
 
     static let info = KeyRules(
         object: "info",
@@ -43,7 +43,7 @@ extension KeyRules {
 
     static let parameter = KeyRules(
         object: "parameter",
-        accepted: ["description", "enum", "default", "examples"],
+        accepted: ["description", "enum", "default", "examples", "schema"],  // `schema`: AsyncAPI 2.x
         unsupported: ["location": "parameters are read from the channel address only, not from runtime expressions"])
 
     static let operation = KeyRules(
@@ -57,7 +57,10 @@ extension KeyRules {
 
     static let message = KeyRules(
         object: "message",
-        accepted: ["name", "payload", "title", "summary", "description", "contentType", "tags", "externalDocs", "examples", "correlationId"],
+        accepted: [
+            "name", "payload", "title", "summary", "description", "contentType", "tags", "externalDocs", "examples", "correlationId",
+            "messageId", "schemaFormat", "deprecated",  // AsyncAPI 2.x
+        ],
         unsupported: [
             "traits": "write the trait's keys into the message",
             "headers": "AppSync Events messages carry no headers; put the fields into the payload",

@@ -53,7 +53,7 @@ struct Translation {
     }
 
     mutating func run() -> ChannelAPI? {
-        let root: Cursor
+        var root: Cursor
         do {
             root = try workspace.root()
         } catch {
@@ -65,6 +65,7 @@ struct Translation {
             return nil
         }
         guard checkVersion(root) else { return nil }
+        if AsyncAPI2.isVersion2(root.node) { root.node = AsyncAPI2.converted(root.node) }
         KeyRules.document.check(root, named: "root", into: &diagnostics)
 
         let info = required("info", in: root, of: "the document")
@@ -160,13 +161,13 @@ struct Translation {
             if root.node["openapi"] != nil || root.node["swagger"] != nil {
                 diagnostics.error("this is an OpenAPI document; point channelgen at the AsyncAPI 3.0 spec that references it", at: root.location)
             } else {
-                diagnostics.error("missing required key 'asyncapi' (channelgen reads AsyncAPI 3.0 documents)", at: root.location)
+                diagnostics.error("missing required key 'asyncapi' (channelgen reads AsyncAPI 3.0 and 2.x documents)", at: root.location)
             }
             return false
         }
-        guard let version = versionNode.scalar?.text, version.hasPrefix("3.0") else {
+        guard let version = versionNode.scalar?.text, version.hasPrefix("3.0") || version.hasPrefix("2.") else {
             let shown = versionNode.scalar?.text ?? versionNode.kindDescription
-            diagnostics.error("AsyncAPI \(shown) is not supported; channelgen reads AsyncAPI 3.0 documents", at: versionNode.location)
+            diagnostics.error("AsyncAPI \(shown) is not supported; channelgen reads AsyncAPI 3.0 and 2.x documents", at: versionNode.location)
             return false
         }
         return true
@@ -209,7 +210,8 @@ struct Translation {
                 parameters.append(ChannelParameter(
                     name: name,
                     documentation: Documentation(description: parameter.node["description"]?.string),
-                    allowedValues: parameter.node["enum"]?.items?.compactMap(\.string) ?? [],
+                    // 3.0 puts `enum` on the parameter, 2.x on its `schema`.
+                    allowedValues: (parameter.node["enum"] ?? parameter.node["schema"]?["enum"])?.items?.compactMap(\.string) ?? [],
                     origin: Origin(location: keyLocation, reference: workspace.displayReference(parameterReference))))
             }
         }
@@ -322,12 +324,16 @@ struct Translation {
             diagnostics.error("missing required key 'payload' in message '\(key)'", at: cursor.declarationLocation)
             return nil
         }
+        // AsyncAPI 2.x names the payload's format on the message.
+        if let format = cursor.node["schemaFormat"], let text = format.string, !Self.isSupportedSchemaFormat(text) {
+            diagnostics.unsupported(
+                "schemaFormat '\(text)' is not supported; channelgen reads JSON Schema, OpenAPI and AsyncAPI schemas", at: format.location)
+            return nil
+        }
         if payload.node["schemaFormat"] != nil || payload.node["schema"] != nil {
             KeyRules.multiFormatSchema.check(payload, named: "of message '\(key)'", into: &diagnostics)
             let format = payload.node["schemaFormat"]?.string ?? ""
-            let supported = format.hasPrefix("application/schema+json") || format.hasPrefix("application/schema+yaml")
-                || format.hasPrefix("application/vnd.oai.openapi") || format.hasPrefix("application/vnd.aai.asyncapi")
-            guard supported else {
+            guard Self.isSupportedSchemaFormat(format) else {
                 diagnostics.unsupported(
                     "schemaFormat '\(format)' is not supported; channelgen reads JSON Schema, OpenAPI and AsyncAPI schemas",
                     at: payload.node["schemaFormat"]?.location ?? payload.location)
@@ -461,6 +467,11 @@ struct Translation {
 
     private func documentation(_ cursor: Cursor) -> Documentation {
         Documentation(summary: cursor.node["summary"]?.string ?? cursor.node["title"]?.string, description: cursor.node["description"]?.string)
+    }
+
+    static func isSupportedSchemaFormat(_ format: String) -> Bool {
+        format.hasPrefix("application/schema+json") || format.hasPrefix("application/schema+yaml")
+            || format.hasPrefix("application/vnd.oai.openapi") || format.hasPrefix("application/vnd.aai.asyncapi")
     }
 
     func upperFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }

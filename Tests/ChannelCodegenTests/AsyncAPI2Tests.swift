@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// Issue 14: AsyncAPI 2.x documents are read as the 3.0 document they describe: channels keyed
+/// by address, `subscribe` is what the app receives, `publish` what it sends, `message.oneOf`
+/// several messages; diagnostics point into the 2.x file.
+@Suite("AsyncAPI 2.x input")
+struct AsyncAPI2Tests {
+    static let spec = """
+        asyncapi: '2.6.0'
+        info: {title: Prices, version: 1.0.0}
+        tags: [{name: market}]
+        channels:
+          app/prices/{market}:
+            parameters:
+              market: {$ref: '#/components/parameters/market'}
+            subscribe:
+              operationId: priceValues
+              summary: Prices as they change.
+              message:
+                oneOf:
+                  - $ref: '#/components/messages/tick'
+                  - $ref: '#/components/messages/halt'
+            publish:
+              operationId: placeOrder
+              message: {$ref: '#/components/messages/tick'}
+        components:
+          parameters:
+            market:
+              description: The market.
+              schema: {type: string, enum: [eu, us]}
+          messages:
+            tick:
+              messageId: tick
+              name: price/tick
+              schemaFormat: application/schema+json;version=draft-07
+              payload: {type: object, required: [eventType, price], properties: {eventType: {type: string}, price: {type: number}}}
+            halt:
+              name: price/halt
+              payload: {type: object, required: [eventType], properties: {eventType: {type: string}, reason: {type: string}}}
+        """
+
+    @Test func aSubscribeBecomesAReceiveStreamOfItsMessages() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let specURL = work.appendingPathComponent("prices.yaml")
+        try Self.spec.write(to: specURL, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: specURL)
+        let output = work.appendingPathComponent("out")
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        // The publish is skipped, reported at its 2.x line.
+        #expect(result.stderr.contains("prices.yaml:15:5: warning: operation 'placeOrder' has action 'send' and is skipped"), "\(result.stderr)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func priceValues() async -> AsyncStream<AppPricesMarketMessage>"), "\(notifier)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("case tick(TickPayload)") || models.contains("case tick("), "\(models)")
+        let channels = try TestSupport.contents(output.appendingPathComponent("Channels.swift"))
+        #expect(channels.contains("app/prices/{market}"))
+        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
+        let typecheck = try await TestSupport.typecheck(sources)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    @Test func aMessageInAnotherFormatIsReportedAtItsLine() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let avro = Self.spec.replacingOccurrences(of: "application/schema+json;version=draft-07", with: "application/vnd.apache.avro;version=1.9.0")
+        try avro.write(to: work.appendingPathComponent("prices.yaml"), atomically: true, encoding: .utf8)
+        let result = try await TestSupport.channelgen(["lint", "--strict", "prices.yaml"], in: work)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("prices.yaml:27:21: error: schemaFormat 'application/vnd.apache.avro;version=1.9.0' is not supported"), "\(result.stderr)")
+    }
+}
