@@ -72,3 +72,48 @@ struct AsyncAPI2Tests {
         #expect(result.stderr.contains("prices.yaml:27:21: error: schemaFormat 'application/vnd.apache.avro;version=1.9.0' is not supported"), "\(result.stderr)")
     }
 }
+
+/// Issue 14: operation and message traits are merged into their object (the object's own keys
+/// win); what a merged trait brings is then checked like the object's own keys.
+@Suite("Traits")
+struct TraitsTests {
+    @Test func traitsAreMergedAndTheObjectsOwnKeysWin() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Traits, version: 1.0.0}
+            channels:
+              c:
+                address: app/c
+                messages:
+                  m:
+                    traits:
+                      - $ref: '#/components/messageTraits/named'
+                      - {name: second/name, summary: From a trait.}
+                    payload: {type: object, required: [eventType], properties: {eventType: {type: string}}}
+            operations:
+              cValues:
+                action: receive
+                channel: {$ref: '#/channels/c'}
+                summary: Own summary.
+                traits: [{$ref: '#/components/operationTraits/kafka'}]
+            components:
+              messageTraits:
+                named: {name: trait/name}
+              operationTraits:
+                kafka: {summary: Trait summary., bindings: {kafka: {clientId: x}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
+        let output = work.appendingPathComponent("out")
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        // The trait's bindings are the operation's now: ignored with a warning at the trait's line.
+        #expect(result.stderr.contains("main.yaml:22:38: warning: 'bindings' in operation 'cValues' is ignored"), "\(result.stderr)")
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains(#"eventType: String? = "trait/name""#), "\(subscriptions)")  // the first trait's name
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("/// Own summary.") && !notifier.contains("Trait summary."))
+    }
+}

@@ -50,7 +50,6 @@ extension KeyRules {
         object: "operation",
         accepted: ["action", "channel", "messages", "title", "summary", "description", "security", "tags", "externalDocs"],
         unsupported: [
-            "traits": "write the trait's keys into the operation",
             "reply": "request/reply operations are not part of the channel subset",
         ],
         ignored: ["bindings": "AppSync Events has no per-operation protocol bindings"])
@@ -62,7 +61,6 @@ extension KeyRules {
             "messageId", "schemaFormat", "deprecated",  // AsyncAPI 2.x
         ],
         unsupported: [
-            "traits": "write the trait's keys into the message",
             "headers": "AppSync Events messages carry no headers; put the fields into the payload",
         ],
         ignored: ["bindings": "AppSync Events has no per-message protocol bindings"])
@@ -70,7 +68,7 @@ extension KeyRules {
     /// A message read for its payload model alone (`generate: models`).
     static let messageModel = KeyRules(
         object: "message",
-        accepted: message.accepted.union(["traits", "headers", "bindings"]))
+        accepted: message.accepted.union(["headers", "bindings"]))
 
     static let multiFormatSchema = KeyRules(object: "payload", accepted: ["schemaFormat", "schema"])
 

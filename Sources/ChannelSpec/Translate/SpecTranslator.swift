@@ -311,7 +311,8 @@ struct Translation {
     // MARK: Messages
 
     mutating func message(key: String, _ reference: Cursor, channelKey: String, payloadName: String) -> Message? {
-        guard let cursor = resolve(reference), mapping(cursor, "message '\(key)'") != nil else { return nil }
+        guard let resolved = resolve(reference), mapping(resolved, "message '\(key)'") != nil,
+              let cursor = applyingTraits(resolved, of: "message '\(key)'") else { return nil }
         // Headers, traits and bindings belong to a transport; models of the payload do not need them.
         (modelsOnly ? KeyRules.messageModel : KeyRules.message).check(cursor, named: "'\(key)'", into: &diagnostics)
         if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
@@ -369,7 +370,8 @@ struct Translation {
     }
 
     private mutating func operation(id: String, keyLocation: SourceLocation, _ reference: Cursor, channels: ChannelLookup) -> ReceiveOperation? {
-        guard let cursor = resolve(reference), mapping(cursor, "operation '\(id)'") != nil else { return nil }
+        guard let resolved = resolve(reference), mapping(resolved, "operation '\(id)'") != nil,
+              let cursor = applyingTraits(resolved, of: "operation '\(id)'") else { return nil }
         KeyRules.operation.check(cursor, named: "'\(id)'", into: &diagnostics)
         guard let actionNode = cursor.node["action"] else {
             diagnostics.error("missing required key 'action' in operation '\(id)'", at: cursor.declarationLocation)
@@ -467,6 +469,26 @@ struct Translation {
 
     private func documentation(_ cursor: Cursor) -> Documentation {
         Documentation(summary: cursor.node["summary"]?.string ?? cursor.node["title"]?.string, description: cursor.node["description"]?.string)
+    }
+
+    /// An operation or message with its `traits` merged in: each trait's keys the object does not
+    /// set itself (the object's own values win, as AsyncAPI's merge says), traits in order.
+    mutating func applyingTraits(_ cursor: Cursor, of what: String) -> Cursor? {
+        guard let traits = cursor.child("traits") else { return cursor }
+        guard traits.node.items != nil else {
+            diagnostics.error("'traits' of \(what) must be a list, found \(traits.node.kindDescription)", at: traits.location)
+            return nil
+        }
+        var entries = (cursor.node.entries ?? []).filter { $0.key != "traits" }
+        for element in traits.elements {
+            guard let trait = resolve(element), let traitEntries = mapping(trait, "a trait of \(what)") else { return nil }
+            for entry in traitEntries where !entries.contains(where: { $0.key == entry.key }) {
+                entries.append(YAMLNode.Entry(key: entry.key, keyLocation: entry.keyLocation, value: entry.cursor.node))
+            }
+        }
+        var merged = cursor
+        merged.node = YAMLNode(.mapping(entries), at: cursor.node.location)
+        return merged
     }
 
     static func isSupportedSchemaFormat(_ format: String) -> Bool {
