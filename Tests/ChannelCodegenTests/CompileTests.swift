@@ -541,27 +541,25 @@ struct CompileTests {
         #expect(Self.corpus.count == 14)
     }
 
-    /// Each real-world document either generates models that type-check, or stops with
-    /// `file:line:col` diagnostics and exit 1; nothing crashes.
+    /// Every real-world document (3.0, 2.x, split across files) generates, warnings located, and
+    /// everything it generates type-checks.
     @Test(arguments: corpus)
-    func corpusDocumentGeneratesOrFailsCleanly(_ path: String) async throws {
+    func corpusDocumentGeneratesAndTypeChecks(_ path: String) async throws {
         let root = TestSupport.fixtures.appendingPathComponent("corpus/asyncapi")
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let config = try TestSupport.writeConfig(in: work, spec: root.appendingPathComponent(path))
         let output = work.appendingPathComponent("out")
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
-        #expect(result.status == 0 || result.status == 1, "crashed: \(result.stderr)")
-        let diagnostic = /^.+:\d+:\d+: (error|warning|note): .+$/
+        // Issue 14: every document generates (lenient: what a target cannot serve is skipped with warnings).
+        #expect(result.status == 0, "\(result.stderr)")
+        let diagnostic = /^.+:\d+:\d+: (warning|note): .+$/
         for line in result.stderr.split(separator: "\n") {
-            #expect(line.wholeMatch(of: diagnostic) != nil, "not a located diagnostic: \(line)")
+            #expect(line.wholeMatch(of: diagnostic) != nil, "not a located warning: \(line)")
         }
-        if result.status == 0 {
-            let typecheck = try await TestSupport.typecheck([output.appendingPathComponent("Models.swift")])
-            #expect(typecheck.status == 0, "\(typecheck.stderr)")
-        } else {
-            #expect(result.stderr.contains(": error: "))
-            #expect(!FileManager.default.fileExists(atPath: output.path))
-        }
+        guard result.status == 0 else { return }
+        let files = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
+        let typecheck = try await TestSupport.typecheck(files.map { output.appendingPathComponent($0) })
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 }
