@@ -399,6 +399,141 @@ struct SnippetTests {
             """#
         #expect(try await generate(snippet + "\n", file: "Channels.swift", declaration: "Channels") == expected)
     }
+
+    /// The schemas of the composition snippets below.
+    static let compositionSnippet = #"""
+                Payload:
+                  oneOf:
+                    - $ref: '#/components/schemas/Added'
+                    - $ref: '#/components/schemas/Node'
+                  discriminator: {propertyName: kind, mapping: {thing/added: Added}}
+                Added:
+                  allOf:
+                    - $ref: '#/components/schemas/Base'
+                    - {type: object, required: [id], properties: {id: {type: string}}}
+                Base: {type: object, required: [kind], properties: {kind: {type: string}}}
+                Node:
+                  type: object
+                  required: [kind]
+                  properties:
+                    kind: {type: string}
+                    next: {$ref: '#/components/schemas/Node'}
+                  additionalProperties: {type: integer}
+        """#
+
+    /// Issue 14: `oneOf` with an OpenAPI discriminator: a case per variant, picked by the mapping key or
+    /// the component name, and `unknown` keeping other JSON.
+    @Test func aDiscriminatedUnionIsAnOpenEnumPickedByItsMapping() async throws {
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public enum Payload: Codable, Hashable, Sendable {
+                case added(Added)
+                case node(Node)
+                /// A variant this client does not know yet: decoding never fails on a new kind of value,
+                /// and its JSON is encoded back unchanged.
+                case unknown(JSONValue)
+
+                enum CodingKeys: String, CodingKey {
+                    case tag = "kind"
+                }
+
+                public init(from decoder: any Decoder) throws {
+                    switch try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .tag) {
+                    case "thing/added"?: self = .added(try decoder.value())
+                    case "Node"?: self = .node(try decoder.value())
+                    default: self = .unknown(try decoder.value())
+                    }
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    switch self {
+                    case .added(let value): try value.encode(to: encoder)
+                    case .node(let value): try value.encode(to: encoder)
+                    case .unknown(let value): try value.encode(to: encoder)
+                    }
+                }
+            }
+            """#
+        let actual = try await generate(Self.compositionSnippet, file: "Models.swift", declaration: "Payload")
+        #expect(actual == expected)
+    }
+
+    /// Issue 14: `allOf` of a base and an object: one struct with both sets of properties.
+    @Test func anAllOfOfObjectsIsOneMergedStruct() async throws {
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Added`.
+            public struct Added: Codable, Hashable, Sendable {
+                public var kind: String
+                public var id: String
+
+                public init(kind: String, id: String) {
+                    self.kind = kind
+                    self.id = id
+                }
+            }
+            """#
+        let actual = try await generate(Self.compositionSnippet, file: "Models.swift", declaration: "Added")
+        #expect(actual == expected)
+    }
+
+    /// Issue 14: a property of the type itself is boxed behind a property of the same name, and
+    /// `additionalProperties` beside `properties` keeps the other keys.
+    @Test func aTypeContainingItselfIsBoxedAndKeepsItsExtraProperties() async throws {
+        let expected = #"""
+            /// - Remark: Generated from `#/components/schemas/Node`.
+            public struct Node: Codable, Hashable, Sendable {
+                public var kind: String
+
+                public var next: Node? {
+                    get { _next.value }
+                    set { _next = Indirect(newValue) }
+                }
+
+                fileprivate var _next: Indirect<Node?>
+                /// The properties the schema does not name, by key.
+                public var additionalProperties: [String: Int]
+
+                public init(
+                    kind: String,
+                    next: Node? = nil,
+                    additionalProperties: [String: Int] = [:],
+                ) {
+                    self.kind = kind
+                    self._next = Indirect(next)
+                    self.additionalProperties = additionalProperties
+                }
+
+                enum CodingKeys: String, CodingKey {
+                    case kind
+                    case next
+                }
+
+                public init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.kind = try container.value(forKey: .kind)
+                    self._next = Indirect(try container.valueIfPresent(forKey: .next))
+                    let others = try decoder.container(keyedBy: ExtraPropertyKey.self)
+                    var additionalProperties: [String: Int] = [:]
+                    for key in others.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
+                        additionalProperties[key.stringValue] = try others.value(forKey: key)
+                    }
+                    self.additionalProperties = additionalProperties
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(self.kind, forKey: .kind)
+                    try container.encodeIfPresent(self.next, forKey: .next)
+                    var others = encoder.container(keyedBy: ExtraPropertyKey.self)
+                    for (key, value) in self.additionalProperties {
+                        try others.encode(value, forKey: ExtraPropertyKey(key))
+                    }
+                }
+            }
+            """#
+        let actual = try await generate(Self.compositionSnippet, file: "Models.swift", declaration: "Node")
+        #expect(actual == expected)
+    }
 }
 
 @Suite("Real-world schema spellings")
