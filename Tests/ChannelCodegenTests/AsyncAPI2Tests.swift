@@ -62,6 +62,22 @@ struct AsyncAPI2Tests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// Malformed 2.x shapes stay errors at their place after the move to 3.0 (none is silently dropped).
+    @Test(arguments: [
+        ("channels: [a, b]", "3:11: error: channels must be a mapping, found a list"),
+        ("channels: {a: 5}", "3:15: error: channel 'a' has no messages"),
+        ("channels: {a: {subscribe: 7}}", "3:27: error: operation 'a receive' must be a mapping, found a number"),
+        ("channels: {a: {subscribe: {message: [1]}}}", "3:37: error: message 'message' must be a mapping, found a list"),
+    ])
+    func malformedShapesAreErrorsAtTheirPlace(body: String, expected: String) async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try "asyncapi: '2.0.0'\ninfo: {title: T, version: '1'}\n\(body)\n".write(to: work.appendingPathComponent("s.yaml"), atomically: true, encoding: .utf8)
+        let result = try await TestSupport.channelgen(["lint", "s.yaml"], in: work)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("s.yaml:" + expected), "\(result.stderr)")
+    }
+
     @Test func aMessageInAnotherFormatIsReportedAtItsLine() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }

@@ -15,10 +15,9 @@ enum AsyncAPI2 {
 
     /// The 3.0 form of a 2.x document.
     static func converted(_ root: YAMLNode) -> YAMLNode {
+        // Without a `channels` mapping there is nothing to move; the 3.0 checks report a malformed one.
+        guard let channels = root["channels"], let channelEntries = channels.entries else { return root }
         var entries = (root.entries ?? []).filter { $0.key != "channels" }
-        guard let channels = root["channels"], let channelEntries = channels.entries else {
-            return YAMLNode(.mapping(entries), at: root.location)
-        }
         var newChannels: [YAMLNode.Entry] = []
         var operations: [YAMLNode.Entry] = []
         var operationIDs: Set<String> = []
@@ -32,6 +31,11 @@ enum AsyncAPI2 {
             var messages: [YAMLNode.Entry] = []
             for (action, verb) in [("subscribe", "receive"), ("publish", "send")] {
                 guard let operation = item.entries?.first(where: { $0.key == action }) else { continue }
+                guard operation.value.entries != nil else {
+                    // Malformed: passed on as it is, for the 3.0 checks to report at its place.
+                    operations.append(YAMLNode.Entry(key: "\(channel.key) \(verb)", keyLocation: operation.keyLocation, value: operation.value))
+                    continue
+                }
                 for message in messageNodes(of: operation.value) {
                     var key = messageKey(message)
                     while messages.contains(where: { $0.key == key }) { key += "_" }
