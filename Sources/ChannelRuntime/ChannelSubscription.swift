@@ -47,6 +47,16 @@ public protocol ChannelEventSource: Sendable {
 
     /// The connection's states, starting with the current one.
     func connectionStateUpdates() async -> AsyncStream<ConnectionState>
+
+    /// Publishes 1–5 events to `subscription`'s channel for the source's current parameters.
+    func publish<Subscription: ChannelSubscription>(_ events: [Subscription.Event], to subscription: Subscription.Type) async throws(ChannelPublishError)
+}
+
+extension ChannelEventSource {
+    /// A source that does not publish (a test double) throws `unsupportedSource`.
+    public func publish<Subscription: ChannelSubscription>(_ events: [Subscription.Event], to subscription: Subscription.Type) async throws(ChannelPublishError) {
+        throw .unsupportedSource
+    }
 }
 
 /// A payload that names its own event type. The runtime compares it with the subscription's

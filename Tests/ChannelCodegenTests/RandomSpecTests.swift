@@ -96,6 +96,7 @@ enum RandomSpec {
                     (key, Bool.random(using: &random) ? texts.randomElement(using: &random)! : nil, schemaNames.randomElement(using: &random)!)
                 }
             }
+            channel.isSend = Int.random(in: 0..<4, using: &random) == 0
             channels.append(channel)
         }
         return SpecBuilder(

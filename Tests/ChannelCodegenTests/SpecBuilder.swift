@@ -24,6 +24,8 @@ struct SpecBuilder {
         var payload: String
         var description = "A channel."
         var xSwiftName: String? = nil
+        /// `send`: the operation is a typed publish method instead of a stream.
+        var isSend = false
         /// More messages on the channel (key, name, payload schema): the channel then carries an enum of them.
         var moreMessages: [(key: String, name: String?, payload: String)] = []
     }
@@ -81,7 +83,7 @@ struct SpecBuilder {
         lines.append("operations:")
         for channel in channels {
             lines.append("  \(y(channel.operationId)):")
-            lines.append("    action: receive")
+            lines.append("    action: \(channel.isSend ? "send" : "receive")")
             lines.append("    summary: \(y(text))")
             lines.append("    channel: {$ref: \(TypeCheckSupport.reference("channels", channel.key))}")
         }

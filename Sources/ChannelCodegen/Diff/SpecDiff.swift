@@ -87,11 +87,11 @@ package struct SpecDiff {
 
     // MARK: Channels
 
-    private func method(_ side: Side, _ operation: ReceiveOperation) -> String {
+    private func method(_ side: Side, _ operation: ChannelOperation) -> String {
         "\(side.names.notifier.name).\(side.names.methods[operation.id]?.name ?? operation.id)"
     }
 
-    private mutating func compareChannel(_ before: (operation: ReceiveOperation, channel: Channel), _ after: (operation: ReceiveOperation, channel: Channel)) {
+    private mutating func compareChannel(_ before: (operation: ChannelOperation, channel: Channel), _ after: (operation: ChannelOperation, channel: Channel)) {
         let channel = after.channel
         let location = channel.origin.location
         let methodName = method(new, after.operation)

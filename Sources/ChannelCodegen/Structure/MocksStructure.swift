@@ -19,6 +19,13 @@ struct MocksStructure {
                     access: access, binding: .let, name: names.mockProperties[operation.id]!,
                     value: .code("\(broadcaster)<\(types.type(channel.message.payload))>()"))))
         }
+        members += api.publishers.map { operation, channel in
+            Declaration(
+                documentation: DocComment(["Every batch of events passed to `\(names.methods[operation.id]!.name)(_:)`, in order."]),
+                .variable(Variable(
+                    access: access, binding: .let, name: names.mockProperties[operation.id]!,
+                    value: .code("\(broadcaster)<[\(types.type(channel.message.payload))]>()"))))
+        }
         members += names.notifierParameters.map { parameter in
             Declaration(
                 documentation: DocComment([
@@ -49,6 +56,19 @@ struct MocksStructure {
                         returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<\(payload)>>",
                         body: [.code("self.\(property).envelopes(channel: \(subscription).template.address, eventType: \(subscription).eventType)")]))),
             ]
+        }
+        members += api.publishers.map { operation, channel in
+            let property = names.mockProperties[operation.id]!
+            return Declaration(
+                documentation: DocComment(["Checks the event count like the real notifier, then records the events in `\(property.name)`."]),
+                .function(Function(
+                    access: access, name: .function(names.methods[operation.id]!),
+                    parameters: [Parameter(label: nil, localName: Identifier("events"), type: "[\(types.type(channel.message.payload))]")],
+                    effects: "async throws(\(types.runtime("ChannelPublishError")))",
+                    body: [
+                        .block("guard (1...5).contains(events.count) else", [.code("throw .eventCount(events.count)")]),
+                        .code("self.\(property).send(events)"),
+                    ])))
         }
         members += names.notifierParameters.map { parameter in
             let local = parameter.swiftName.name == "self" ? Identifier("value") : parameter.swiftName

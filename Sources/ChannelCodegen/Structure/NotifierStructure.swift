@@ -17,6 +17,7 @@ struct NotifierStructure {
             .type(TypeDeclaration(
                 access: access, keyword: .protocol, name: .identifier(names.notifierProtocol), conformances: [types.swift("Sendable")],
                 members: api.receivers.flatMap { methods($0.operation, $0.channel, implemented: false) }
+                    + api.publishers.map { publishMethod($0.operation, $0.channel, implemented: false) }
                     + names.notifierParameters.map { setter($0, body: nil) })))
 
         var members: [Declaration] = [
@@ -27,6 +28,7 @@ struct NotifierStructure {
                 body: [.code("self.source = source")]))),
         ]
         members += api.receivers.flatMap { methods($0.operation, $0.channel, implemented: true) }
+        members += api.publishers.map { publishMethod($0.operation, $0.channel, implemented: true) }
         members += names.notifierParameters.map { parameter in
             setter(parameter, body: [
                 .code("await self.source.setParameter(\(literal: parameter.name), to: try \(types.runtime("ChannelSegment"))(\(local(parameter)), parameter: \(literal: parameter.name)))"),
@@ -47,7 +49,7 @@ struct NotifierStructure {
 
     /// The three ways to read one operation's events: for the source's parameters, for one
     /// instance of the channel, and as envelopes (with channel, event type, arrival and sequence).
-    private func methods(_ operation: ReceiveOperation, _ channel: Channel, implemented: Bool) -> [Declaration] {
+    private func methods(_ operation: ChannelOperation, _ channel: Channel, implemented: Bool) -> [Declaration] {
         let subscription = names.subscriptions[channel.key]!
         let payload = types.type(channel.message.payload)
         let stream = types.swift("AsyncStream")
@@ -81,6 +83,22 @@ struct NotifierStructure {
                     returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<\(payload)>>",
                     body: implemented ? [.code("await self.source.envelopes(\(subscription).self)")] : nil))),
         ]
+    }
+
+    /// A `send` operation: publishes typed events to the channel for the source's parameters.
+    private func publishMethod(_ operation: ChannelOperation, _ channel: Channel, implemented: Bool) -> Declaration {
+        let subscription = names.subscriptions[channel.key]!
+        return Declaration(
+            documentation: SwiftTypes.documentation(
+                operation.documentation, fallback: "Publishes to `\(channel.address.text)`.",
+                notes: ["Throws: `ChannelPublishError` for 0 or more than 5 events, an event over 240 KB (nothing is\n  sent then), a missing channel parameter, or a refused publish."],
+                remark: operation.origin.reference),
+            isDeprecated: operation.documentation.isDeprecated,
+            .function(Function(
+                access: implemented ? access : nil, name: .function(names.methods[operation.id]!),
+                parameters: [Parameter(label: nil, localName: Identifier("events"), type: "[\(types.type(channel.message.payload))]")],
+                effects: "async throws(\(types.runtime("ChannelPublishError")))",
+                body: implemented ? [.code("try await self.source.publish(events, to: \(subscription).self)")] : nil)))
     }
 
     /// The setter's argument: the parameter's Swift name, or `value` where that name is `self`.

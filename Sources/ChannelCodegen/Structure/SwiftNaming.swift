@@ -204,6 +204,12 @@ struct SwiftNaming {
                   location: operation.origin.location, original: operation.swiftName ?? operation.id)
         }, &diagnostics)
         for (operation, name) in zip(api.operations, methodNames) { methods[operation.id] = Identifier(name) }
+        // Publish methods: named by their operation as written (`sendChatMessage`).
+        let publishNames = methodScope.claim(api.sends.map { operation in
+            .init(SwiftIdentifiers.lowerCamel(operation.swiftName ?? operation.id), explicit: operation.swiftName != nil,
+                  location: operation.origin.location, original: operation.swiftName ?? operation.id, what: "publish method")
+        }, &diagnostics)
+        for (operation, name) in zip(api.sends, publishNames) { methods[operation.id] = Identifier(name) }
         // Claimed after every method, so a spec's own names win and a clash gets a suffix and a warning.
         let envelopeNames = methodScope.claim(methodNames.enumerated().map { index, name in
             .init(name.hasSuffix("Values") && name.count > 6 ? String(name.dropLast(6)) + "Envelopes" : name + "Envelopes",
@@ -223,6 +229,11 @@ struct SwiftNaming {
             .init(name, explicit: false, location: api.operations[index].origin.location, original: api.operations[index].id)
         }, &diagnostics)
         for (operation, name) in zip(api.operations, broadcasterNames) { mockProperties[operation.id] = Identifier(name) }
+        let publishedNames = mockScope.claim(publishNames.enumerated().map { index, name in
+            .init(name + "Published", explicit: false, location: api.sends[index].origin.location, original: api.sends[index].id,
+                  what: "mock publish record")
+        }, &diagnostics)
+        for (operation, name) in zip(api.sends, publishedNames) { mockProperties[operation.id] = Identifier(name) }
         for (index, parameter) in distinct.enumerated() {
             notifierParameters.append(NotifierParameter(
                 name: parameter.name, swiftName: Identifier(SwiftIdentifiers.lowerCamel(parameter.name)),

@@ -170,6 +170,27 @@ public actor ChannelEventHub: ChannelEventSource {
     }
 
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
+    /// Publishes 1–5 events to `subscription`'s channel for the current parameters, over the
+    /// connection (which must publish: `ChannelPublishing`). The limits are checked first: nothing
+    /// is sent when any event is too large.
+    public func publish<Subscription: ChannelSubscription>(
+        _ events: [Subscription.Event], to subscription: Subscription.Type
+    ) async throws(ChannelPublishError) {
+        let texts = try ChannelPublishError.encoded(events)
+        let instance: Subscription
+        do {
+            instance = try Subscription(parameters: parameters)
+        } catch {
+            throw .parameters(error)
+        }
+        guard let publisher = connection as? any ChannelPublishing else { throw .unsupportedTransport }
+        do {
+            try await publisher.publishEvents(texts, to: instance.channel)
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
     public func setParameter(_ name: String, to value: ChannelSegment) async {
         guard parameters[name] != value else { return }
         parameters[name] = value

@@ -37,6 +37,8 @@ enum AsyncAPI2 {
                     continue
                 }
                 for message in messageNodes(of: operation.value) {
+                    // A message both sent and received is one message of the channel.
+                    if let reference = message["$ref"]?.string, messages.contains(where: { $0.value["$ref"]?.string == reference }) { continue }
                     var key = messageKey(message)
                     while messages.contains(where: { $0.key == key }) { key += "_" }
                     messages.append(YAMLNode.Entry(key: key, keyLocation: message.location, value: message))

@@ -7,14 +7,22 @@ package struct ChannelAPI: Sendable {
     /// Notifier type name from `info.x-swift-notifier`, when the spec sets one.
     package var notifierName: String?
     package var channels: [Channel]
-    package var operations: [ReceiveOperation]
+    /// The `receive` operations: one stream method each.
+    package var operations: [ChannelOperation]
+    /// The `send` operations: one publish method each.
+    package var sends: [ChannelOperation] = []
     /// Named types (component schemas and inline objects/enums that need a name), in first-use order.
     package var types: [NamedType]
     /// Every spec file read (the root first).
     package var files: [String]
 
     /// Each receive operation with the channel it reads.
-    package var receivers: [(operation: ReceiveOperation, channel: Channel)] {
+    package var receivers: [(operation: ChannelOperation, channel: Channel)] { withChannels(operations) }
+
+    /// Each send operation with the channel it publishes to.
+    package var publishers: [(operation: ChannelOperation, channel: Channel)] { withChannels(sends) }
+
+    private func withChannels(_ operations: [ChannelOperation]) -> [(operation: ChannelOperation, channel: Channel)] {
         let byKey = Dictionary(channels.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         return operations.compactMap { operation in byKey[operation.channelKey].map { (operation, $0) } }
     }
@@ -91,13 +99,16 @@ package struct Message: Sendable {
     package var origin: Origin
 }
 
-package struct ReceiveOperation: Sendable {
+/// A `receive` operation (a stream of the channel's events) or a `send` (a publish to it).
+package struct ChannelOperation: Sendable {
     package var id: String
     package var swiftName: String?
     /// Key of the channel in `ChannelAPI.channels`.
     package var channelKey: String
     package var documentation: Documentation
     package var origin: Origin
+    /// `action: send`: the app publishes to the channel.
+    package var isSend = false
 }
 
 /// The type of a value: a primitive, a container, or a reference to a `NamedType`.

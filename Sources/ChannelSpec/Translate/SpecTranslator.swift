@@ -109,7 +109,8 @@ struct Translation {
             }
         }
 
-        var operations: [ReceiveOperation] = []
+        var operations: [ChannelOperation] = []
+        var sends: [ChannelOperation] = []
         if let operationsCursor = root.child("operations"), let entries = mapping(operationsCursor, "operations") {
             let lookup = ChannelLookup(channels: channels, resolved: resolvedChannels)
             for (key, keyLocation, cursor) in entries {
@@ -122,18 +123,20 @@ struct Translation {
                         at: keyLocation)
                     continue
                 }
-                if let operation = translated { operations.append(operation) }
+                if let operation = translated {
+                    if operation.isSend { sends.append(operation) } else { operations.append(operation) }
+                }
             }
         }
         if root.child("channels") == nil {
             diagnostics.warning("the document has no 'channels': nothing is generated but the notifier", at: root.location)
-        } else if operations.isEmpty && !channels.isEmpty {
-            diagnostics.warning("no 'receive' operations: the notifier will have no methods", at: root.child("operations")?.location ?? root.location)
+        } else if operations.isEmpty && sends.isEmpty && !channels.isEmpty {
+            diagnostics.warning("no 'receive' or 'send' operations: the notifier will have no methods", at: root.child("operations")?.location ?? root.location)
         }
 
         return ChannelAPI(
             title: title, version: version, description: description, notifierName: notifierName,
-            channels: channels, operations: operations, types: schemas.types, files: workspace.loadedFiles)
+            channels: channels, operations: operations, sends: sends, types: schemas.types, files: workspace.loadedFiles)
     }
 
     /// Lenient generation: when everything wrong with channel `key` is outside the subset, its errors
@@ -369,7 +372,7 @@ struct Translation {
         }
     }
 
-    private mutating func operation(id: String, keyLocation: SourceLocation, _ reference: Cursor, channels: ChannelLookup) -> ReceiveOperation? {
+    private mutating func operation(id: String, keyLocation: SourceLocation, _ reference: Cursor, channels: ChannelLookup) -> ChannelOperation? {
         guard let resolved = resolve(reference), mapping(resolved, "operation '\(id)'") != nil,
               let cursor = applyingTraits(resolved, of: "operation '\(id)'") else { return nil }
         KeyRules.operation.check(cursor, named: "'\(id)'", into: &diagnostics)
@@ -377,14 +380,12 @@ struct Translation {
             diagnostics.error("missing required key 'action' in operation '\(id)'", at: cursor.declarationLocation)
             return nil
         }
+        let isSend: Bool
         switch actionNode.string {
         case "receive":
-            break
+            isSend = false
         case "send":
-            diagnostics.warning(
-                "operation '\(id)' has action 'send' and is skipped: channelgen generates streams for 'receive' operations",
-                at: actionNode.location)
-            return nil
+            isSend = true
         default:
             diagnostics.error("operation '\(id)' has action '\(actionNode.scalar?.text ?? "")'; expected 'send' or 'receive'", at: actionNode.location)
             return nil
@@ -417,10 +418,10 @@ struct Translation {
                 }
             }
         }
-        return ReceiveOperation(
+        return ChannelOperation(
             id: id, swiftName: cursor.node["x-swift-name"]?.string, channelKey: channel.key,
             documentation: documentation(cursor),
-            origin: Origin(location: keyLocation, reference: workspace.displayReference(reference)))
+            origin: Origin(location: keyLocation, reference: workspace.displayReference(reference)), isSend: isSend)
     }
 
     // MARK: Helpers
