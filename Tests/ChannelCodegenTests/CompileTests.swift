@@ -144,10 +144,8 @@ struct CompileTests {
             let value = try JSONDecoder().decode(Keywords.self, from: Data(json.utf8))
             print(value.default, value.protocol, value.`self`, value.type?.in ?? "-", value.case == .`self`)
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("keywords")
-        let build = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path], background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout == "d 7 true x true\n")
     }
 
@@ -211,10 +209,8 @@ struct CompileTests {
             let owner: Pet? = cat.owner
             print(cat.petType, cat.name, Int(cat.bornAt!.timeIntervalSince1970), cat.huntingSkill == .lazy, cat.id ?? "-", owner?.name ?? "-")
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("pets")
-        let build = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-swift-version", "6", files[0].path, main.path, "-o", binary.path], background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout == "cat Tom 1577934245 true c1 Rex\n")
     }
 
@@ -288,14 +284,8 @@ struct CompileTests {
             let encoded = try JSONEncoder().encode(Market.heartbeat(Heartbeat(type: "heartbeat", socketSequence: 4)))
             print(show(Market.self, String(decoding: encoded, as: UTF8.self)))
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("unions")
-        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
-        let build = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
-            background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         // (Printed types carry the module the test compiles everything into.)
         #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
             #"heartbeat(Heartbeat(type: "heartbeat", socketSequence: Optional(3)))"#,
@@ -357,14 +347,8 @@ struct CompileTests {
             let again = try JSONDecoder().decode(Labels.self, from: JSONEncoder().encode(labels))
             print(again == labels)
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("extras")
-        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
-        let build = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
-            background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
             #"a u spec's own ["colour": JSONValue.string("red")]"#,
             #"1577934245 ["last": 1577934246]"#,
@@ -442,14 +426,8 @@ struct CompileTests {
             let again = try JSONDecoder().decode(Pet.self, from: JSONEncoder().encode(pet))
             print(again == pet)
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("recursive")
-        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
-        let build = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
-            background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout.split(separator: "\n").map(String.init) == [
             #"c p g - ["k"] h"#,
             "x g false",  // the box is a value: editing a copy leaves the original alone
@@ -507,14 +485,8 @@ struct CompileTests {
             print(show(TickerMessage.self, #"{"kind":"quote","bid":2.5}"#))
             print(show(TickerMessage.self, #"{"kind":"trade","price":1.5}"#))
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("rooms")
-        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
-        let build = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", files[0].path, runtime.path, main.path, "-o", binary.path],
-            background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
             #"posted(PostedPayload(eventType: "chat/posted", text: "hi"))"#,
             #"typing(TypingPayload(eventType: "chat/typing", who: Optional("ann")))"#,

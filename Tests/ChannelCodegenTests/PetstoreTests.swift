@@ -61,14 +61,8 @@ struct PetstoreTests {
             print(decodes(AllOfObjects.self, #"{"message":"m","code":7}"#)?.code ?? -1)
             if case .petKind(.cat)? = decodes(MixedOneOf.self, #""cat""#) { print("cat") } else { print("no") }
             """.write(to: main, atomically: true, encoding: .utf8)
-        let binary = work.appendingPathComponent("pets")
-        let runtime = TestSupport.packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
-        let build = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", sources[0].path, runtime.path, main.path, "-o", binary.path],
-            background: true)
-        #expect(build.status == 0, "\(build.stderr)")
-        let run = try await TestSupport.run(binary, [])
+        let run = try await TestSupport.runProgram(models: sources[0], main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout.split(separator: "\n").map(String.init) == ["Rex true", "date", "3", "c", "2", "7", "cat"])
     }
 }

@@ -40,6 +40,20 @@ enum TestSupport {
             background: true)
     }
 
+    /// Compiles generated models with a `main.swift` into a program and returns what it prints.
+    /// The models and `JSONValue` (which unions and untyped values use) are built as one module
+    /// named `ChannelRuntime`, so the models' `import ChannelRuntime` needs no built runtime.
+    static func runProgram(models: URL, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
+        let binary = work.appendingPathComponent("program")
+        let runtime = packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
+        let build = try await run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", models.path, runtime.path, mainFile.path, "-o", binary.path],
+            background: true)
+        guard build.status == 0 else { return (build, "") }
+        return (build, try await run(binary, []).stdout)
+    }
+
     /// A fresh temporary folder, removed by the caller with `removeItem`.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("channelgen-tests-\(UUID().uuidString)")
