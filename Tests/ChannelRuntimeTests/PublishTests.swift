@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A connection that records what it is asked to publish (and can refuse).
-actor RecordingPublisher: ChannelConnection, ChannelPublishing {
+actor RecordingPublisher: IdleConnection, ChannelPublishing {
     nonisolated let metrics = RuntimeMetrics()
     private(set) var published: [(events: [String], channel: String)] = []
     var refusal: String?
@@ -14,27 +14,24 @@ actor RecordingPublisher: ChannelConnection, ChannelPublishing {
         if let refusal { throw NSError(domain: refusal, code: 1) }
         published.append((events, channel))
     }
-
-    func subscribe(to channel: String) async throws -> RawChannelSubscription {
-        RawChannelSubscription(id: channel, channel: channel, events: AsyncStream { $0.finish() })
-    }
-    func unsubscribe(_ id: String) async {}
-    func status(ofSubscription id: String) async -> SubscriptionStatus? { nil }
-    func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> { AsyncStream { $0.finish() } }
-    var state: ConnectionState { .connected }
-    func stateUpdates() async -> AsyncStream<ConnectionState> { AsyncStream { $0.finish() } }
 }
 
 /// A connection that only receives (as SSE does).
-actor ReceiveOnlyConnection: ChannelConnection {
+actor ReceiveOnlyConnection: IdleConnection {
     nonisolated let metrics = RuntimeMetrics()
+}
+
+/// A connected connection that never delivers anything: the publish tests need none of it.
+protocol IdleConnection: ChannelConnection {}
+
+extension IdleConnection {
     func subscribe(to channel: String) async throws -> RawChannelSubscription {
         RawChannelSubscription(id: channel, channel: channel, events: AsyncStream { $0.finish() })
     }
     func unsubscribe(_ id: String) async {}
     func status(ofSubscription id: String) async -> SubscriptionStatus? { nil }
     func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> { AsyncStream { $0.finish() } }
-    var state: ConnectionState { .connected }
+    var state: ConnectionState { get async { .connected } }
     func stateUpdates() async -> AsyncStream<ConnectionState> { AsyncStream { $0.finish() } }
 }
 

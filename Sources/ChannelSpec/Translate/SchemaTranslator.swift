@@ -253,9 +253,7 @@ struct SchemaTranslator {
         if shape.properties.isEmpty, additional?.node.scalar?.bool != false {
             // No properties named and others allowed (JSON Schema's default): any object. Its keys
             // are kept rather than decoded into an empty struct.
-            for (key, location) in shape.required {
-                diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
-            }
+            warnAboutUndeclaredRequired(shape, of: name)
             return .dictionary(.json)
         }
         shape.extras = additional
@@ -296,15 +294,21 @@ struct SchemaTranslator {
         return shape
     }
 
+    /// A `required` name no property declares is a real spec defect (seen in vendors' documents);
+    /// like swift-openapi-generator, warn and go on.
+    private mutating func warnAboutUndeclaredRequired(_ shape: ObjectShape, of name: String) {
+        let declared = Set(shape.properties.map(\.key))
+        for (key, location) in shape.required where !declared.contains(key) {
+            diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
+        }
+    }
+
     /// The named object type for `shape`, declared at `cursor` (its id and location).
     mutating func makeObject(_ cursor: Cursor, name: String, parent: String?, documentation: Documentation, shape: ObjectShape) -> TypeReference {
         let id = Self.id(of: cursor)
         let required = Set(shape.required.map(\.key))
         let declared = Set(shape.properties.map(\.key))
-        for (key, location) in shape.required where !declared.contains(key) {
-            // A real spec defect (seen in vendors' documents); like swift-openapi-generator, warn and go on.
-            diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
-        }
+        warnAboutUndeclaredRequired(shape, of: name)
         if declared.isEmpty {
             diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.declarationLocation)
         }

@@ -27,8 +27,8 @@ extension Translation {
               let messagesCursor = cursor.child("messages"), let entries = mapping(messagesCursor, "messages of channel '\(key)'")
         else { return }
         for (messageKey, _, messageReference) in entries {
-            let payloadName = upperFirst(entries.count == 1 ? key : messageKey) + "Payload"
-            _ = message(key: messageKey, messageReference, channelKey: key, payloadName: payloadName)
+            _ = message(key: messageKey, messageReference, channelKey: key,
+                        payloadName: payloadName(channel: key, message: messageKey, messageCount: entries.count))
         }
     }
 }

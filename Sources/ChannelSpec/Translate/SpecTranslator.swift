@@ -237,8 +237,7 @@ struct Translation {
         }
         var messages: [Message] = []
         for (messageKey, _, messageReference) in messageEntries {
-            // An inline payload is named after its channel, or after its message when there are several.
-            let payloadName = upperFirst(messageEntries.count == 1 ? key : messageKey) + "Payload"
+            let payloadName = payloadName(channel: key, message: messageKey, messageCount: messageEntries.count)
             guard let message = message(key: messageKey, messageReference, channelKey: key, payloadName: payloadName) else { return nil }
             messages.append(message)
         }
@@ -490,6 +489,11 @@ struct Translation {
         var merged = cursor
         merged.node = YAMLNode(.mapping(entries), at: cursor.node.location)
         return merged
+    }
+
+    /// An inline payload is named after its channel, or after its message when there are several.
+    func payloadName(channel: String, message: String, messageCount: Int) -> String {
+        upperFirst(messageCount == 1 ? channel : message) + "Payload"
     }
 
     static func isSupportedSchemaFormat(_ format: String) -> Bool {
