@@ -54,6 +54,36 @@ struct FrontEndRegressionTests {
         #expect(result.stderr.contains("main.yaml:13:22: warning: required property 'ghost' is not declared in 'properties' of 'Ping'; it is ignored"), "\(result.stderr)")
     }
 
+    /// A schema that an `allOf` extends is a mixin: its `required` may name a property another
+    /// member declares (websocket-gemini's `default`). Generated on its own (a models-only run makes
+    /// every component a model) it is not a defect, so no warning; a schema no `allOf` uses still warns.
+    @Test func aMixinsRequiredNameIsNotWarnedAboutOnItsOwn() async throws {
+        let schemas = """
+                Ping:
+                  type: object
+                  properties:
+                    base: {$ref: '#/components/schemas/Base'}
+                    heartbeat: {$ref: '#/components/schemas/Heartbeat'}
+                    alone: {$ref: '#/components/schemas/Alone'}
+                Base:
+                  type: object
+                  required: [type]
+                  properties: {sequence: {type: integer}}
+                Heartbeat:
+                  allOf:
+                    - {properties: {type: {type: string, const: heartbeat}}}
+                    - $ref: '#/components/schemas/Base'
+                Alone:
+                  type: object
+                  required: [type]
+                  properties: {sequence: {type: integer}}
+            """
+        let result = try await lint(["main.yaml": Self.spec(payload: "{$ref: '#/components/schemas/Ping'}", schemas: schemas)])
+        defer { try? FileManager.default.removeItem(at: result.folder) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "main.yaml:27:18: warning: required property 'type' is not declared in 'properties' of 'Alone'; it is ignored\n")
+    }
+
     @Test func aSchemaRecursiveThroughAnArrayIsAnError() async throws {
         let text = Self.spec(payload: "{$ref: '#/components/schemas/L'}", schemas: "    L: {type: array, items: {$ref: '#/components/schemas/L'}}")
         let result = try await lint(["main.yaml": text], strict: true)

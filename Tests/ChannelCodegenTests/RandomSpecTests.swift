@@ -124,9 +124,13 @@ enum RandomSpec {
         case 8: return "{type: array, items: \(schema(depth: depth + 1, refs: refs, using: &random))}"
         case 9: return "{type: object, additionalProperties: \(schema(depth: depth + 1, refs: refs, using: &random))}"
         case 12:
-            // allOf of a component (or an object) and an object that may redeclare its properties.
-            let base = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
+            // allOf of a component (or an object) and an object that may redeclare its properties,
+            // or of a union and an object (a struct holding both).
+            var base = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
                 ?? objectSchema(depth: depth, refs: refs, using: &random)
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                base = "{oneOf: [\(objectSchema(depth: depth, refs: refs, using: &random)), \(base)]}"
+            }
             return "{allOf: [\(base), \(objectSchema(depth: depth, refs: refs, using: &random))], \(doc)}"
         case 13:
             // A documented reference: the referenced type itself.

@@ -476,6 +476,74 @@ struct SnippetTests {
         #expect(actual == expected)
     }
 
+    /// Issue 14: `allOf` of a union and an object has no merged form; like swift-openapi-generator,
+    /// a struct holds each member, every one decoded from the whole value.
+    @Test func anAllOfOfAUnionAndAnObjectHoldsEachMember() async throws {
+        let schemas = #"""
+                Payload:
+                  description: A shape placed at a time.
+                  allOf:
+                    - $ref: '#/components/schemas/Shape'
+                    - type: object
+                      properties: {at: {type: string, format: date-time}}
+                      required: [at]
+                Shape:
+                  oneOf:
+                    - {type: object, title: Circle, properties: {radius: {type: number}}, required: [radius]}
+                    - {type: object, title: Square, properties: {side: {type: number}}, required: [side]}
+            """#
+        let expected = #"""
+            /// A shape placed at a time.
+            ///
+            /// - Each `allOf` member decodes the whole value, in order (`value1`, `value2`, …); objects merge into one member
+            /// - Remark: Generated from `#/components/schemas/Payload`.
+            public struct Payload: Codable, Hashable, Sendable {
+                public var value1: Shape
+                public var value2: Value2
+
+                public init(value1: Shape, value2: Value2) {
+                    self.value1 = value1
+                    self.value2 = value2
+                }
+
+                public init(from decoder: any Decoder) throws {
+                    self.value1 = try decoder.value()
+                    self.value2 = try decoder.value()
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    try self.value1.encode(to: encoder)
+                    try self.value2.encode(to: encoder)
+                }
+
+                /// - Remark: Generated from `#/components/schemas/Payload/allOf`.
+                public struct Value2: Codable, Hashable, Sendable {
+                    public var at: Date
+
+                    public init(at: Date) {
+                        self.at = at
+                    }
+
+                    enum CodingKeys: String, CodingKey {
+                        case at
+                    }
+
+                    public init(from decoder: any Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.at = (try container.value(forKey: .at) as ISO8601Timestamp).date
+                    }
+
+                    public func encode(to encoder: any Encoder) throws {
+                        var container = encoder.container(keyedBy: CodingKeys.self)
+                        try container.encode(ISO8601Timestamp(self.at), forKey: .at)
+                    }
+                }
+            }
+            """#
+        let actual = try await generate(schemas, file: "Models.swift", declaration: "Payload")
+        #expect(actual == expected)
+    }
+
     /// Issue 14: a property of the type itself is boxed behind a property of the same name, and
     /// `additionalProperties` beside `properties` keeps the other keys.
     @Test func aTypeContainingItselfIsBoxedAndKeepsItsExtraProperties() async throws {

@@ -131,6 +131,49 @@ struct AllOfTests {
         #expect(properties.map(\.type) == [.string, .boolean, .dateTime])
     }
 
+    @Test func aUnionWithObjectsIsACompositionOfEachMemberWithTheObjectsMerged() throws {
+        let (api, diagnostics) = try Self.translate("""
+            Pet:
+              type: object
+              properties: {name: {type: string}}
+            Shape:
+              oneOf:
+                - {type: object, properties: {radius: {type: number}}}
+                - {type: object, properties: {side: {type: number}}}
+            Payload:
+              allOf:
+                - {type: object, properties: {a: {type: string}}}
+                - $ref: '#/components/schemas/Shape'
+                - description: annotations add no member
+                - {type: object, properties: {b: {type: boolean}, other: {$ref: '#/components/schemas/Other'}}}
+            Other:
+              allOf:
+                - $ref: '#/components/schemas/Shape'
+                - $ref: '#/components/schemas/Pet'
+            """)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        let types = api?.types ?? []
+        func members(_ name: String) -> [Property] {
+            guard case .composition(let members)? = types.first(where: { $0.preferredName == name })?.kind else { return [] }
+            return members
+        }
+        let shape = try #require(types.first { $0.preferredName == "Shape" })
+        // Both objects merge into the first member's place; the union is the second member.
+        let payload = members("Payload")
+        #expect(payload.map(\.jsonName) == ["value1", "value2"])
+        #expect(payload.map(\.isOptional) == [false, false])
+        #expect(payload[1].type == .named(shape.id))
+        guard case .named(let objectID) = payload.first?.type,
+              case .object(let merged)? = types.first(where: { $0.id == objectID })?.kind else {
+            Issue.record("value1 is \(String(describing: payload.first?.type))")
+            return
+        }
+        #expect(merged.map(\.jsonName) == ["a", "b", "other"])
+        // A lone referenced object keeps its component type rather than a copy.
+        let pet = try #require(types.first { $0.preferredName == "Pet" })
+        #expect(members("Other").map(\.type) == [.named(shape.id), .named(pet.id)])
+    }
+
     @Test(arguments: [
         // (schemas, the message expected, line:col within the document)
         ("""

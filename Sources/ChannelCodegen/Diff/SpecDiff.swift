@@ -168,6 +168,8 @@ package struct SpecDiff {
         case (.object(let oldProperties), .object(let newProperties)):
             compareProperties(oldProperties, newProperties, oldType: before, newType: after)
             compareExtras(before.extraProperties, after.extraProperties, symbol: "\(newName).additionalProperties", location: after.origin.location)
+        case (.composition(let oldMembers), .composition(let newMembers)):
+            compareProperties(oldMembers, newMembers, oldType: before, newType: after)
         case (.stringEnum(let oldValues), .stringEnum(let newValues)):
             compareValues(oldValues, newValues, oldType: before, newType: after)
         case (.union(let oldUnion), .union(let newUnion)):

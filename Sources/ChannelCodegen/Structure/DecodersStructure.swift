@@ -26,6 +26,9 @@ struct DecodersStructure {
             body = objectReader(type, properties: properties)
         case .stringEnum:
             body = [.code("self.init(rawValue: try json.readString())")]
+        case .composition:
+            // Each member reads the whole value again: JSONDecoder's tree allows that, one pass does not.
+            body = [.code("throw json.declined(\"an allOf with a union decodes through JSONDecoder\")")]
         case .union:
             // Which variant a payload is takes JSONDecoder's own attempts to decide exactly.
             body = [.code("throw json.declined(\"a union decodes through JSONDecoder\")")]

@@ -22,11 +22,15 @@ struct ModelsStructure {
         }
         if api.types.contains(where: { $0.extraProperties != nil }) { declarations.append(extraPropertyKey) }
         if !names.boxStorage.isEmpty { declarations.append(indirectBox) }
-        if api.types.contains(where: { if case .union = $0.kind { true } else { false } }) { declarations.append(inferredValue) }
+        if api.types.contains(where: { if case .union = $0.kind { true } else if case .composition = $0.kind { true } else { false } }) {
+            declarations.append(inferredValue)
+        }
+        if !names.recursion.guardedMembers.isEmpty { declarations.append(inPlaceDecoding) }
         // `JSONValue` (untyped schemas, unknown union variants) lives in the runtime; other models need Foundation only.
         let usesJSON = api.types.contains { type in
             switch type.kind {
             case .object(let properties): properties.contains { $0.type.containsJSON } || type.extraProperties?.containsJSON == true
+            case .composition(let members): members.contains { $0.type.containsJSON }
             case .union: true
             case .stringEnum: false
             }
@@ -37,6 +41,7 @@ struct ModelsStructure {
     private func usesDates(_ type: NamedType) -> Bool {
         switch type.kind {
         case .object(let properties): properties.contains { $0.type.containsDate } || type.extraProperties?.containsDate == true
+        case .composition(let members): members.contains { $0.type.containsDate }
         case .union(let union): union.variants.contains { $0.type.containsDate }
         case .stringEnum: false
         }
@@ -52,6 +57,11 @@ struct ModelsStructure {
             keyword = .struct
             conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
             members = structMembers(type, properties: properties)
+                + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
+        case .composition(let values):
+            keyword = .struct
+            conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
+            members = structMembers(type, properties: values)
                 + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
         case .stringEnum(let values):
             keyword = .enum
@@ -122,6 +132,7 @@ struct ModelsStructure {
             assignments.append(.code("self.\(extrasName) = \(extrasName)"))
         }
         result.append(Declaration(.function(Function(access: access, name: .initializer, parameters: parameters, body: assignments))))
+        if case .composition = type.kind { return result + compositionCoding(type, members: members, storage: storage) }
 
         let hasDates = properties.contains { $0.type.containsDate }
         let renamed = members.contains { property, name in property.jsonName != name.name }
@@ -306,6 +317,65 @@ struct ModelsStructure {
         return result
     }
 
+    // MARK: Compositions
+
+    /// Every member decodes the whole value and encodes into the same container, so the JSON is
+    /// one object holding what each member holds.
+    private func compositionCoding(_ type: NamedType, members: [(Property, Identifier)], storage: [Int: Identifier]) -> [Declaration] {
+        let guarded = names.recursion.guardedMembers[type.id] ?? []
+        let decodes = members.enumerated().map { index, member -> Statement in
+            let (property, name) = member
+            let value: Code = guarded.contains(index) ? "try decoder.value(inPlaceOf: Self.self)" : decodedValue(property.type, in: type.id)
+            if let box = storage[index] { return .code("self.\(box) = Indirect(\(value))") }
+            return .code("self.\(name) = \(value)")
+        }
+        let encodes = members.map { property, name -> Statement in
+            .code("try \(toWire("self.\(name)", property.type)).encode(to: encoder)")
+        }
+        return [
+            Declaration(.function(Function(
+                access: access, name: .initializer,
+                parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
+                effects: "throws", body: decodes))),
+            Declaration(.function(Function(
+                access: access, name: .function(Identifier("encode")),
+                parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
+                effects: "throws", body: encodes))),
+        ]
+    }
+
+    /// `decoder.value(inPlaceOf:)`: decodes a composition's member that can lead back to the
+    /// composition without moving on in the JSON (through a union's variant). Entered again at
+    /// the same place, it fails instead of recursing until the stack overflows.
+    private var inPlaceDecoding: Declaration {
+        let set = types.swift("Set"), string = types.string
+        let place = "\(set)<[\(string)]>" as Code
+        return Declaration(
+            documentation: DocComment(["The compositions being decoded, each with its place in the JSON (see `Decoder.value(inPlaceOf:)`)."]),
+            .type(TypeDeclaration(
+                access: .private, keyword: .enum, name: "InPlaceDecoding",
+                members: [
+                    Declaration(.variable(Variable(
+                        isStatic: true, binding: .let, name: Identifier("active"),
+                        value: .code("\(types.builtin("TaskLocal", in: "_Concurrency"))<\(place)>(wrappedValue: [])")))),
+                    Declaration(.function(Function(
+                        isStatic: true, name: .function(Identifier("value")), genericParameters: "<T: \(types.swift("Decodable"))>",
+                        parameters: [
+                            Parameter(label: Identifier("inPlaceOf"), localName: Identifier("owner"), type: "\(types.swift("Any")).Type"),
+                            Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))"),
+                        ],
+                        effects: "throws", returnType: "T",
+                        body: [
+                            .code("let place = [\(string)(reflecting: owner)] + decoder.codingPath.map(\\.stringValue)"),
+                            .code("let active = Self.active.get()"),
+                            .block("guard !active.contains(place) else", [
+                                .code("throw \(types.swift("DecodingError")).dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: \"\\(owner) contains itself at the same place; the value cannot be decoded\"))"),
+                            ]),
+                            .code("return try Self.active.withValue(active.union([place])) { try T(from: decoder) }"),
+                        ]))),
+                ])))
+    }
+
     // MARK: Unions
 
     private func unionMembers(_ type: NamedType, union: Union) -> [Declaration] {
@@ -371,7 +441,12 @@ struct ModelsStructure {
                 Declaration(.function(Function(
                     access: .fileprivate, name: .function(Identifier("value")), genericParameters: "<T: \(decodable)>",
                     effects: "throws", returnType: "T", body: [.code("try T(from: self)")]))),
-            ])))
+            ] + (names.recursion.guardedMembers.isEmpty ? [] : [
+                Declaration(.function(Function(
+                    access: .fileprivate, name: .function(Identifier("value")), genericParameters: "<T: \(decodable)>",
+                    parameters: [Parameter(label: Identifier("inPlaceOf"), localName: Identifier("owner"), type: "\(types.swift("Any")).Type")],
+                    effects: "throws", returnType: "T", body: [.code("try InPlaceDecoding.value(inPlaceOf: owner, from: self)")]))),
+            ]))))
     }
 
     // MARK: Dates

@@ -65,6 +65,7 @@ struct SwiftNaming {
         ("ISO8601Timestamp", "the generated date coder"), ("CodingKeys", "the coding keys declared inside structs"),
         ("ExtraPropertyKey", "the coding key of properties a schema does not name"),
         ("Indirect", "the box that lets a type contain itself"),
+        ("InPlaceDecoding", "the guard against an allOf that contains itself"), ("_Concurrency", "the concurrency module's name"),
     ]
     /// Type names that mean something else after a `.` (`Outer.Type` is a metatype) or cannot be declared.
     static let reservedTypeNames = ["Type", "Protocol", "Self", "Any"]
@@ -103,7 +104,7 @@ struct SwiftNaming {
         // in both cases, and a property and a type of one name are ambiguous).
         for type in api.types {
             switch type.kind {
-            case .object(let members):
+            case .object(let members), .composition(let members):
                 var scope = Scope(what: "property")
                 scope.reserve("hashValue", "Hashable's hash value")
                 if type.extraProperties != nil { scope.reserve("additionalProperties", "the properties the schema does not name") }

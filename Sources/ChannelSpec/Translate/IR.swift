@@ -132,6 +132,9 @@ package struct NamedType: Sendable {
         case stringEnum([EnumValue])
         /// `oneOf`/`anyOf`: one of several types.
         case union(Union)
+        /// `allOf` of types that do not merge into one struct (a union and an object): every member
+        /// decodes the whole value. Members are named `value1`, `value2`, … after their position.
+        case composition([Property])
     }
 
     /// Unique key: the schema's file and pointer.

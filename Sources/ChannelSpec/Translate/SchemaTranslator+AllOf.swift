@@ -6,6 +6,7 @@
 ///   by a later member takes the later declaration, at the first one's place, as a derived type
 ///   narrows its base), `required` is the union. The schema's own `properties` come last.
 /// - Members of one primitive type are that type (`date-time` wins over a plain string).
+/// - A union with other members is a struct of each member's value (see `composition`).
 /// Anything else (an object with a string, two different primitives) has no single Swift type.
 extension SchemaTranslator {
     /// Keys that only document a schema: a member made of them adds nothing to the type.
@@ -53,6 +54,9 @@ extension SchemaTranslator {
             case .other(let member): others.append(member)
             }
         }
+        if others.contains(where: isUnion) {
+            return composition(cursor, allOf: allOf, parts: typed, name: name, parent: parent, documentation: documentation)
+        }
         if !objects.isEmpty {
             guard others.isEmpty else {
                 diagnostics.unsupported(
@@ -63,6 +67,62 @@ extension SchemaTranslator {
             return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: merged(objects))
         }
         return primitive(of: others, allOf: allOf, name: name, parent: parent)
+    }
+
+    /// Whether a member is a `oneOf`/`anyOf` (after following its `$ref`): it has no properties to merge.
+    private func isUnion(_ member: Cursor) -> Bool {
+        let target = member.isReference ? (try? workspace.resolve(member)) ?? member : member
+        return target.node["oneOf"] != nil || target.node["anyOf"] != nil
+    }
+
+    /// A union with other members (`allOf: [{$ref: Pet}, {properties: …}]` where `Pet` is a `oneOf`):
+    /// a struct holding each member's value, every one decoded from the whole value, as
+    /// swift-openapi-generator does. The object members merge into one, at the first one's place;
+    /// a lone referenced object keeps its component type.
+    private mutating func composition(
+        _ cursor: Cursor, allOf: Cursor, parts: [(part: Part, member: Cursor)], name: String, parent: String?, documentation: Documentation
+    ) -> TypeReference? {
+        // Reserve the slot first: a member may refer back to this type (a variant of its union).
+        let id = Self.id(of: cursor)
+        let index = types.count
+        var documentation = documentation
+        documentation.notes.append("Each `allOf` member decodes the whole value, in order (`value1`, `value2`, …); objects merge into one member")
+        types.append(NamedType(
+            id: id, preferredName: name, swiftName: cursor.node["x-swift-name"]?.string,
+            kind: .composition([]), documentation: documentation,
+            origin: Origin(location: cursor.declarationLocation, reference: workspace.displayReference(cursor)), parent: parent))
+        typeIndex[id] = index
+
+        let objectParts = parts.filter { if case .object = $0.part { true } else { false } }
+        var members: [Property] = []
+        var objectsAdded = false
+        for (part, member) in parts {
+            let position = members.count + 1
+            let type: TypeReference?
+            switch part {
+            case .annotations:
+                continue
+            case .object where objectsAdded:
+                continue
+            case .object:
+                objectsAdded = true
+                if objectParts.count == 1, member.isReference {
+                    type = self.type(of: member, name: "Value\(position)", parent: id)
+                } else {
+                    let shapes = objectParts.compactMap { if case .object(let shape) = $0.part { shape } else { nil } }
+                    type = makeObject(allOf, name: "Value\(position)", parent: id, documentation: Documentation(), shape: merged(shapes))
+                }
+            case .other:
+                type = self.type(of: member, name: "Value\(position)", parent: id)
+            }
+            guard let type else { return nil }
+            members.append(Property(
+                jsonName: "value\(position)", type: type, isOptional: false,
+                documentation: Documentation(),
+                origin: Origin(location: member.location, reference: workspace.displayReference(member))))
+        }
+        types[index].kind = .composition(members)
+        return .named(id)
     }
 
     /// The members of `allOf`, flattening nested `allOf`s; each with the cursor it was written as.

@@ -12,6 +12,8 @@ struct SchemaTranslator {
     private var inProgressIDs: Set<String> = []
     /// Schemas being translated, through properties, items and `$ref`s: the recursion depth.
     private var depth = 0
+    /// File → the schemas an `allOf` in it refers to (see `isAllOfMember`).
+    private var allOfMembers: [String: Set<String>] = [:]
     /// Deeper nesting is an error: the translator recurses once per level. Real payloads nest a few levels.
     static let maximumDepth = 64
 
@@ -253,7 +255,7 @@ struct SchemaTranslator {
         if shape.properties.isEmpty, additional?.node.scalar?.bool != false {
             // No properties named and others allowed (JSON Schema's default): any object. Its keys
             // are kept rather than decoded into an empty struct.
-            warnAboutUndeclaredRequired(shape, of: name)
+            warnAboutUndeclaredRequired(shape, of: name, at: cursor)
             return .dictionary(.json)
         }
         shape.extras = additional
@@ -295,12 +297,37 @@ struct SchemaTranslator {
     }
 
     /// A `required` name no property declares is a real spec defect (seen in vendors' documents);
-    /// like swift-openapi-generator, warn and go on.
-    private mutating func warnAboutUndeclaredRequired(_ shape: ObjectShape, of name: String) {
+    /// like swift-openapi-generator, warn and go on. A schema that an `allOf` elsewhere extends is
+    /// a mixin, whose `required` may name what the other members declare: it is not warned about alone.
+    private mutating func warnAboutUndeclaredRequired(_ shape: ObjectShape, of name: String, at cursor: Cursor) {
         let declared = Set(shape.properties.map(\.key))
-        for (key, location) in shape.required where !declared.contains(key) {
+        let undeclared = shape.required.filter { !declared.contains($0.key) }
+        guard !undeclared.isEmpty, !isAllOfMember(cursor) else { return }
+        for (key, location) in undeclared {
             diagnostics.warning("required property '\(key)' is not declared in 'properties' of '\(name)'; it is ignored", at: location)
         }
+    }
+
+    /// Whether an `allOf` in the schema's file refers to it. Found on first use (only an undeclared
+    /// `required` name asks), by one walk over the file.
+    private mutating func isAllOfMember(_ cursor: Cursor) -> Bool {
+        if let members = allOfMembers[cursor.file] { return members.contains(Self.id(of: cursor)) }
+        var members: Set<String> = []
+        var pending: [YAMLNode] = (try? workspace.document(at: cursor.file, requestedAt: nil)).map { [$0] } ?? []
+        while let node = pending.popLast() {
+            if let items = node.items { pending += items }
+            for entry in node.entries ?? [] {
+                pending.append(entry.value)
+                guard entry.key == "allOf" else { continue }
+                for item in entry.value.items ?? [] where item["$ref"] != nil {
+                    if let target = try? workspace.resolve(Cursor(node: item, file: cursor.file, pointer: "")) {
+                        members.insert(Self.id(of: target))
+                    }
+                }
+            }
+        }
+        allOfMembers[cursor.file] = members
+        return members.contains(Self.id(of: cursor))
     }
 
     /// The named object type for `shape`, declared at `cursor` (its id and location).
@@ -308,7 +335,7 @@ struct SchemaTranslator {
         let id = Self.id(of: cursor)
         let required = Set(shape.required.map(\.key))
         let declared = Set(shape.properties.map(\.key))
-        warnAboutUndeclaredRequired(shape, of: name)
+        warnAboutUndeclaredRequired(shape, of: name, at: cursor)
         if declared.isEmpty {
             diagnostics.warning("object schema '\(name)' declares no properties; its contents are not decoded", at: cursor.declarationLocation)
         }
