@@ -28,10 +28,15 @@ struct SnippetTests {
 
     /// Generates the snippet and returns the declaration named `name` in `file`, with its doc comment.
     private func generate(_ schemas: String, file: String, declaration name: String) async throws -> String? {
+        try await generate(spec: Self.header + schemas, file: file, declaration: name)
+    }
+
+    /// Generates a whole spec and returns the declaration named `name` in `file`.
+    private func generate(spec text: String, file: String, declaration name: String) async throws -> String? {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let spec = work.appendingPathComponent("spec.yaml")
-        try (Self.header + schemas).write(to: spec, atomically: true, encoding: .utf8)
+        try text.write(to: spec, atomically: true, encoding: .utf8)
         let config = try TestSupport.writeConfig(in: work, spec: spec)
         let output = work.appendingPathComponent("out")
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
@@ -542,6 +547,99 @@ struct SnippetTests {
             """#
         let actual = try await generate(schemas, file: "Models.swift", declaration: "Payload")
         #expect(actual == expected)
+    }
+
+    /// Issue 14: a channel with several messages and a `send` operation.
+    static let chatRoom = #"""
+        asyncapi: 3.0.0
+        info: {title: Snippets, version: 1.0.0}
+        channels:
+          room:
+            address: chat/{roomId}
+            parameters: {roomId: {description: The room.}}
+            messages:
+              joined:
+                payload: {type: object, properties: {type: {const: joined}, user: {type: string}}, required: [type, user]}
+              said:
+                payload: {type: object, properties: {type: {const: said}, text: {type: string}}, required: [type, text]}
+        operations:
+          roomValues:
+            action: receive
+            channel: {$ref: '#/channels/room'}
+          say:
+            action: send
+            channel: {$ref: '#/channels/room'}
+        """#
+
+    /// Issue 14: the messages of one channel are an open enum, told apart by the property each fixes.
+    @Test func severalMessagesOnAChannelAreAnEnumToldApartByTheirConstProperty() async throws {
+        let expected = #"""
+            /// One of the messages of the channel.
+            ///
+            /// - Remark: Generated from `#/channels/room/messages`.
+            public enum RoomMessage: Codable, Hashable, Sendable {
+                case joined(JoinedPayload)
+                case said(SaidPayload)
+                /// A variant this client does not know yet: decoding never fails on a new kind of value,
+                /// and its JSON is encoded back unchanged.
+                case unknown(JSONValue)
+
+                enum CodingKeys: String, CodingKey {
+                    case tag = "type"
+                }
+
+                public init(from decoder: any Decoder) throws {
+                    switch try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .tag) {
+                    case "joined"?: self = .joined(try decoder.value())
+                    case "said"?: self = .said(try decoder.value())
+                    default: self = .unknown(try decoder.value())
+                    }
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    switch self {
+                    case .joined(let value): try value.encode(to: encoder)
+                    case .said(let value): try value.encode(to: encoder)
+                    case .unknown(let value): try value.encode(to: encoder)
+                    }
+                }
+            }
+            """#
+        #expect(try await generate(spec: Self.chatRoom, file: "Models.swift", declaration: "RoomMessage") == expected)
+    }
+
+    /// Issue 14: a `send` operation is a typed publish method beside the streams.
+    @Test func aSendOperationIsATypedPublishMethod() async throws {
+        let expected = #"""
+            /// Typed event streams of Snippets 1.0.0, one per channel.
+            public protocol SnippetsNotifierProtocol: Sendable {
+                /// Events on `chat/{roomId}`.
+                ///
+                /// - Remark: Generated from `#/operations/roomValues`.
+                func roomValues() async -> AsyncStream<RoomMessage>
+
+                /// `roomValues()` for one instance of the channel, whatever the source's parameters
+                /// (any number of instances on one connection).
+                func roomValues(for subscription: RoomSubscription) async -> AsyncStream<RoomMessage>
+
+                /// `roomValues()` with each event's channel, event type, arrival time and sequence number.
+                func roomEnvelopes() async -> AsyncStream<ChannelEnvelope<RoomMessage>>
+
+                /// Publishes to `chat/{roomId}`.
+                ///
+                /// - Throws: `ChannelPublishError` for 0 or more than 5 events, an event over 240 KB (nothing is
+                ///   sent then), a missing channel parameter, or a refused publish.
+                /// - Remark: Generated from `#/operations/say`.
+                func say(_ events: [RoomMessage]) async throws(ChannelPublishError)
+
+                /// Sets the `{roomId}` channel parameter; every open stream moves to the channels it names.
+                ///
+                /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
+                ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
+                func setRoomId(_ roomId: String) async throws(ChannelParameterError)
+            }
+            """#
+        #expect(try await generate(spec: Self.chatRoom, file: "Notifier.swift", declaration: "SnippetsNotifierProtocol") == expected)
     }
 
     /// Issue 14: a property of the type itself is boxed behind a property of the same name, and
