@@ -153,15 +153,15 @@ package enum Generator {
     /// The spec's path relative to its package root (the nearest folder with a `Package.swift`),
     /// so the header is the same whether the plugin passes absolute paths or a user relative ones.
     static func displayPath(of specPath: String) -> String {
-        let spec = URL(fileURLWithPath: specPath).standardizedFileURL
-        var folder = spec.deletingLastPathComponent()
-        while folder.path != "/" && !folder.path.isEmpty {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-                let root = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
-                return String(spec.path.dropFirst(root.count))
+        // POSIX calls, not `URL`: Foundation's URL costs a generator run a millisecond of start-up.
+        let spec = FilePath.absolute(specPath)
+        var folder = FilePath.directory(of: spec)
+        while folder != "/" && !folder.isEmpty {
+            if FileSystem.kind(of: FilePath.appending(folder, "Package.swift")) != nil {
+                return String(spec.dropFirst(folder.count + 1))
             }
-            folder = folder.deletingLastPathComponent()
+            folder = FilePath.directory(of: folder)
         }
-        return spec.lastPathComponent
+        return String(spec[spec.index(after: spec.lastIndex(of: "/")!)...])
     }
 }

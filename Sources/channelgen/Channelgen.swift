@@ -19,6 +19,12 @@ struct Channelgen: ParsableCommand {
     /// exit status 2 (1 means "a breaking change", so CI scripts can tell the two apart).
     static func main() {
         do {
+            // The build plugin's call, on every build: read without ArgumentParser, whose
+            // reflection is a quarter of a Vortex run. Any other command line goes the usual way.
+            if let generate = Generate.Arguments(CommandLine.arguments.dropFirst()) {
+                try generate.run()
+                return
+            }
             var command = try parseAsRoot()
             try command.run()
         } catch {
@@ -41,6 +47,7 @@ func report(_ diagnostics: [Diagnostic]) -> Bool {
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "generate",
         abstract: "Generate Swift from a channelgen.yaml; write only files whose bytes change.")
 
     @Option(help: "The target's channelgen.yaml.")
@@ -63,24 +70,70 @@ struct Generate: ParsableCommand {
     var declaredInputs: String?
 
     func run() throws {
-        let result = Generator.generate(configAt: config)
-        // Recorded on failure too: a broken file that is fixed must rerun the next build.
-        if let inputsRecord {
-            let watched = declaredInputs.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-                .map { Set($0.split(separator: "\n").map { FilePath.normalize(String($0)) }) }
-            writeInputsRecord(result.inputs, to: inputsRecord, watched: watched)
+        try Arguments(config: config, output: output, quiet: quiet, inputsRecord: inputsRecord, declaredInputs: declaredInputs).run()
+    }
+
+    /// The options, parsed.
+    struct Arguments: Equatable {
+        var config: String
+        var output: String
+        var quiet = false
+        var inputsRecord: String?
+        var declaredInputs: String?
+
+        init(config: String, output: String, quiet: Bool, inputsRecord: String?, declaredInputs: String?) {
+            self.config = config
+            self.output = output
+            self.quiet = quiet
+            self.inputsRecord = inputsRecord
+            self.declaredInputs = declaredInputs
         }
-        let failed = report(result.diagnostics)
-        guard !failed, let files = result.files else { throw ExitCode(1) }
-        let written: GeneratedFileWriter.Report
-        do {
-            written = try GeneratedFileWriter.write(files, to: output)
-        } catch {
-            _ = report([.error(error.description, at: nil)])
-            throw ExitCode(1)
+
+        /// `generate --config C --output O` with `--quiet`, `--inputs-record F` and
+        /// `--declared-inputs F` in any order, each at most once, every value plain (not starting
+        /// with `-`): what the build plugin passes. `nil` for anything else, which ArgumentParser reads.
+        init?(_ arguments: ArraySlice<String>) {
+            guard arguments.first == "generate" else { return nil }
+            var config: String?, output: String?, quiet = false, inputsRecord: String?, declaredInputs: String?
+            var rest = arguments.dropFirst()
+            while let option = rest.popFirst() {
+                if option == "--quiet", !quiet {
+                    quiet = true
+                    continue
+                }
+                guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
+                switch option {
+                case "--config" where config == nil: config = value
+                case "--output" where output == nil: output = value
+                case "--inputs-record" where inputsRecord == nil: inputsRecord = value
+                case "--declared-inputs" where declaredInputs == nil: declaredInputs = value
+                default: return nil
+                }
+            }
+            guard let config, let output else { return nil }
+            self.init(config: config, output: output, quiet: quiet, inputsRecord: inputsRecord, declaredInputs: declaredInputs)
         }
-        if !quiet {
-            print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
+
+        func run() throws {
+            let result = Generator.generate(configAt: config)
+            // Recorded on failure too: a broken file that is fixed must rerun the next build.
+            if let inputsRecord {
+                let watched = declaredInputs.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+                    .map { Set($0.split(separator: "\n").map { FilePath.normalize(String($0)) }) }
+                writeInputsRecord(result.inputs, to: inputsRecord, watched: watched)
+            }
+            let failed = report(result.diagnostics)
+            guard !failed, let files = result.files else { throw ExitCode(1) }
+            let written: GeneratedFileWriter.Report
+            do {
+                written = try GeneratedFileWriter.write(files, to: output)
+            } catch {
+                _ = report([.error(error.description, at: nil)])
+                throw ExitCode(1)
+            }
+            if !quiet {
+                print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
+            }
         }
     }
 }
@@ -104,6 +157,7 @@ func writeInputsRecord(_ inputs: [String], to path: String, watched: Set<String>
 
 struct Lint: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "lint",
         abstract: "Parse, resolve and validate a spec; exit 0 when it would generate, 1 when it has errors.")
 
     @Argument(help: "The AsyncAPI document.")
@@ -125,6 +179,7 @@ struct Lint: ParsableCommand {
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Regenerate every target with a channelgen.yaml (Generated/targets.yaml, or Sources/<Target>/) and compare with Generated/<Target>/.",
         discussion: "Exits 0 when Generated/ is current, 1 with a unified diff when it is not.")
 

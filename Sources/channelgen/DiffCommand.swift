@@ -11,6 +11,7 @@ extension DiffReport.Format: ExpressibleByArgument {}
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Report what a spec change breaks, for apps already shipped (wire) and for app code (source).",
         discussion: """
             Compares the resolved specs, not their text: reordering keys or editing descriptions reports nothing.

@@ -41,26 +41,29 @@ package enum GeneratedFileWriter {
     package static func write(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> Report {
         try check(mkdirp(directory), directory)
         var report = Report()
-        var changed: [(name: String, data: Data)] = []
+        var changed: [(name: String, bytes: [UInt8])] = []
         for file in files {
             let path = FilePath.appending(directory, file.name)
-            let data = Data(file.contents.utf8)
-            if FileManager.default.contents(atPath: path) == data {
+            let bytes = Array(file.contents.utf8)
+            if case .success(let existing) = FileSystem.read(path), existing == bytes {
                 report.unchanged.append(file.name)
             } else {
-                changed.append((file.name, data))
+                changed.append((file.name, bytes))
             }
         }
         guard !changed.isEmpty else { return report }
 
+        // The staging folder and the renames make the write all or nothing; no file needs an
+        // `fsync` of its own (Foundation's atomic writes do one per file: most of a run's time).
         let staging = FilePath.appending(directory, ".channelgen-\(UUID().uuidString)")
         try check(mkdir(staging, 0o755) == 0 ? 0 : errno, staging)
-        defer { try? FileManager.default.removeItem(atPath: staging) }
-        for (name, data) in changed {
-            let path = FilePath.appending(staging, name)
-            guard FileManager.default.createFile(atPath: path, contents: data) else {
-                throw WriteError(path: FilePath.appending(directory, name), reason: reason(errno == 0 ? EIO : errno))
-            }
+        defer {
+            // Empty once every file moved; after a failure, what is left goes too.
+            if rmdir(staging) != 0 { try? FileManager.default.removeItem(atPath: staging) }
+        }
+        for (name, bytes) in changed {
+            let code = FileSystem.create(FilePath.appending(staging, name), holding: bytes)
+            if code != 0 { throw WriteError(path: FilePath.appending(directory, name), reason: reason(code)) }
         }
         for (name, _) in changed {
             let target = FilePath.appending(directory, name)

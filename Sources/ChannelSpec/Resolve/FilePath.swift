@@ -58,6 +58,14 @@ package enum FilePath {
         return (up + pathParts[common...].map(String.init)).joined(separator: "/")
     }
 
+    /// `path` made absolute against the working directory and lexically normalised (symlinks kept).
+    package static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return normalize(path) }
+        guard let cwd = getcwd(nil, 0) else { return normalize(path) }
+        defer { free(cwd) }
+        return normalize(String(cString: cwd) + "/" + path)
+    }
+
     /// The absolute, symlink-free form of an existing path (`realpath`); `nil` when it does not exist.
     static func real(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

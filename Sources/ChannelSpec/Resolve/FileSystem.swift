@@ -51,6 +51,27 @@ package enum FileSystem {
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
+    /// Creates the file at `path` (it must not exist) holding `bytes`: 0, or the `errno` of the
+    /// failure. No `fsync`: callers that need all-or-nothing write into a staging folder and rename.
+    package static func create(_ path: String, holding bytes: [UInt8]) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return errno }
+        var written = 0
+        let code: Int32 = bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return 0
+        }
+        let closed = close(descriptor) == 0 ? 0 : errno
+        return code != 0 ? code : closed
+    }
+
     /// `mkdir -p`: 0, or the `errno` of the first failure (`ENOTDIR` when a file is in the way).
     package static func makeDirectories(_ path: String) -> Int32 {
         if let isDirectory = isDirectory(path) { return isDirectory ? 0 : ENOTDIR }
@@ -79,5 +100,15 @@ private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?,
     Musl.read(descriptor, buffer, count)
     #else
     Glibc.read(descriptor, buffer, count)
+    #endif
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.write(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, buffer, count)
+    #else
+    Glibc.write(descriptor, buffer, count)
     #endif
 }
