@@ -52,4 +52,16 @@ struct SwiftIdentifiersTests {
         #expect(compared > 15_000)
         #expect(SwiftIdentifiers.asciiWords("été") == nil)
     }
+
+    /// The shortcut for names that are already camel-cased gives what the word-by-word mapping gives.
+    @Test func theShortcutForCamelCasedNamesAgreesWithTheWordByWordMapping() {
+        var random = SplitMix64(seed: 15)
+        let alphabet = Array("abcdefXYZAB0129_-".utf8)
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 1...8, using: &random)
+            let name = String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self)
+            #expect(SwiftIdentifiers.lowerCamel(name) == SwiftIdentifiers.lowerCamelFromWords(name), "\(name)")
+            #expect(SwiftIdentifiers.upperCamel(name) == SwiftIdentifiers.upperCamelFromWords(name), "\(name)")
+        }
+    }
 }

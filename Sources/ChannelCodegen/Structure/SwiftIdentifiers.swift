@@ -72,6 +72,11 @@ package enum SwiftIdentifiers {
 
     /// `device presence` → `DevicePresence`; acronyms and existing capitals are kept (`AISettings`).
     package static func upperCamel(_ name: String) -> String {
+        isPlainCamel(name, upper: true) ? name : upperCamelFromWords(name)
+    }
+
+    /// `upperCamel` word by word, without the shortcut for names that are already UpperCamel.
+    package static func upperCamelFromWords(_ name: String) -> String {
         let result = words(name).map { word -> String in
             let isShout = word.count > 1 && word.allSatisfy { !$0.isLowercase } && word.contains { $0.isLetter }
             let base = isShout && !isAcronym(word) ? word.lowercased() : word
@@ -82,6 +87,11 @@ package enum SwiftIdentifiers {
 
     /// `DevicePresence` → `devicePresence`, `AIControlSetting` → `aiControlSetting`, `PASSWORD_CHANGED` → `passwordChanged`.
     package static func lowerCamel(_ name: String) -> String {
+        isPlainCamel(name, upper: false) ? name : lowerCamelFromWords(name)
+    }
+
+    /// `lowerCamel` word by word, without the shortcut for names that are already lowerCamel.
+    package static func lowerCamelFromWords(_ name: String) -> String {
         let parts = words(name)
         let head = parts.first?.lowercased() ?? ""
         let tail = parts.dropFirst().map { word -> String in
@@ -90,6 +100,25 @@ package enum SwiftIdentifiers {
             return base.prefix(1).uppercased() + base.dropFirst()
         }
         return identifier(head + tail.joined())
+    }
+
+    /// Whether `name` is already what the camel-casing makes of it (most spec names are):
+    /// ASCII letters and digits, starting with a letter of the wanted case, never two capitals in a
+    /// row (an acronym or shouted word may be re-cased).
+    private static func isPlainCamel(_ name: String, upper: Bool) -> Bool {
+        var previousIsUpper = false
+        for (offset, byte) in name.utf8.enumerated() {
+            let isUpper = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
+            let isLower = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")
+            let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            if offset == 0 {
+                guard upper ? isUpper : isLower else { return false }
+            } else {
+                guard isUpper || isLower || isDigit, !(isUpper && previousIsUpper) else { return false }
+            }
+            previousIsUpper = isUpper
+        }
+        return !name.isEmpty
     }
 
     /// Whether `name` can be written as it is (or in backticks) as a Swift identifier.

@@ -12,6 +12,15 @@ package enum JSONPointer {
         }
     }
 
+    /// The last token of a pointer (`tokens(pointer)?.last` without splitting the rest).
+    package static func lastToken(_ pointer: String) -> String? {
+        if pointer.isEmpty { return nil }
+        guard pointer.hasPrefix("/"), let slash = pointer.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let token = pointer[pointer.index(after: slash)...]
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
+        return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
+    }
+
     /// Escapes one token for appending to a pointer.
     package static func escape(_ token: String) -> String {
         guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }

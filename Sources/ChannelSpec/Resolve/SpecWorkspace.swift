@@ -189,6 +189,12 @@ package final class SpecWorkspace {
     /// Follows `$ref`s from `cursor` until a node that is not a reference; reports dangling
     /// references and cycles at the `$ref` that starts them.
     package func resolve(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
+        guard let refNode = cursor.node["$ref"] else { return cursor }
+        // Most references name a schema directly: one hop, no cycle bookkeeping.
+        if let ref = refNode.string {
+            let first = try target(of: ref, from: cursor.file, at: refNode.location)
+            if first.node["$ref"] == nil { return first }
+        }
         var current = cursor
         var chain: [String] = []
         var seen: Set<String> = []

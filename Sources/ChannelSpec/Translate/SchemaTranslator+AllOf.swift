@@ -150,7 +150,7 @@ extension SchemaTranslator {
                 // Flatten: a member that is itself a composition contributes its members.
                 let id = Self.id(of: target)
                 guard visiting.insert(id).inserted else {
-                    diagnostics.unsupported("'allOf' of schema '\(JSONPointer.tokens(target.pointer)?.last ?? "?")' includes itself", at: member.location)
+                    diagnostics.unsupported("'allOf' of schema '\(JSONPointer.lastToken(target.pointer) ?? "?")' includes itself", at: member.location)
                     return nil
                 }
                 if Set((target.node.entries ?? []).map(\.key)).subtracting(["allOf", "x-swift-name"]).isSubset(of: Self.annotationKeys) {
@@ -178,7 +178,7 @@ extension SchemaTranslator {
         guard isObject else { return .other(target) }
         if checkingKeys {
             let reported = diagnostics.all.count
-            KeyRules.schema.check(target, named: "'\(JSONPointer.tokens(target.pointer)?.last ?? "allOf member")'", into: &diagnostics)
+            KeyRules.schema.check(target, named: "'\(JSONPointer.lastToken(target.pointer) ?? "allOf member")'", into: &diagnostics)
             if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
         }
         guard var shape = objectShape(target) else { return nil }

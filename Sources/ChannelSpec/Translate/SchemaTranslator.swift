@@ -71,7 +71,7 @@ struct SchemaTranslator {
                 at: cursor.node["$ref"]?.location ?? cursor.location)
             return nil
         }
-        let componentName = JSONPointer.tokens(target.pointer)?.last ?? name
+        let componentName = JSONPointer.lastToken(target.pointer) ?? name
         inProgress.append((id, componentName))
         inProgressIDs.insert(id)
         defer {
