@@ -11,7 +11,7 @@ import Foundation
 struct Channelgen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channelgen",
-        abstract: "Generate a typed Swift client for real-time channels from an AsyncAPI 3.0 (or 2.x) spec.",
+        abstract: "Generate a typed Swift client for real-time channels from an AsyncAPI 3.0 (3.1, or 2.x) spec.",
         subcommands: [Generate.self, Check.self, Lint.self, Diff.self]
     )
 

@@ -134,3 +134,42 @@ struct TraitsTests {
         #expect(notifier.contains("/// Own summary.") && !notifier.contains("Trait summary."))
     }
 }
+
+/// AsyncAPI 3.1 only adds to 3.0 (bindings, extensions), so a 3.1 document is read as 3.0; a
+/// major version channelgen does not know is refused at the version.
+@Suite("AsyncAPI 3.1 input")
+struct AsyncAPI31Tests {
+    @Test func aThreeOneDocumentGeneratesAndAnUnknownMajorVersionIsRefused() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("users.yaml")
+        try """
+            asyncapi: 3.1.0
+            info: {title: Account Service, version: 1.0.0}
+            channels:
+              userSignedup:
+                address: user/signedup
+                messages:
+                  UserSignedUp:
+                    payload:
+                      schemaFormat: application/vnd.aai.asyncapi+json;version=3.1.0
+                      schema: {type: object, properties: {displayName: {type: string}, email: {type: string, format: email}}}
+            operations:
+              sendUserSignedup: {action: send, channel: {$ref: '#/channels/userSignedup'}}
+              userSignedupValues: {action: receive, channel: {$ref: '#/channels/userSignedup'}}
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let output = work.appendingPathComponent("out")
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
+        let typecheck = try await TestSupport.typecheck(sources)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        try String(contentsOf: spec, encoding: .utf8).replacingOccurrences(of: "asyncapi: 3.1.0", with: "asyncapi: 4.0.0")
+            .write(to: spec, atomically: true, encoding: .utf8)
+        let refused = try await TestSupport.channelgen(["lint", spec.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("users.yaml:1:11: error: AsyncAPI 4.0.0 is not supported; channelgen reads AsyncAPI 3.0, 3.1 and 2.x documents"), "\(refused.stderr)")
+    }
+}

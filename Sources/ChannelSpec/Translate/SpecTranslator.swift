@@ -164,13 +164,14 @@ struct Translation {
             if root.node["openapi"] != nil || root.node["swagger"] != nil {
                 diagnostics.error("this is an OpenAPI document; point channelgen at the AsyncAPI 3.0 spec that references it", at: root.location)
             } else {
-                diagnostics.error("missing required key 'asyncapi' (channelgen reads AsyncAPI 3.0 and 2.x documents)", at: root.location)
+                diagnostics.error("missing required key 'asyncapi' (channelgen reads AsyncAPI 3.0, 3.1 and 2.x documents)", at: root.location)
             }
             return false
         }
-        guard let version = versionNode.scalar?.text, version.hasPrefix("3.0") || version.hasPrefix("2.") else {
+        // 3.1 only adds to 3.0 (bindings, extensions), as a minor version must: read as 3.0.
+        guard let version = versionNode.scalar?.text, version.hasPrefix("3.0") || version.hasPrefix("3.1") || version.hasPrefix("2.") else {
             let shown = versionNode.scalar?.text ?? versionNode.kindDescription
-            diagnostics.error("AsyncAPI \(shown) is not supported; channelgen reads AsyncAPI 3.0 and 2.x documents", at: versionNode.location)
+            diagnostics.error("AsyncAPI \(shown) is not supported; channelgen reads AsyncAPI 3.0, 3.1 and 2.x documents", at: versionNode.location)
             return false
         }
         return true
