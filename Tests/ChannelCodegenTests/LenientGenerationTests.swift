@@ -83,6 +83,49 @@ struct LenientGenerationTests {
         #expect(!notifier.contains("negatedValues") && !notifier.contains("mqttValues"))
     }
 
+    /// Seen in other generators' test fixtures: no `info`, a channel without an address (allowed by
+    /// AsyncAPI 3: unknown until runtime), NATS-style wildcards in an address. None stops the rest.
+    @Test func noInfoNoAddressAndWildcardAddressesAreWarnedAndTheRestGenerates() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            channels:
+              good:
+                address: app/good
+                messages: {m: {payload: {type: object, properties: {id: {type: string}}}}}
+              dynamic:
+                messages: {m: {payload: {type: object, properties: {at: {type: string}}}}}
+              nats:
+                address: v2.issue186.star.*.*
+                messages: {m: {payload: {type: string}}}
+            operations:
+              goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
+              dynamicValues: {action: receive, channel: {$ref: '#/channels/dynamic'}}
+              natsValues: {action: receive, channel: {$ref: '#/channels/nats'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("orders.yaml"), atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("orders.yaml"))
+        let output = work.appendingPathComponent("out")
+        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stderr.contains("orders.yaml:1:1: warning: missing required key 'info' in the document; the API is named 'orders' after its file"))
+        #expect(generated.stderr.contains("orders.yaml:6:3: warning: channel 'dynamic' has no 'address' (unknown until runtime)"))
+        #expect(generated.stderr.contains("orders.yaml:9:14: warning: invalid channel address 'v2.issue186.star.*.*': wildcards"))
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("public protocol OrdersNotifierProtocol") && notifier.contains("func goodValues()"))
+        #expect(!notifier.contains("dynamicValues") && !notifier.contains("natsValues"))
+        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
+        let typecheck = try await TestSupport.typecheck(sources)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        // Models need no address: every channel's payload is a model.
+        let models = try await TestSupport.channelgen(["lint", "--models", "orders.yaml"], in: work)
+        #expect(models.status == 0 && !models.stderr.contains("address"), "\(models.stderr)")
+        let strict = try await TestSupport.channelgen(["lint", "--strict", "orders.yaml"], in: work)
+        #expect(strict.status == 1 && strict.stderr.contains("orders.yaml:1:1: error: missing required key 'info'"), "\(strict.stderr)")
+    }
+
     @Test func malformedInputInAChannelStaysAnError() async throws {
         let spec = """
             asyncapi: 3.0.0

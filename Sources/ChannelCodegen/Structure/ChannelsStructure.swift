@@ -22,7 +22,7 @@ struct ChannelsStructure {
                 access: access, isStatic: true, binding: .let, name: Identifier("all"), type: "[\(template)]",
                 value: .array(api.channels.map { .identifier(names.channelConstants[$0.key]!) })))))
         let namespace = Declaration(
-            documentation: DocComment(["The channel addresses of \(api.title) \(api.version)."]),
+            documentation: DocComment(["The channel addresses of \(api.displayName)."]),
             .type(TypeDeclaration(access: access, keyword: .enum, name: .identifier(names.channelsNamespace), members: members)))
         return SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: [namespace])
     }

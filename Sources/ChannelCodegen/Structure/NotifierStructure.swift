@@ -12,7 +12,7 @@ struct NotifierStructure {
         let source = types.runtime("ChannelEventSource")
         let protocolDeclaration = Declaration(
             documentation: SwiftTypes.documentation(
-                Documentation(summary: "Typed event streams of \(api.title) \(api.version), one per channel.", description: api.description),
+                Documentation(summary: "Typed event streams of \(api.displayName), one per channel.", description: api.description),
                 remark: nil),
             .type(TypeDeclaration(
                 access: access, keyword: .protocol, name: .identifier(names.notifierProtocol), conformances: [types.swift("Sendable")],

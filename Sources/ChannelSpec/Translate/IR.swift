@@ -16,6 +16,9 @@ package struct ChannelAPI: Sendable {
     /// Every spec file read (the root first).
     package var files: [String]
 
+    /// The title and version, as doc comments name the API (`Vortex 1.0.0`).
+    package var displayName: String { version.isEmpty ? title : "\(title) \(version)" }
+
     /// Each receive operation with the channel it reads.
     package var receivers: [(operation: ChannelOperation, channel: Channel)] { withChannels(operations) }
 

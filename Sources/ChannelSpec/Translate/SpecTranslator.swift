@@ -68,14 +68,26 @@ struct Translation {
         if AsyncAPI2.isVersion2(root.node) { root.node = AsyncAPI2.converted(root.node) }
         KeyRules.document.check(root, named: "root", into: &diagnostics)
 
-        let info = required("info", in: root, of: "the document")
-        var title = "", version = "", description: String?, notifierName: String?
-        if let info {
+        // `info` only names and documents the notifier. Drafts and other tools' fixtures leave it
+        // out: lenient generation warns and names the API after the file; strict makes it an error.
+        let fileName = FilePath.lastComponent(of: workspace.rootFile)
+        var title = String(fileName.prefix { $0 != "." }), version = "", description: String?, notifierName: String?
+        if let info = root.child("info") {
             KeyRules.info.check(info, named: "", into: &diagnostics)
-            title = requiredString("title", in: info, of: "info") ?? ""
-            version = requiredString("version", in: info, of: "info") ?? ""
+            if info.node["title"] == nil {
+                missingInfo("missing required key 'title' in info; the API is named '\(title)' after its file", at: info.declarationLocation)
+            } else {
+                title = requiredString("title", in: info, of: "info") ?? ""
+            }
+            if info.node["version"] == nil {
+                missingInfo("missing required key 'version' in info", at: info.declarationLocation)
+            } else {
+                version = requiredString("version", in: info, of: "info") ?? ""
+            }
             description = info.node["description"]?.string
             notifierName = info.node["x-swift-notifier"]?.string
+        } else {
+            missingInfo("missing required key 'info' in the document; the API is named '\(title)' after its file", at: root.declarationLocation)
         }
 
         if modelsOnly {
@@ -186,8 +198,10 @@ struct Translation {
         KeyRules.channel.check(cursor, named: "'\(key)'", into: &diagnostics)
         let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
 
+        // AsyncAPI 3 allows a channel without an address (known only at runtime); a client must
+        // know it to subscribe, so such a channel is outside the subset (its models still generate).
         guard let addressNode = cursor.node["address"] else {
-            diagnostics.error("missing required key 'address' in channel '\(key)'", at: reference.declarationLocation)
+            diagnostics.unsupported("channel '\(key)' has no 'address' (unknown until runtime); a client needs one to subscribe", at: reference.declarationLocation)
             return nil
         }
         guard let addressText = addressNode.string else {
@@ -275,8 +289,9 @@ struct Translation {
         }
         var segments: [[ChannelAddressTemplate.Part]] = []
         for raw in rawSegments {
-            if raw.isEmpty { return fail("it has an empty segment") }
-            if raw == "*" || raw.utf8.contains(UInt8(ascii: "*")) { return fail("wildcards ('*') are for subscribers, not channel definitions") }
+            // Other transports allow both (MQTT `a//b`, NATS `a.*`); AppSync cannot carry them.
+            if raw.isEmpty { return unsupported("it has an empty segment") }
+            if raw.utf8.contains(UInt8(ascii: "*")) { return unsupported("wildcards ('*') are for subscribers, not channel definitions") }
             var parts: [ChannelAddressTemplate.Part] = []
             var rest = raw
             while !rest.isEmpty {
@@ -449,6 +464,11 @@ struct Translation {
             return nil
         }
         return cursor.children
+    }
+
+    /// Part of `info` is missing: an error in strict mode, otherwise a warning (generation needs none of it).
+    private mutating func missingInfo(_ message: String, at location: SourceLocation) {
+        if strict { diagnostics.error(message, at: location) } else { diagnostics.warning(message, at: location) }
     }
 
     private mutating func required(_ key: String, in cursor: Cursor, of what: String) -> Cursor? {
