@@ -27,6 +27,9 @@ package struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
     /// transport cannot carry), not about malformed input: lenient generation skips the channel
     /// instead of failing (`strict: true` keeps it an error).
     package var isOutsideSubset = false
+    /// A warning that `strict: true` makes an error: input JSON Schema or AsyncAPI tolerates but
+    /// that is likely a mistake (an unknown schema keyword, a document without `info`).
+    package var isErrorWhenStrict = false
 
     package init(_ severity: Severity, _ message: String, at location: SourceLocation?) {
         self.severity = severity
@@ -110,6 +113,18 @@ package struct Diagnostics: Sendable {
 
     package mutating func unsupported(_ message: String, at location: SourceLocation?) {
         all.append(.unsupported(message, at: location))
+    }
+
+    /// A warning that strict generation reports as an error (see `Diagnostic.isErrorWhenStrict`).
+    package mutating func strictWarning(_ message: String, at location: SourceLocation?) {
+        var diagnostic = Diagnostic.warning(message, at: location)
+        diagnostic.isErrorWhenStrict = true
+        all.append(diagnostic)
+    }
+
+    /// Strict generation: every `strictWarning` becomes an error.
+    package mutating func promoteStrictWarnings() {
+        for index in all.indices where all[index].isErrorWhenStrict { all[index].severity = .error }
     }
 
     /// Whether the diagnostics from `start` on hold errors and every one is outside the subset.

@@ -49,7 +49,7 @@ struct LenientGenerationTests {
                 messages: {m: {payload: {type: object, properties: {id: {type: string}}}}}
               negated:
                 address: app/negated
-                messages: {m: {payload: {type: string, not: {const: x}}}}
+                messages: {m: {payload: {type: object, patternProperties: {x: {}}}}}
               mqtt:
                 address: a/b/c/d/e/f/g
                 messages: {m: {payload: {type: string}}}
@@ -64,14 +64,14 @@ struct LenientGenerationTests {
 
         let lenient = try await TestSupport.channelgen(["lint", "main.yaml"], in: work)
         #expect(lenient.status == 0, "\(lenient.stderr)")
-        #expect(lenient.stderr.contains("main.yaml:9:44: warning: 'not' in schema"))
+        #expect(lenient.stderr.contains("main.yaml:9:44: warning: 'patternProperties' in schema"))
         #expect(lenient.stderr.contains("main.yaml:8:5: warning: channel 'negated' is skipped"))
         #expect(lenient.stderr.contains("main.yaml:11:14: warning: invalid channel address 'a/b/c/d/e/f/g'"))
         #expect(lenient.stderr.contains("main.yaml:11:5: warning: channel 'mqtt' is skipped"))
 
         let strict = try await TestSupport.channelgen(["lint", "--strict", "main.yaml"], in: work)
         #expect(strict.status == 1)
-        #expect(strict.stderr.contains("main.yaml:9:44: error: 'not' in schema"))
+        #expect(strict.stderr.contains("main.yaml:9:44: error: 'patternProperties' in schema"))
         #expect(strict.stderr.contains("main.yaml:11:14: error: invalid channel address"))
 
         let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
@@ -124,6 +124,54 @@ struct LenientGenerationTests {
         #expect(models.status == 0 && !models.stderr.contains("address"), "\(models.stderr)")
         let strict = try await TestSupport.channelgen(["lint", "--strict", "orders.yaml"], in: work)
         #expect(strict.status == 1 && strict.stderr.contains("orders.yaml:1:1: error: missing required key 'info'"), "\(strict.stderr)")
+    }
+
+    /// Keywords that only narrow the valid values (`not`, `if`/`then`/`else`, `unevaluatedProperties`,
+    /// …) leave the type of the rest of the schema right: documented, not enforced, and the channel
+    /// generates. A keyword JSON Schema does not know is ignored, as JSON Schema says, with a warning
+    /// (strict: an error), so a vendor's own keyword does not stop a document.
+    @Test func narrowingAndUnknownKeywordsDoNotStopAChannel() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Narrow, version: 1.0.0}
+            channels:
+              c:
+                address: app/c
+                messages: {m: {payload: {$ref: '#/components/schemas/Order'}}}
+            operations:
+              cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+            components:
+              schemas:
+                Order:
+                  type: object
+                  unevaluatedProperties: false
+                  if: {properties: {kind: {const: gift}}}
+                  then: {required: [note]}
+                  $defs: {Money: {type: number}}
+                  properties:
+                    kind: {type: string, not: {const: none}}
+                    note: {type: string, vendorHint: shown-in-ui}
+                    total: {$ref: '#/components/schemas/Order/$defs/Money'}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
+        let output = work.appendingPathComponent("out")
+        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stderr.hasSuffix("main.yaml:19:30: warning: unknown keyword 'vendorHint' in schema 'note' is ignored, as JSON Schema ignores keywords it does not know; check its spelling\n"))
+        #expect(generated.stderr.split(separator: "\n").count == 1, "\(generated.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("/// - Also constrained by `if`/`then`/`else`, `unevaluatedProperties` (not enforced)"), "\(models)")
+        #expect(models.contains("/// - Also constrained by `not` (not enforced)"))
+        #expect(models.contains("public var total: Double?"))
+        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
+        let typecheck = try await TestSupport.typecheck(sources)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let strict = try await TestSupport.channelgen(["lint", "--strict", "main.yaml"], in: work)
+        #expect(strict.status == 1 && strict.stderr.contains("main.yaml:19:30: error: unknown keyword 'vendorHint'"), "\(strict.stderr)")
     }
 
     @Test func malformedInputInAChannelStaysAnError() async throws {

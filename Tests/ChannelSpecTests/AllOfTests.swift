@@ -199,7 +199,7 @@ struct AllOfTests {
         ("""
         Payload:
           allOf: [{type: object, properties: {a: {type: string}}, frobnicate: 1}]
-        """, "unknown key 'frobnicate'", "13:63"),
+        """, "unknown keyword 'frobnicate' in schema", "13:63"),
     ])
     func whatHasNoSingleSwiftTypeIsReportedAtItsLine(schemas: String, message: String, position: String) throws {
         let (_, diagnostics) = try Self.translate(schemas)

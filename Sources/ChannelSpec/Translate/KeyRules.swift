@@ -10,6 +10,9 @@ struct KeyRules {
     var unsupported: [String: String] = [:]
     /// Known constructs that do not affect generated code but are worth a warning: key → why.
     var ignored: [String: String] = [:]
+    /// Whether an unknown key is a warning (strict: an error) rather than an error: JSON Schema
+    /// ignores keywords it does not know, and vendors' schemas carry their own.
+    var unknownKeysAreIgnored = false
 
     func check(_ cursor: Cursor, named name: String, into diagnostics: inout Diagnostics) {
         guard let entries = cursor.node.entries else { return }
@@ -18,6 +21,10 @@ struct KeyRules {
                 diagnostics.unsupported("'\(entry.key)' in \(object) \(name) is not supported: \(reason)", at: entry.keyLocation)
             } else if let reason = ignored[entry.key] {
                 diagnostics.warning("'\(entry.key)' in \(object) \(name) is ignored: \(reason)", at: entry.keyLocation)
+            } else if unknownKeysAreIgnored {
+                diagnostics.strictWarning(
+                    "unknown keyword '\(entry.key)' in \(object) \(name) is ignored, as JSON Schema ignores keywords it does not know; check its spelling",
+                    at: entry.keyLocation)
             } else {
                 diagnostics.error(
                     "unknown key '\(entry.key)' in \(object) \(name) (expected one of: \(accepted.sorted().joined(separator: ", ")))",
@@ -75,28 +82,17 @@ extension KeyRules {
     /// JSON Schema keywords. Validation keywords are documented in doc comments, not enforced.
     static let schema = KeyRules(
         object: "schema",
-        accepted: [
+        accepted: Set([
             "type", "properties", "required", "enum", "const", "format", "items", "additionalProperties", "nullable",
             "description", "title", "$ref",
             "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "pattern", "minLength", "maxLength",
             "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "default", "example", "examples",
             "deprecated", "readOnly", "writeOnly", "externalDocs", "xml", "$schema", "$id", "$comment",
             "contentEncoding", "contentMediaType", "allOf", "oneOf", "anyOf", "discriminator",
-        ],
+        ] + SchemaTranslator.constraintKeywords.map(\.key)),
         unsupported: [
-            "not": "negated schemas cannot be expressed as a Swift type",
-            "if": "conditional schemas cannot be expressed as a Swift type",
-            "then": "conditional schemas cannot be expressed as a Swift type",
-            "else": "conditional schemas cannot be expressed as a Swift type",
             "patternProperties": "use additionalProperties with one value schema",
-            "propertyNames": "use additionalProperties with one value schema",
-            "dependentRequired": "conditional requirements cannot be expressed as a Swift type",
-            "dependentSchemas": "conditional schemas cannot be expressed as a Swift type",
             "prefixItems": "tuples cannot be expressed as a Swift array",
-            "contains": "use items",
-            "unevaluatedProperties": "not part of the channelgen subset",
-            "unevaluatedItems": "not part of the channelgen subset",
-            "$defs": "put shared schemas under components/schemas",
-            "definitions": "put shared schemas under components/schemas",
-        ])
+        ],
+        unknownKeysAreIgnored: true)
 }

@@ -18,6 +18,9 @@ extension SchemaTranslator {
         "discriminator",
     ]
 
+    /// `constraintKeywords` as a set: a member made of them (and annotations) narrows, it adds no type.
+    static let constraintKeywordSet = Set(constraintKeywords.map(\.key))
+
     /// One member of an `allOf`, with `$ref`s followed.
     private enum Part {
         /// Annotations only.
@@ -170,7 +173,7 @@ extension SchemaTranslator {
 
     /// What one (resolved) member contributes.
     private mutating func part(_ target: Cursor, checkingKeys: Bool) -> Part? {
-        let keys = Set((target.node.entries ?? []).map(\.key)).filter { !$0.hasPrefix("x-") }
+        let keys = Set((target.node.entries ?? []).map(\.key)).filter { !$0.hasPrefix("x-") && !Self.constraintKeywordSet.contains($0) }
         if keys.isSubset(of: Self.annotationKeys) { return .annotations }
         let declaredType = target.node["type"]?.string
         let isObject = declaredType == "object"

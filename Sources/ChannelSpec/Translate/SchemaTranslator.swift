@@ -403,6 +403,18 @@ struct SchemaTranslator {
         return .named(id)
     }
 
+    /// Keywords that only narrow which values are valid, never widen them: the Swift type of the
+    /// rest of the schema holds every valid value, so they are documented, not enforced (like
+    /// `minimum`). Keyword → how the doc comment names it.
+    static let constraintKeywords: KeyValuePairs<String, String> = [
+        "not": "`not`", "if": "`if`/`then`/`else`", "then": "`if`/`then`/`else`", "else": "`if`/`then`/`else`",
+        "dependentRequired": "`dependentRequired`", "dependentSchemas": "`dependentSchemas`",
+        "propertyNames": "`propertyNames`", "contains": "`contains`", "minContains": "`minContains`", "maxContains": "`maxContains`",
+        "unevaluatedProperties": "`unevaluatedProperties`", "unevaluatedItems": "`unevaluatedItems`",
+        // Containers of subschemas that `$ref`s point into; they constrain nothing themselves.
+        "$defs": "", "definitions": "",
+    ]
+
     /// Description plus the constraints that are documented but not enforced on decode.
     func documentation(of cursor: Cursor) -> Documentation {
         let node = cursor.node
@@ -430,6 +442,11 @@ struct SchemaTranslator {
            let values = node["enum"]?.items?.compactMap({ $0.scalar?.text }) {
             docs.notes.append("Allowed values: " + values.map { "`\($0)`" }.joined(separator: ", "))
         }
+        var constraints: [String] = []
+        for (key, shown) in Self.constraintKeywords where !shown.isEmpty && node[key] != nil && !constraints.contains(shown) {
+            constraints.append(shown)
+        }
+        if !constraints.isEmpty { docs.notes.append("Also constrained by " + constraints.joined(separator: ", ") + " (not enforced)") }
         docs.isDeprecated = node["deprecated"]?.scalar?.bool == true
         return docs
     }

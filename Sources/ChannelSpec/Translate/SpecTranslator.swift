@@ -24,6 +24,7 @@ package enum SpecTranslator {
         let api = translator.run()
         var diagnostics = translator.diagnostics
         diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
+        if strict { diagnostics.promoteStrictWarnings() }
         let hasErrors = diagnostics.hasErrors
         return SpecResult(api: hasErrors ? nil : api, diagnostics: diagnostics.all, files: workspace.loadedFiles)
     }
@@ -468,7 +469,7 @@ struct Translation {
 
     /// Part of `info` is missing: an error in strict mode, otherwise a warning (generation needs none of it).
     private mutating func missingInfo(_ message: String, at location: SourceLocation) {
-        if strict { diagnostics.error(message, at: location) } else { diagnostics.warning(message, at: location) }
+        diagnostics.strictWarning(message, at: location)
     }
 
     private mutating func required(_ key: String, in cursor: Cursor, of what: String) -> Cursor? {
