@@ -174,6 +174,44 @@ struct LenientGenerationTests {
         #expect(strict.status == 1 && strict.stderr.contains("main.yaml:19:30: error: unknown keyword 'vendorHint'"), "\(strict.stderr)")
     }
 
+    /// From asyncapi/parser-js's fixtures: an array without `items` holds any values, `items` as a
+    /// list (a draft-07 tuple) is outside the subset, and a parameter the address does not use is
+    /// a leftover that changes nothing. Only the tuple's channel is skipped.
+    @Test func arraysWithoutItemsTuplesAndUnusedParameters() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Arrays, version: 1.0.0}
+            channels:
+              tags:
+                address: app/tags
+                parameters: {siteId: {description: Left over.}}
+                messages: {m: {payload: {type: object, properties: {tags: {type: array}}}}}
+              pairs:
+                address: app/pairs
+                messages: {m: {payload: {type: array, items: [{type: string}, {type: integer}]}}}
+            operations:
+              tagValues: {action: receive, channel: {$ref: '#/channels/tags'}}
+              pairValues: {action: receive, channel: {$ref: '#/channels/pairs'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
+        let output = work.appendingPathComponent("out")
+        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stderr.contains("main.yaml:6:18: warning: parameter 'siteId' of channel 'tags' does not appear in its address 'app/tags'"), "\(generated.stderr)")
+        #expect(generated.stderr.contains("main.yaml:10:43: warning: 'items' as a list in schema"), "\(generated.stderr)")
+        #expect(generated.stderr.contains("warning: channel 'pairs' is skipped"))
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public var tags: [JSONValue]?"))
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func tagValues()") && !notifier.contains("pairValues"))
+        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
+        let typecheck = try await TestSupport.typecheck(sources)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
     @Test func malformedInputInAChannelStaysAnError() async throws {
         let spec = """
             asyncapi: 3.0.0

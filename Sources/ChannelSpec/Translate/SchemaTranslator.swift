@@ -144,8 +144,12 @@ struct SchemaTranslator {
         case "any":
             return .json
         case "array":
-            guard let items = cursor.child("items") else {
-                diagnostics.error("array schema '\(name)' has no 'items'", at: cursor.declarationLocation)
+            // No `items`: any elements, as JSON Schema says.
+            guard let items = cursor.child("items") else { return .array(.json) }
+            if items.node.items != nil {
+                diagnostics.unsupported(
+                    "'items' as a list in schema '\(name)' is a tuple (each position its own schema), which a Swift array cannot express",
+                    at: items.keyLocation ?? items.location)
                 return nil
             }
             return type(of: items, name: name + "Item", parent: parent).map { .array($0) }

@@ -222,8 +222,9 @@ struct Translation {
                     continue
                 }
                 KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
+                // A leftover declaration changes nothing generated: a warning (strict: an error).
                 guard address.parameterNames.contains(name) else {
-                    diagnostics.error("parameter '\(name)' of channel '\(key)' does not appear in its address '\(addressText)'", at: keyLocation)
+                    diagnostics.strictWarning("parameter '\(name)' of channel '\(key)' does not appear in its address '\(addressText)'", at: keyLocation)
                     continue
                 }
                 parameters.append(ChannelParameter(
