@@ -66,7 +66,7 @@ struct AsyncAPI2Tests {
     /// Malformed 2.x shapes stay errors at their place after the move to 3.0 (none is silently dropped).
     @Test(arguments: [
         ("channels: [a, b]", "3:11: error: channels must be a mapping, found a list"),
-        ("channels: {a: 5}", "3:15: error: channel 'a' has no messages"),
+        ("channels: {a: 5}", "3:15: error: channel 'a' must be a mapping, found a number"),
         ("channels: {a: {subscribe: 7}}", "3:27: error: operation 'a receive' must be a mapping, found a number"),
         ("channels: {a: {subscribe: {message: [1]}}}", "3:37: error: message 'message' must be a mapping, found a list"),
     ])

@@ -84,7 +84,8 @@ struct LenientGenerationTests {
     }
 
     /// Seen in other generators' test fixtures: no `info`, a channel without an address (allowed by
-    /// AsyncAPI 3: unknown until runtime), NATS-style wildcards in an address. None stops the rest.
+    /// AsyncAPI 3: unknown until runtime), NATS-style wildcards in an address, a channel without
+    /// messages. None stops the rest.
     @Test func noInfoNoAddressAndWildcardAddressesAreWarnedAndTheRestGenerates() async throws {
         let spec = """
             asyncapi: 3.0.0
@@ -97,6 +98,8 @@ struct LenientGenerationTests {
               nats:
                 address: v2.issue186.star.*.*
                 messages: {m: {payload: {type: string}}}
+              declared:
+                address: app/declared
             operations:
               goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
               dynamicValues: {action: receive, channel: {$ref: '#/channels/dynamic'}}
@@ -112,6 +115,7 @@ struct LenientGenerationTests {
         #expect(generated.stderr.contains("orders.yaml:1:1: warning: missing required key 'info' in the document; the API is named 'orders' after its file"))
         #expect(generated.stderr.contains("orders.yaml:6:3: warning: channel 'dynamic' has no 'address' (unknown until runtime)"))
         #expect(generated.stderr.contains("orders.yaml:9:14: warning: invalid channel address 'v2.issue186.star.*.*': wildcards"))
+        #expect(generated.stderr.contains("orders.yaml:11:3: warning: channel 'declared' has no 'messages'"), "\(generated.stderr)")
         let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
         #expect(notifier.contains("public protocol OrdersNotifierProtocol") && notifier.contains("func goodValues()"))
         #expect(!notifier.contains("dynamicValues") && !notifier.contains("natsValues"))

@@ -23,6 +23,11 @@ enum AsyncAPI2 {
         var operationIDs: Set<String> = []
         for channel in channelEntries {
             let item = channel.value
+            guard item.entries != nil else {
+                // Malformed: passed on as it is, for the 3.0 checks to report at its place.
+                newChannels.append(channel)
+                continue
+            }
             var fields: [YAMLNode.Entry] = [
                 YAMLNode.Entry(key: "address", keyLocation: channel.keyLocation, value: scalar(channel.key, at: channel.keyLocation)),
             ]

@@ -243,13 +243,15 @@ struct Translation {
             (address.parameterNames.firstIndex(of: a.name) ?? 0) < (address.parameterNames.firstIndex(of: b.name) ?? 0)
         }
 
+        // AsyncAPI allows a channel without messages (declared for later, or typed elsewhere); there
+        // is nothing to type its stream with, so it is outside the subset.
         guard let messagesCursor = cursor.child("messages") else {
-            diagnostics.error("missing required key 'messages' in channel '\(key)' (channelgen types each channel by its messages)", at: cursor.declarationLocation)
+            diagnostics.unsupported("channel '\(key)' has no 'messages'; channelgen types each channel by its messages", at: cursor.declarationLocation)
             return nil
         }
         guard let messageEntries = mapping(messagesCursor, "messages of channel '\(key)'") else { return nil }
         guard !messageEntries.isEmpty else {
-            diagnostics.error("channel '\(key)' has no messages; channelgen types each channel by its messages", at: messagesCursor.location)
+            diagnostics.unsupported("channel '\(key)' has no messages; channelgen types each channel by its messages", at: messagesCursor.location)
             return nil
         }
         var messages: [Message] = []
