@@ -123,6 +123,29 @@ struct FrontEndRegressionTests {
         #expect(line.hasSuffix("named by $ref is outside '\(result.folder.resolvingSymlinksInPath().path)/package'; specs may only read files inside their package"))
     }
 
+    /// Outside any package (no `Package.swift` above), a spec may read files under the working
+    /// folder, as a multi-file example laid out like asyncapi/spec's social-media one does
+    /// (`service/asyncapi.yaml` → `../common/messages.yaml`); nothing above it.
+    @Test func withoutAPackageTheWorkingFolderIsTheLimit() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let root = work.appendingPathComponent("examples")
+        for folder in ["service", "common"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try "Ping: {type: object, properties: {id: {type: string}}}\n".write(to: root.appendingPathComponent("common/schemas.yaml"), atomically: true, encoding: .utf8)
+        try "Secret: {type: string}\n".write(to: work.appendingPathComponent("secret.yaml"), atomically: true, encoding: .utf8)
+        func spec(_ reference: String) -> String { Self.spec(payload: "{$ref: '\(reference)'}", schemas: "    {}") }
+        try spec("../common/schemas.yaml#/Ping").write(to: root.appendingPathComponent("service/asyncapi.yaml"), atomically: true, encoding: .utf8)
+        let inside = try await TestSupport.channelgen(["lint", "service/asyncapi.yaml"], in: root)
+        #expect(inside.status == 0, "\(inside.stderr)")
+
+        try spec("../../secret.yaml#/Secret").write(to: root.appendingPathComponent("service/asyncapi.yaml"), atomically: true, encoding: .utf8)
+        let outside = try await TestSupport.channelgen(["lint", "service/asyncapi.yaml"], in: root)
+        #expect(outside.status == 1)
+        #expect(outside.stderr.contains("named by $ref is outside '\(root.resolvingSymlinksInPath().path)'"), "\(outside.stderr)")
+    }
+
     @Test func aSymlinkLeadingOutOfThePackageIsNotFollowed() async throws {
         let text = Self.spec(payload: "{$ref: 'link.yaml#/x'}", schemas: "    {}")
         let work = try TestSupport.temporaryDirectory()

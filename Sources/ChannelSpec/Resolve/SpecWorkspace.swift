@@ -70,11 +70,21 @@ package final class SpecWorkspace {
     /// - Parameters:
     ///   - rootFile: the spec document `$ref`s are resolved from.
     ///   - allowedFolder: where files may be read; by default the package holding the root file
-    ///     (nearest `Package.swift` above it), else the root file's folder.
+    ///     (nearest `Package.swift` above it); outside any package, the working folder when the
+    ///     root file lies in it (`channelgen lint examples/service/asyncapi.yaml` may read
+    ///     `examples/common/`), else the root file's folder.
     package init(rootFile: String, allowedFolder: String? = nil) {
         self.rootFile = FilePath.normalize(rootFile)
         self.allowedFolder = allowedFolder.flatMap(FilePath.real)
-            ?? FilePath.packageRoot(containing: rootFile) ?? FilePath.real(FilePath.directory(of: rootFile))
+            ?? FilePath.packageRoot(containing: rootFile) ?? Self.workingFolder(containing: rootFile)
+            ?? FilePath.real(FilePath.directory(of: rootFile))
+    }
+
+    /// The working folder, when it holds `file` and is not `/` (which would allow every file).
+    private static func workingFolder(containing file: String) -> String? {
+        guard let working = FilePath.real("."), working != "/", let folder = FilePath.real(FilePath.directory(of: file)),
+              FilePath.isInside(folder, working) else { return nil }
+        return working
     }
 
     /// The root document.
