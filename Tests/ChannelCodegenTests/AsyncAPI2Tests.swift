@@ -58,8 +58,7 @@ struct AsyncAPI2Tests {
         #expect(models.contains("case tick(TickPayload)") || models.contains("case tick("), "\(models)")
         let channels = try TestSupport.contents(output.appendingPathComponent("Channels.swift"))
         #expect(channels.contains("app/prices/{market}"))
-        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
-        let typecheck = try await TestSupport.typecheck(sources)
+        let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
@@ -162,8 +161,7 @@ struct AsyncAPI31Tests {
         let output = work.appendingPathComponent("out")
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
-        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
-        let typecheck = try await TestSupport.typecheck(sources)
+        let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
 
         try String(contentsOf: spec, encoding: .utf8).replacingOccurrences(of: "asyncapi: 3.1.0", with: "asyncapi: 4.0.0")

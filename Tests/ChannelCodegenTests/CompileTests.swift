@@ -530,8 +530,7 @@ struct CompileTests {
             #expect(line.wholeMatch(of: diagnostic) != nil, "not a located warning: \(line)")
         }
         guard result.status == 0 else { return }
-        let files = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
-        let typecheck = try await TestSupport.typecheck(files.map { output.appendingPathComponent($0) })
+        let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 }

@@ -119,8 +119,7 @@ struct LenientGenerationTests {
         let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
         #expect(notifier.contains("public protocol OrdersNotifierProtocol") && notifier.contains("func goodValues()"))
         #expect(!notifier.contains("dynamicValues") && !notifier.contains("natsValues"))
-        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
-        let typecheck = try await TestSupport.typecheck(sources)
+        let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
 
         // Models need no address: every channel's payload is a model.
@@ -170,8 +169,7 @@ struct LenientGenerationTests {
         #expect(models.contains("/// - Also constrained by `if`/`then`/`else`, `unevaluatedProperties` (not enforced)"), "\(models)")
         #expect(models.contains("/// - Also constrained by `not` (not enforced)"))
         #expect(models.contains("public var total: Double?"))
-        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
-        let typecheck = try await TestSupport.typecheck(sources)
+        let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
 
         let strict = try await TestSupport.channelgen(["lint", "--strict", "main.yaml"], in: work)
@@ -211,8 +209,7 @@ struct LenientGenerationTests {
         #expect(models.contains("public var tags: [JSONValue]?"))
         let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
         #expect(notifier.contains("func tagValues()") && !notifier.contains("pairValues"))
-        let sources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"].map { output.appendingPathComponent($0) }
-        let typecheck = try await TestSupport.typecheck(sources)
+        let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 

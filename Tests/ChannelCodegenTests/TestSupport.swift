@@ -40,6 +40,14 @@ enum TestSupport {
             background: true)
     }
 
+    /// The files of a generated client that compile without the app's own code (not `Mocks.swift`).
+    static let clientSources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
+
+    /// Type-checks the client files `generate` wrote into `output`.
+    static func typecheckClient(in output: URL) async throws -> ChildProcess.Output {
+        try await typecheck(clientSources.map { output.appendingPathComponent($0) })
+    }
+
     /// Compiles generated models with a `main.swift` into a program and returns what it prints.
     /// The models and `JSONValue` (which unions and untyped values use) are built as one module
     /// named `ChannelRuntime`, so the models' `import ChannelRuntime` needs no built runtime.
