@@ -76,19 +76,19 @@ struct Translation {
         if let info = root.child("info") {
             KeyRules.info.check(info, named: "", into: &diagnostics)
             if info.node["title"] == nil {
-                missingInfo("missing required key 'title' in info; the API is named '\(title)' after its file", at: info.declarationLocation)
+                diagnostics.strictWarning("missing required key 'title' in info; the API is named '\(title)' after its file", at: info.declarationLocation)
             } else {
                 title = requiredString("title", in: info, of: "info") ?? ""
             }
             if info.node["version"] == nil {
-                missingInfo("missing required key 'version' in info", at: info.declarationLocation)
+                diagnostics.strictWarning("missing required key 'version' in info", at: info.declarationLocation)
             } else {
                 version = requiredString("version", in: info, of: "info") ?? ""
             }
             description = info.node["description"]?.string
             notifierName = info.node["x-swift-notifier"]?.string
         } else {
-            missingInfo("missing required key 'info' in the document; the API is named '\(title)' after its file", at: root.declarationLocation)
+            diagnostics.strictWarning("missing required key 'info' in the document; the API is named '\(title)' after its file", at: root.declarationLocation)
         }
 
         if modelsOnly {
@@ -468,11 +468,6 @@ struct Translation {
             return nil
         }
         return cursor.children
-    }
-
-    /// Part of `info` is missing: an error in strict mode, otherwise a warning (generation needs none of it).
-    private mutating func missingInfo(_ message: String, at location: SourceLocation) {
-        diagnostics.strictWarning(message, at: location)
     }
 
     private mutating func required(_ key: String, in cursor: Cursor, of what: String) -> Cursor? {
