@@ -74,45 +74,12 @@ struct Generate: ParsableCommand {
     }
 
     /// The options, parsed.
-    struct Arguments: Equatable {
+    struct Arguments {
         var config: String
         var output: String
-        var quiet = false
+        var quiet: Bool
         var inputsRecord: String?
         var declaredInputs: String?
-
-        init(config: String, output: String, quiet: Bool, inputsRecord: String?, declaredInputs: String?) {
-            self.config = config
-            self.output = output
-            self.quiet = quiet
-            self.inputsRecord = inputsRecord
-            self.declaredInputs = declaredInputs
-        }
-
-        /// `generate --config C --output O` with `--quiet`, `--inputs-record F` and
-        /// `--declared-inputs F` in any order, each at most once, every value plain (not starting
-        /// with `-`): what the build plugin passes. `nil` for anything else, which ArgumentParser reads.
-        init?(_ arguments: ArraySlice<String>) {
-            guard arguments.first == "generate" else { return nil }
-            var config: String?, output: String?, quiet = false, inputsRecord: String?, declaredInputs: String?
-            var rest = arguments.dropFirst()
-            while let option = rest.popFirst() {
-                if option == "--quiet", !quiet {
-                    quiet = true
-                    continue
-                }
-                guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
-                switch option {
-                case "--config" where config == nil: config = value
-                case "--output" where output == nil: output = value
-                case "--inputs-record" where inputsRecord == nil: inputsRecord = value
-                case "--declared-inputs" where declaredInputs == nil: declaredInputs = value
-                default: return nil
-                }
-            }
-            guard let config, let output else { return nil }
-            self.init(config: config, output: output, quiet: quiet, inputsRecord: inputsRecord, declaredInputs: declaredInputs)
-        }
 
         func run() throws {
             let result = Generator.generate(configAt: config)
@@ -135,6 +102,34 @@ struct Generate: ParsableCommand {
                 print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
             }
         }
+    }
+}
+
+// In an extension, so the struct keeps its memberwise initializer.
+extension Generate.Arguments {
+    /// `generate --config C --output O` with `--quiet`, `--inputs-record F` and
+    /// `--declared-inputs F` in any order, each at most once, every value plain (not starting
+    /// with `-`): what the build plugin passes. `nil` for anything else, which ArgumentParser reads.
+    init?(_ arguments: ArraySlice<String>) {
+        guard arguments.first == "generate" else { return nil }
+        var config: String?, output: String?, quiet = false, inputsRecord: String?, declaredInputs: String?
+        var rest = arguments.dropFirst()
+        while let option = rest.popFirst() {
+            if option == "--quiet", !quiet {
+                quiet = true
+                continue
+            }
+            guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
+            switch option {
+            case "--config" where config == nil: config = value
+            case "--output" where output == nil: output = value
+            case "--inputs-record" where inputsRecord == nil: inputsRecord = value
+            case "--declared-inputs" where declaredInputs == nil: declaredInputs = value
+            default: return nil
+            }
+        }
+        guard let config, let output else { return nil }
+        self.init(config: config, output: output, quiet: quiet, inputsRecord: inputsRecord, declaredInputs: declaredInputs)
     }
 }
 

@@ -107,10 +107,7 @@ struct LenientGenerationTests {
             """
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        try spec.write(to: work.appendingPathComponent("orders.yaml"), atomically: true, encoding: .utf8)
-        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("orders.yaml"))
-        let output = work.appendingPathComponent("out")
-        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        let (generated, output) = try await TestSupport.generate(spec: spec, named: "orders.yaml", in: work)
         #expect(generated.status == 0, "\(generated.stderr)")
         #expect(generated.stderr.contains("orders.yaml:1:1: warning: missing required key 'info' in the document; the API is named 'orders' after its file"))
         #expect(generated.stderr.contains("orders.yaml:6:3: warning: channel 'dynamic' has no 'address' (unknown until runtime)"))
@@ -158,10 +155,7 @@ struct LenientGenerationTests {
             """
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
-        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
-        let output = work.appendingPathComponent("out")
-        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        let (generated, output) = try await TestSupport.generate(spec: spec, named: "main.yaml", in: work)
         #expect(generated.status == 0, "\(generated.stderr)")
         #expect(generated.stderr.hasSuffix("main.yaml:19:30: warning: unknown keyword 'vendorHint' in schema 'note' is ignored, as JSON Schema ignores keywords it does not know; check its spelling\n"))
         #expect(generated.stderr.split(separator: "\n").count == 1, "\(generated.stderr)")
@@ -197,10 +191,7 @@ struct LenientGenerationTests {
             """
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        try spec.write(to: work.appendingPathComponent("main.yaml"), atomically: true, encoding: .utf8)
-        let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
-        let output = work.appendingPathComponent("out")
-        let generated = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        let (generated, output) = try await TestSupport.generate(spec: spec, named: "main.yaml", in: work)
         #expect(generated.status == 0, "\(generated.stderr)")
         #expect(generated.stderr.contains("main.yaml:6:18: warning: parameter 'siteId' of channel 'tags' does not appear in its address 'app/tags'"), "\(generated.stderr)")
         #expect(generated.stderr.contains("main.yaml:10:43: warning: 'items' as a list in schema"), "\(generated.stderr)")

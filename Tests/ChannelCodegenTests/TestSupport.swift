@@ -40,6 +40,16 @@ enum TestSupport {
             background: true)
     }
 
+    /// Writes `text` as `name` in `work` with a `channelgen.yaml` naming it (plus `extra`), and
+    /// generates into `work/out`.
+    static func generate(spec text: String, named name: String, in work: URL, extra: String = "") async throws -> (result: ChildProcess.Output, output: URL) {
+        let spec = work.appendingPathComponent(name)
+        try text.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try writeConfig(in: work, spec: spec, extra: extra)
+        let output = work.appendingPathComponent("out")
+        return (try await channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"]), output)
+    }
+
     /// The files of a generated client that compile without the app's own code (not `Mocks.swift`).
     static let clientSources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
 

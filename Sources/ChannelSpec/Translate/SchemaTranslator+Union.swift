@@ -203,7 +203,7 @@ extension SchemaTranslator {
     /// `#/components/schemas/Walk` → `Walk`; a bare `Walk` stays.
     static func lastToken(of reference: String) -> String {
         guard let hash = reference.firstIndex(of: "#") else { return reference.split(separator: "/").last.map(String.init) ?? reference }
-        return JSONPointer.tokens(String(reference[reference.index(after: hash)...]))?.last ?? reference
+        return JSONPointer.lastToken(String(reference[reference.index(after: hash)...])) ?? reference
     }
 
     /// The value a property schema fixes: `const`, or an enum of one non-null string.
