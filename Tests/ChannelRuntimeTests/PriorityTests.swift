@@ -9,7 +9,7 @@ struct PriorityTests {
         let entry = Entry<PingSubscription>(instance: nil, metrics: RuntimeMetrics(), logger: Logger(label: "test"))
         var ids: [Int: String] = [:]
         for (name, priority) in [("a", 0), ("b", 5), ("c", 5), ("d", -1), ("e", 0)] {
-            let (_, continuation) = AsyncStream.makeStream(of: Ping.self)
+            let (_, continuation) = BatchedStream<Ping>.makeStream()
             ids[entry.add(.events(continuation), status: nil, priority: priority)] = name
         }
         #expect(entry.deliveryOrder.map { ids[$0]! } == ["b", "c", "a", "e", "d"])

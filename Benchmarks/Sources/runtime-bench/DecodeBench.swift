@@ -62,8 +62,16 @@ enum DecodeBench {
     static func presenceEvent(_ n: Int) -> String { models[0].payload(n) }
     static func archiveEvent(_ n: Int) -> String { models[3].payload(n) }
 
+    /// A `data` frame as AppSync sends it: the event as an escaped JSON string. (The payloads hold
+    /// no control characters, so quotes and backslashes are all there is to escape.)
     static func frame(id: String, event: String) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: ["type": "data", "id": id, "event": event], options: [.withoutEscapingSlashes]), as: UTF8.self)
+        var escaped = ""
+        escaped.reserveCapacity(event.utf8.count + 16)
+        for character in event.unicodeScalars {
+            if character == "\"" || character == "\\" { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(character)
+        }
+        return #"{"type":"data","id":"\#(id)","event":"\#(escaped)"}"#
     }
 
     /// Events per second through the runtime and the generated notifier.

@@ -70,11 +70,11 @@ final class Counter: @unchecked Sendable {
 final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
-    private var continuation: AsyncStream<String>.Continuation?
+    private var continuation: BatchedStream<String>.Continuation?
     private var ids: [String: String] = [:]
 
     func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = BatchedStream<String>.makeStream()
         lock.withLock { self.continuation = continuation }
         return Session(inbound: stream, server: self)
     }

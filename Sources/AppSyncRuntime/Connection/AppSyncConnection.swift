@@ -54,7 +54,7 @@ public actor AppSyncConnection: ChannelConnection {
 
     private struct Sink {
         let channel: String
-        let continuation: AsyncStream<RawChannelEvent>.Continuation
+        let continuation: BatchedStream<RawChannelEvent>.Continuation
     }
 
     private var sinks: [String: Sink] = [:]
@@ -260,7 +260,7 @@ public actor AppSyncConnection: ChannelConnection {
             let receivedAt = Date()
             for event in events {
                 sequence += 1
-                sink.continuation.yield(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
+                sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
             }
         case .connectionAck(let timeoutMs):
             run(machine.sessionAccepted(id, keepAliveTimeout: timeoutMs.map { .milliseconds($0) }))
@@ -305,7 +305,7 @@ public actor AppSyncConnection: ChannelConnection {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
         let id = UUID().uuidString
-        let (stream, continuation) = AsyncStream.makeStream(of: RawChannelEvent.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = BatchedStream<RawChannelEvent>.makeStream()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, continuation: continuation)
         run(machine.subscribe(id: id, channel: channel))

@@ -31,7 +31,7 @@ public struct WSClientTransport: WebSocketTransport {
 
     /// Opens a WebSocket to `url` offering `subprotocols`; the upgrade must choose the first one.
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let (inbound, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let (inbound, continuation) = BatchedStream<String>.makeStream()
         let session = WSClientSession(inbound: inbound)
         let maximumMessageSize = self.maximumMessageSize
         let opened = OneShot()
@@ -47,7 +47,7 @@ public struct WSClientTransport: WebSocketTransport {
             opened.resolve(nil)
             var messages = inbound.messages(maxSize: maximumMessageSize).makeAsyncIterator()
             while let message = try await messages.next() {
-                if case .text(let text) = message { continuation.yield(text) }
+                if case .text(let text) = message { continuation.send(text) }
             }
         }
         let connection = ClientConnection(channel, address: channel.address, logger: logger)

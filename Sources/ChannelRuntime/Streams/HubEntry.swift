@@ -22,9 +22,9 @@ enum Target<Subscription: ChannelSubscription> {
 
 /// A consumer of one subscription type: a plain event stream, or an update stream.
 enum Consumer<Event: Sendable>: Sendable {
-    case events(AsyncStream<Event>.Continuation)
+    case events(BatchedStream<Event>.Continuation)
     case updates(UpdateConsumer<Event>)
-    case envelopes(AsyncStream<ChannelEnvelope<Event>>.Continuation)
+    case envelopes(BatchedStream<ChannelEnvelope<Event>>.Continuation)
 }
 
 /// The shared state of one subscription type, touched by the hub (routing) and by the pump task
@@ -172,11 +172,11 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         for consumer in consumers {
             switch consumer {
             case .events(let continuation):
-                if case .dropped = continuation.yield(event) { overflowed += 1 }
+                if continuation.send(event) == .dropped { overflowed += 1 }
             case .updates(let updates):
                 overflowed += updates.deliver(event)
             case .envelopes(let continuation):
-                if let envelope, case .dropped = continuation.yield(envelope) { overflowed += 1 }
+                if let envelope, continuation.send(envelope) == .dropped { overflowed += 1 }
             }
         }
         guard overflowed > 0 || wasOverflowing else { return }

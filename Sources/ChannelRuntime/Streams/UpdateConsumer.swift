@@ -1,6 +1,6 @@
 /// An `updates(_:)` consumer: events and statuses into a bounded stream, and the gaps that leaves.
 final class UpdateConsumer<Event: Sendable>: Sendable {
-    let continuation: AsyncStream<ChannelUpdate<Event>>.Continuation
+    let continuation: BatchedStream<ChannelUpdate<Event>>.Continuation
     let policy: StreamBufferPolicy
     /// Newest-first buffers drop the oldest buffered events: the gap goes before whatever the
     /// consumer reads next, which the iterator does with this counter.
@@ -9,7 +9,7 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
     private let pendingTailGap = LockedValue(0)
     private let lastStatus = LockedValue<SubscriptionStatus?>(nil)
 
-    init(continuation: AsyncStream<ChannelUpdate<Event>>.Continuation, policy: StreamBufferPolicy, gaps: GapCounter) {
+    init(continuation: BatchedStream<ChannelUpdate<Event>>.Continuation, policy: StreamBufferPolicy, gaps: GapCounter) {
         self.continuation = continuation
         self.policy = policy
         self.gaps = gaps

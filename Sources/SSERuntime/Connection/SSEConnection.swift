@@ -62,7 +62,7 @@ public actor SSEConnection: ChannelConnection {
     private struct Sink {
         let channel: String
         let route: ChannelRoute
-        let continuation: AsyncStream<RawChannelEvent>.Continuation
+        let continuation: BatchedStream<RawChannelEvent>.Continuation
     }
 
     private var sinks: [String: Sink] = [:]
@@ -320,7 +320,7 @@ public actor SSEConnection: ChannelConnection {
         let raw = RawChannelEvent(text: event.data, sequence: sequence, receivedAt: Date())
         for sink in targets {
             metrics.channel(sink.channel) { $0.received += 1 }
-            sink.continuation.yield(raw)
+            sink.continuation.send(raw)
         }
     }
 
@@ -330,7 +330,7 @@ public actor SSEConnection: ChannelConnection {
     /// consumer stopping ends it.
     public func subscribe(to channel: String) async -> RawChannelSubscription {
         let id = UUID().uuidString
-        let (stream, continuation) = AsyncStream.makeStream(of: RawChannelEvent.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = BatchedStream<RawChannelEvent>.makeStream()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation)
         run(machine.subscribe(id: id, channel: channel))

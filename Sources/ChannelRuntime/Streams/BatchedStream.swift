@@ -1,0 +1,312 @@
+import Foundation
+
+/// `AsyncStream.makeStream(of:bufferingPolicy:)` with a cheaper hand-off between threads, for
+/// streams that carry many small elements (frames, events).
+///
+/// An `AsyncStream` made with a continuation takes its lock, and may wake its reader, for every
+/// element. When the reader keeps pace with the writer (the runtime's case: decoding an event takes
+/// less than waking a thread), both threads contend for that lock on every element and each one
+/// costs a futex sleep and wake-up. Here the reader takes up to `batchLimit` buffered elements under
+/// one lock and hands them out from its own copy, and the writer wakes the reader only when it waits
+/// (Benchmarks/README.md §3 measures both).
+///
+/// The stream is an ordinary `AsyncStream` (made with `init(unfolding:onCancel:)`), and
+/// `BatchedStream.Continuation` behaves like `AsyncStream.Continuation`: the same buffering policies
+/// and `YieldResult`s, `finish()` (the reader still gets what is buffered), and `onTermination`,
+/// called once: on `finish()`, when the consumer's task is cancelled, or when the stream is dropped.
+/// One difference: elements the reader already took (at most `batchLimit - 1`) are no longer in
+/// the buffer, so a bounded buffer holds up to that many more, and a `bufferingNewest` buffer that
+/// drops does not drop those. Use a `batchLimit` of 1 where that matters.
+public enum BatchedStream<Element: Sendable> {
+    public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
+    public typealias YieldResult = AsyncStream<Element>.Continuation.YieldResult
+    public typealias Termination = AsyncStream<Element>.Continuation.Termination
+
+    /// A stream and the continuation that feeds it.
+    ///
+    /// - Parameters:
+    ///   - bufferingPolicy: as for `AsyncStream` (default: unbounded).
+    ///   - batchLimit: how many buffered elements the reader takes at once (at least 1).
+    public static func makeStream(
+        bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
+    ) -> (stream: AsyncStream<Element>, continuation: Continuation) {
+        let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit))
+        let reader = Reader(storage)
+        let stream = AsyncStream(unfolding: { await reader.next() }, onCancel: { storage.terminate(.cancelled) })
+        return (stream, Continuation(storage: storage))
+    }
+
+    /// Feeds a `BatchedStream` (any number of writers, from any thread).
+    public struct Continuation: Sendable {
+        let storage: Storage
+
+        /// Buffers `element` for the reader (or hands it over when the reader waits).
+        @discardableResult
+        public func yield(_ element: Element) -> YieldResult { storage.yield(element) }
+
+        /// `yield(_:)` with a result that is not generic: in code Swift does not specialize, building
+        /// a `YieldResult` costs a metadata lookup per element.
+        @discardableResult
+        package func send(_ element: Element) -> BatchedStreamSend { storage.send(element) }
+
+        /// Ends the stream: the reader gets what is buffered, then `nil`.
+        public func finish() { storage.terminate(.finished) }
+
+        /// Called once when the stream ends: finished, cancelled or dropped. Set after the end, it
+        /// is called at once.
+        public var onTermination: (@Sendable (Termination) -> Void)? {
+            get { storage.onTermination }
+            nonmutating set { storage.onTermination = newValue }
+        }
+    }
+
+    /// The buffer between the writers and the one reader: a ring of elements under one lock.
+    ///
+    /// The runtime's consumers of this are generic code that Swift does not specialize (a hub entry
+    /// for a subscription type it never saw), where every use of a generic type such as
+    /// `Deque<Element>` or `(Element, Int)` asks the runtime for its metadata (a hash-map lookup).
+    /// So the hot path here uses only the element's own metadata: raw pointers into the ring,
+    /// a non-generic waiter and a non-generic result (`BatchedStreamSend`).
+    final class Storage: @unchecked Sendable {
+        // @unchecked: every stored variable is touched with `lock` held.
+        private let lock = NSLock()
+        private var ring: UnsafeMutablePointer<Element>
+        private var capacity: Int
+        private var head = 0
+        private var count = 0
+        /// The reader, when it waits for an element.
+        private var waiter: UnsafeContinuation<Void, Never>?
+        /// Whether the stream ended (a `Bool`: testing the optional `endReason` is generic work).
+        private var isEnded = false
+        /// Why the stream ended; set once. No element is accepted after it.
+        private var endReason: Termination?
+        private var handler: (@Sendable (Termination) -> Void)?
+        private let limit: Int?
+        private let dropsOldest: Bool
+        let batchLimit: Int
+
+        init(policy: BufferingPolicy, batchLimit: Int) {
+            switch policy {
+            case .bufferingNewest(let limit): (self.limit, dropsOldest) = (max(0, limit), true)
+            case .bufferingOldest(let limit): (self.limit, dropsOldest) = (max(0, limit), false)
+            default: (limit, dropsOldest) = (nil, false)
+            }
+            self.batchLimit = batchLimit
+            capacity = 16
+            ring = .allocate(capacity: capacity)
+        }
+
+        deinit {
+            for offset in 0..<count { (ring + (head + offset) % capacity).deinitialize(count: 1) }
+            ring.deallocate()
+        }
+
+        /// `yield` without building a generic result: the runtime's hot path.
+        func send(_ element: Element) -> BatchedStreamSend {
+            lock.lock()
+            if isEnded {
+                lock.unlock()
+                return .terminated
+            }
+            var outcome = BatchedStreamSend.enqueued
+            if let limit, count >= limit {
+                if !dropsOldest || limit == 0 {
+                    lock.unlock()
+                    return .dropped
+                }
+                (ring + head).deinitialize(count: 1)
+                head = (head + 1) % capacity
+                count -= 1
+                outcome = .dropped
+            }
+            if count == capacity { grow() }
+            (ring + (head + count) % capacity).initialize(to: element)
+            count += 1
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            waiter?.resume()
+            return outcome
+        }
+
+        func yield(_ element: Element) -> YieldResult {
+            guard let limit else {
+                return send(element) == .terminated ? .terminated : .enqueued(remaining: .max)
+            }
+            // The element a full buffer drops (the oldest or this one), for the caller.
+            lock.lock()
+            if isEnded {
+                lock.unlock()
+                return .terminated
+            }
+            if count >= limit {
+                if !dropsOldest || limit == 0 {
+                    lock.unlock()
+                    return .dropped(element)
+                }
+                let dropped = (ring + head).move()
+                head = (head + 1) % capacity
+                count -= 1
+                if count == capacity { grow() }
+                (ring + (head + count) % capacity).initialize(to: element)
+                count += 1
+                lock.unlock()
+                return .dropped(dropped)
+            }
+            if count == capacity { grow() }
+            (ring + (head + count) % capacity).initialize(to: element)
+            count += 1
+            let remaining = limit - count
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            waiter?.resume()
+            return .enqueued(remaining: remaining)
+        }
+
+        private func grow() {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            let firstRun = min(count, capacity - head)
+            larger.moveInitialize(from: ring + head, count: firstRun)
+            (larger + firstRun).moveInitialize(from: ring, count: count - firstRun)
+            ring.deallocate()
+            ring = larger
+            head = 0
+            capacity *= 2
+        }
+
+        /// After a burst has drained: an unbounded stream does not keep its peak size.
+        private func shrink() {
+            ring.deallocate()
+            capacity = 16
+            ring = .allocate(capacity: capacity)
+            head = 0
+        }
+
+        /// Ends the stream for `reason` (once); cancelling also discards what is buffered.
+        func terminate(_ reason: Termination) {
+            lock.lock()
+            guard !isEnded else {
+                lock.unlock()
+                return
+            }
+            isEnded = true
+            endReason = reason
+            var discarded: [Element] = []
+            if case .cancelled = reason {
+                discarded.reserveCapacity(count)
+                for offset in 0..<count { discarded.append((ring + (head + offset) % capacity).move()) }
+                (head, count) = (0, 0)
+            }
+            let (handler, waiter) = (self.handler, self.waiter)
+            (self.handler, self.waiter) = (nil, nil)
+            lock.unlock()
+            // The elements are released outside the lock (a deinit might do anything).
+            discarded.removeAll()
+            waiter?.resume()
+            handler?(reason)
+        }
+
+        var onTermination: (@Sendable (Termination) -> Void)? {
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return handler
+            }
+            set {
+                lock.lock()
+                let endedAlready = endReason
+                if !isEnded { handler = newValue }
+                lock.unlock()
+                if let endedAlready { newValue?(endedAlready) }
+            }
+        }
+
+        /// Moves up to `batchLimit` elements, oldest first, to `destination`, waiting for one when
+        /// there is none; 0 once the stream ended and is drained.
+        func take(into destination: UnsafeMutablePointer<Element>) async -> Int {
+            while true {
+                if let taken = takeBuffered(into: destination) { return taken }
+                await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                    lock.lock()
+                    if count > 0 || isEnded {
+                        lock.unlock()
+                        continuation.resume()
+                        return
+                    }
+                    precondition(waiter == nil, "a BatchedStream is read by more than one task at once")
+                    waiter = continuation
+                    lock.unlock()
+                }
+            }
+        }
+
+        /// What `take` moves without waiting: `nil` when the reader must wait.
+        private func takeBuffered(into destination: UnsafeMutablePointer<Element>) -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard count > 0 else { return isEnded ? 0 : nil }
+            let taken = min(count, batchLimit)
+            let firstRun = min(taken, capacity - head)
+            destination.moveInitialize(from: ring + head, count: firstRun)
+            (destination + firstRun).moveInitialize(from: ring, count: taken - firstRun)
+            head = (head + taken) % capacity
+            count -= taken
+            if count == 0, capacity > 4096 { shrink() }
+            return taken
+        }
+    }
+
+    /// The reader's side: the batch it took, handed out one element at a time. Dropping the stream
+    /// drops the reader, which ends the stream.
+    final class Reader: @unchecked Sendable {
+        // @unchecked: `taken`, `nextIndex` and `end` are touched by one `next()` at a time
+        // (`reading`, under `lock`); a second task reading at once traps, as with `AsyncStream`.
+        private let storage: Storage
+        private let lock = NSLock()
+        private var reading = false
+        private let taken: UnsafeMutablePointer<Element>
+        private var nextIndex = 0
+        private var end = 0
+
+        init(_ storage: Storage) {
+            self.storage = storage
+            taken = .allocate(capacity: storage.batchLimit)
+        }
+
+        deinit {
+            (taken + nextIndex).deinitialize(count: end - nextIndex)
+            taken.deallocate()
+            storage.terminate(.cancelled)
+        }
+
+        func next() async -> Element? {
+            setReading(true)
+            defer { setReading(false) }
+            if nextIndex == end {
+                end = await storage.take(into: taken)
+                nextIndex = 0
+                if end == 0 { return nil }
+            }
+            defer { nextIndex += 1 }
+            return (taken + nextIndex).move()
+        }
+
+        private func setReading(_ starting: Bool) {
+            lock.lock()
+            let twice = starting && reading
+            reading = starting
+            lock.unlock()
+            precondition(!twice, "a BatchedStream is read by more than one task at once")
+        }
+    }
+}
+
+/// What `BatchedStream.Continuation.send(_:)` did with an element.
+package enum BatchedStreamSend: Sendable {
+    case enqueued
+    /// The buffer was full: the oldest element (`bufferingNewest`) or this one (`bufferingOldest`) was dropped.
+    case dropped
+    /// The stream has ended.
+    case terminated
+}

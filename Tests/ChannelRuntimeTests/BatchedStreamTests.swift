@@ -1,0 +1,162 @@
+@testable import ChannelRuntime
+import Foundation
+import Testing
+
+/// `BatchedStream` behaves like `AsyncStream.makeStream`: order, buffering policies, finishing,
+/// cancelling and dropping, and `onTermination` once.
+@Suite("Batched stream")
+struct BatchedStreamTests {
+    /// Ends-of-stream seen by `onTermination`, in order.
+    final class Terminations: @unchecked Sendable {
+        // @unchecked: guarded by `lock`.
+        private let lock = NSLock()
+        private var seen: [String] = []
+        func record(_ termination: BatchedStream<Int>.Termination) {
+            lock.withLock { seen.append("\(termination)") }
+        }
+        var all: [String] { lock.withLock { seen } }
+    }
+
+    @Test(arguments: [1, 3, 64])
+    func everyElementArrivesOnceInOrderFromConcurrentBatches(batchLimit: Int) async {
+        // A writer racing a reader: whatever the interleaving, the reader sees 0..<n in order.
+        let (stream, continuation) = BatchedStream<Int>.makeStream(batchLimit: batchLimit)
+        let count = 50_000
+        let writer = Task.detached {
+            for value in 0..<count {
+                continuation.yield(value)
+                if value % 997 == 0 { await Task.yield() }
+            }
+            continuation.finish()
+        }
+        var expected = 0
+        var inOrder = true
+        for await value in stream {
+            if value != expected { inOrder = false }
+            expected += 1
+        }
+        await writer.value
+        #expect(inOrder)
+        #expect(expected == count)
+    }
+
+    @Test func finishingHandsOutWhatIsBufferedThenEnds() async {
+        let terminations = Terminations()
+        let (stream, continuation) = BatchedStream<Int>.makeStream(batchLimit: 2)
+        continuation.onTermination = { terminations.record($0) }
+        for value in 1...5 { continuation.yield(value) }
+        continuation.finish()
+        if case .terminated = continuation.yield(6) {} else { Issue.record("a yield after finish was accepted") }
+        var received: [Int] = []
+        for await value in stream { received.append(value) }
+        #expect(received == [1, 2, 3, 4, 5])
+        #expect(terminations.all == ["finished"])
+    }
+
+    @Test func bufferingNewestDropsTheOldestAndSaysWhich() async {
+        let (stream, continuation) = BatchedStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(3))
+        var results: [String] = []
+        for value in 1...5 {
+            switch continuation.yield(value) {
+            case .enqueued(let remaining): results.append("enqueued \(remaining)")
+            case .dropped(let dropped): results.append("dropped \(dropped)")
+            default: results.append("terminated")
+            }
+        }
+        #expect(results == ["enqueued 2", "enqueued 1", "enqueued 0", "dropped 1", "dropped 2"])
+        #expect(continuation.send(6) == .dropped)
+        continuation.finish()
+        #expect(await Array(stream) == [4, 5, 6])
+    }
+
+    @Test func bufferingOldestDropsTheNewElement() async {
+        let (stream, continuation) = BatchedStream<Int>.makeStream(bufferingPolicy: .bufferingOldest(2))
+        continuation.yield(1)
+        continuation.yield(2)
+        if case .dropped(let dropped) = continuation.yield(3) { #expect(dropped == 3) } else { Issue.record("3 was not dropped") }
+        #expect(continuation.send(4) == .dropped)
+        continuation.finish()
+        #expect(await Array(stream) == [1, 2])
+    }
+
+    @Test func aBufferThatGrewAndWrappedKeepsTheOrder() async {
+        // The ring wraps around and grows while the reader holds a part of it.
+        let (stream, continuation) = BatchedStream<Int>.makeStream(batchLimit: 5)
+        var iterator = stream.makeAsyncIterator()
+        var received: [Int] = []
+        var next = 0
+        for round in 0..<200 {
+            for _ in 0..<(round % 37) {
+                continuation.yield(next)
+                next += 1
+            }
+            for _ in 0..<(round % 23) where received.count < next {
+                if let value = await iterator.next() { received.append(value) }
+            }
+        }
+        continuation.finish()
+        while let value = await iterator.next() { received.append(value) }
+        #expect(received == Array(0..<next))
+    }
+
+    @Test func cancellingTheConsumerEndsTheStreamOnce() async throws {
+        let terminations = Terminations()
+        let (stream, continuation) = BatchedStream<Int>.makeStream()
+        continuation.onTermination = { terminations.record($0) }
+        let started = AsyncStream.makeStream(of: Void.self)
+        let consumer = Task {
+            var count = 0
+            started.continuation.yield()
+            for await _ in stream { count += 1 }
+            return count
+        }
+        for await _ in started.stream { break }
+        continuation.yield(1)
+        consumer.cancel()
+        _ = await consumer.value
+        #expect(terminations.all == ["cancelled"])
+        if case .terminated = continuation.yield(2) {} else { Issue.record("a yield after cancelling was accepted") }
+        continuation.finish()
+        #expect(terminations.all == ["cancelled"])
+    }
+
+    @Test func droppingTheStreamEndsIt() {
+        let terminations = Terminations()
+        var continuation: BatchedStream<Int>.Continuation?
+        do {
+            let made = BatchedStream<Int>.makeStream()
+            continuation = made.continuation
+            made.continuation.onTermination = { terminations.record($0) }
+            made.continuation.yield(1)
+            _ = made.stream
+        }
+        #expect(terminations.all == ["cancelled"])
+        #expect(continuation?.send(2) == .terminated)
+    }
+
+    @Test func aHandlerSetAfterTheEndIsCalledAtOnce() {
+        let terminations = Terminations()
+        let (stream, continuation) = BatchedStream<Int>.makeStream()
+        continuation.finish()
+        continuation.onTermination = { terminations.record($0) }
+        #expect(terminations.all == ["finished"])
+        withExtendedLifetime(stream) {}  // dropped earlier, the stream would have ended as cancelled
+    }
+
+    @Test func elementsLeftBehindAreReleased() async {
+        // Buffered, taken-but-unread and dropped elements are all released (no leak, no double free).
+        final class Tracked: Sendable {
+            let onDeinit: @Sendable () -> Void
+            init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let released = LockedValue(0)
+        do {
+            let (stream, continuation) = BatchedStream<Tracked>.makeStream(bufferingPolicy: .bufferingNewest(50), batchLimit: 8)
+            for _ in 0..<100 { continuation.yield(Tracked { released.withLock { $0 += 1 } }) }
+            var iterator = stream.makeAsyncIterator()
+            _ = await iterator.next()  // takes a batch of 8, hands out one
+        }
+        #expect(released.withLock { $0 } == 100)
+    }
+}
