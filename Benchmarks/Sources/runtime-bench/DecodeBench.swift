@@ -65,13 +65,13 @@ enum DecodeBench {
     /// A `data` frame as AppSync sends it: the event as an escaped JSON string. (The payloads hold
     /// no control characters, so quotes and backslashes are all there is to escape.)
     static func frame(id: String, event: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(event.utf8.count + 16)
-        for character in event.unicodeScalars {
-            if character == "\"" || character == "\\" { escaped.unicodeScalars.append("\\") }
-            escaped.unicodeScalars.append(character)
+        var bytes = Array(#"{"type":"data","id":""#.utf8) + Array(id.utf8) + Array(#"","event":""#.utf8)
+        for byte in event.utf8 {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+            bytes.append(byte)
         }
-        return #"{"type":"data","id":"\#(id)","event":"\#(escaped)"}"#
+        bytes += Array(#""}"#.utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Events per second through the runtime and the generated notifier.

@@ -55,6 +55,7 @@ public actor AppSyncConnection: ChannelConnection {
     private struct Sink {
         let channel: String
         let continuation: BatchedStream<RawChannelEvent>.Continuation
+        let counter: RuntimeMetrics.ChannelCounter
     }
 
     private var sinks: [String: Sink] = [:]
@@ -240,7 +241,7 @@ public actor AppSyncConnection: ChannelConnection {
     private func received(_ text: String, on id: ConnectionStateMachine.SessionID) {
         guard session?.id == id else { return }
         lastFrameAt = clock.now()
-        metrics.update { $0.framesReceived += 1 }
+        metrics.countFrame()
         let message: ServerMessage
         do {
             message = try ServerMessage.decode(text)
@@ -256,7 +257,7 @@ public actor AppSyncConnection: ChannelConnection {
                 logger.debug("dropping data for an unknown subscription", metadata: ["id": "\(subscription)"])
                 return
             }
-            metrics.channel(sink.channel) { $0.received += events.count }
+            sink.counter.received(events.count)
             let receivedAt = Date()
             for event in events {
                 sequence += 1
@@ -307,7 +308,7 @@ public actor AppSyncConnection: ChannelConnection {
         let id = UUID().uuidString
         let (stream, continuation) = BatchedStream<RawChannelEvent>.makeStream()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        sinks[id] = Sink(channel: channel, continuation: continuation)
+        sinks[id] = Sink(channel: channel, continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
         return RawSubscription(id: id, channel: channel, events: stream)
     }

@@ -51,8 +51,63 @@ public final class RuntimeMetrics: Sendable {
         public var channels: [String: Channel] = [:]
     }
 
-    private let box = LockedValue(Snapshot())
+    /// The counters; `channels` stays empty here: each channel's counts live in its `ChannelBox`,
+    /// so counting an event through a `ChannelCounter` hashes no channel path.
+    private let box = LockedValue(State())
     private let reporter: MetricsReporter
+
+    private struct State {
+        var snapshot = Snapshot()
+        var channels: [String: ChannelBox] = [:]
+
+        mutating func channel(_ channel: String) -> ChannelBox {
+            if let existing = channels[channel] { return existing }
+            let made = ChannelBox()
+            channels[channel] = made
+            return made
+        }
+    }
+
+    /// One channel's counts, changed only with `box` locked.
+    fileprivate final class ChannelBox: @unchecked Sendable {
+        // @unchecked: `counts` is only touched with the metrics' lock held.
+        var counts = Channel()
+    }
+
+    /// Counts the events of one channel path without looking it up each time: the hot path of a
+    /// connection (received) and of a hub entry (decoded).
+    package struct ChannelCounter: Sendable {
+        fileprivate let metrics: RuntimeMetrics
+        fileprivate let counts: ChannelBox
+        fileprivate let received: Counter
+        fileprivate let decoded: Counter
+
+        /// `count` more events arrived.
+        package func received(_ count: Int) {
+            metrics.box.withLock { _ in counts.counts.received += count }
+            received.increment(by: count)
+        }
+
+        /// One more event was decoded and delivered.
+        package func decodedOne() {
+            metrics.box.withLock { _ in counts.counts.decoded += 1 }
+            decoded.increment(by: 1)
+        }
+    }
+
+    /// The counter of `channel`; `template` names it in swift-metrics (see `channel(_:template:_:)`).
+    package func counter(forChannel channel: String, template: String? = nil) -> ChannelCounter {
+        ChannelCounter(
+            metrics: self, counts: box.withLock { $0.channel(channel) },
+            received: reporter.channelCounter("events_received", template: template),
+            decoded: reporter.channelCounter("events_decoded", template: template))
+    }
+
+    /// Counts one frame read from the transport.
+    package func countFrame() {
+        box.withLock { $0.snapshot.framesReceived += 1 }
+        reporter.framesReceived.increment(by: 1)
+    }
 
     /// Counters at zero, also reported to `metricsFactory` (by default the bootstrapped `MetricsSystem`).
     public init(metricsFactory: (any MetricsFactory)? = nil) {
@@ -60,13 +115,19 @@ public final class RuntimeMetrics: Sendable {
     }
 
     /// The counters now.
-    public func snapshot() -> Snapshot { box.withLock { $0 } }
+    public func snapshot() -> Snapshot {
+        box.withLock { state in
+            var snapshot = state.snapshot
+            snapshot.channels = state.channels.mapValues(\.counts)
+            return snapshot
+        }
+    }
 
     package func update(_ change: (inout Snapshot) -> Void) {
-        let (old, new) = box.withLock { snapshot in
-            let old = snapshot
-            change(&snapshot)
-            return (old, snapshot)
+        let (old, new) = box.withLock { state in
+            let old = state.snapshot
+            change(&state.snapshot)
+            return (old, state.snapshot)
         }
         reporter.report(from: old, to: new)
     }
@@ -74,10 +135,11 @@ public final class RuntimeMetrics: Sendable {
     /// Changes the counts of one channel path; `template` (the address with `{parameters}`) names it
     /// in swift-metrics, so user ids never become metric dimensions.
     package func channel(_ channel: String, template: String? = nil, _ change: (inout Channel) -> Void) {
-        let (old, new) = box.withLock { snapshot in
-            let old = snapshot.channels[channel, default: Channel()]
-            change(&snapshot.channels[channel, default: Channel()])
-            return (old, snapshot.channels[channel]!)
+        let (old, new) = box.withLock { state in
+            let counts = state.channel(channel)
+            let old = counts.counts
+            change(&counts.counts)
+            return (old, counts.counts)
         }
         reporter.report(from: old, to: new, template: template)
     }
@@ -136,7 +198,7 @@ private final class MetricsReporter: Sendable {
         if new.overflowed > old.overflowed { add(channelCounter("events_overflowed", template: template), new.overflowed - old.overflowed) }
     }
 
-    private func channelCounter(_ name: String, template: String?) -> Counter {
+    func channelCounter(_ name: String, template: String?) -> Counter {
         let key = ChannelCounterKey(name: name, template: template)
         return channelCounters.withLock { counters in
             if let counter = counters[key] { return counter }

@@ -124,12 +124,27 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
 
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
         let channel = raw.channel
+        let counter = metrics.counter(forChannel: channel, template: Subscription.template.address)
         let pump = Task.detached { [self] in
             let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
+            // Per event, this generic code (not specialized for the subscription type) builds no
+            // optionals or tuples of the event type: each would cost a metadata lookup.
             for await raw in raw.events {
-                guard let (event, reportedType) = decode(raw.text, channel: channel, decodePayload, eventType: eventType) else { continue }
-                deliver(event, reportedType: reportedType, raw: raw, channel: channel)
+                let event: Subscription.Event
+                do {
+                    event = try decodePayload(raw.text)
+                } catch {
+                    dropUndecodable(channel: channel, error: error)
+                    continue
+                }
+                let reported = eventType?(event)
+                if let expected = Subscription.eventType, let reported, reported != expected {
+                    dropForEventType(reported, expected: expected, channel: channel)
+                    continue
+                }
+                counter.decodedOne()
+                deliver(event, reportedType: reported, raw: raw, channel: channel)
             }
         }
         let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
@@ -190,28 +205,17 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         }
     }
 
-    private func decode(
-        _ text: String, channel: String, _ decode: (String) throws -> Subscription.Event, eventType: ((Subscription.Event) -> String)?
-    ) -> (event: Subscription.Event, reportedType: String?)? {
-        let event: Subscription.Event
-        do {
-            event = try decode(text)
-        } catch {
-            metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
-            logger.error("dropping an event that does not decode", metadata: [
-                "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
-            ])
-            return nil
-        }
-        let reported = eventType?(event)
-        if let expected = Subscription.eventType, let reported, reported != expected {
-            metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
-            logger.error("dropping an event with another eventType", metadata: [
-                "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
-            ])
-            return nil
-        }
-        metrics.channel(channel, template: Subscription.template.address) { $0.decoded += 1 }
-        return (event, reported)
+    private func dropUndecodable(channel: String, error: any Error) {
+        metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
+        logger.error("dropping an event that does not decode", metadata: [
+            "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
+        ])
+    }
+
+    private func dropForEventType(_ reported: String, expected: String, channel: String) {
+        metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
+        logger.error("dropping an event with another eventType", metadata: [
+            "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
+        ])
     }
 }

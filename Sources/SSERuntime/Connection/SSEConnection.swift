@@ -63,6 +63,7 @@ public actor SSEConnection: ChannelConnection {
         let channel: String
         let route: ChannelRoute
         let continuation: BatchedStream<RawChannelEvent>.Continuation
+        let counter: RuntimeMetrics.ChannelCounter
     }
 
     private var sinks: [String: Sink] = [:]
@@ -301,7 +302,7 @@ public actor SSEConnection: ChannelConnection {
 
     private func deliver(_ event: ServerSentEvent) {
         if let id = event.lastEventID { lastEventID = id }
-        metrics.update { $0.framesReceived += 1 }
+        metrics.countFrame()
         let targets: [Sink]
         if event.type == "message" {
             // An event without a type goes to the only channel there is (a single-topic hub).
@@ -319,7 +320,7 @@ public actor SSEConnection: ChannelConnection {
         sequence += 1
         let raw = RawChannelEvent(text: event.data, sequence: sequence, receivedAt: Date())
         for sink in targets {
-            metrics.channel(sink.channel) { $0.received += 1 }
+            sink.counter.received(1)
             sink.continuation.send(raw)
         }
     }
@@ -332,7 +333,7 @@ public actor SSEConnection: ChannelConnection {
         let id = UUID().uuidString
         let (stream, continuation) = BatchedStream<RawChannelEvent>.makeStream()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation)
+        sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
         return RawChannelSubscription(id: id, channel: channel, events: stream)
     }
