@@ -46,6 +46,26 @@ struct JSONScannerTests {
         #expect(Self.foundationString(json) == nil)  // Foundation refuses them too
     }
 
+    /// Raw bytes, so the input can hold what a `String` cannot: invalid UTF-8 before, after and
+    /// without an escape is an error (the escaped path writes straight into a string, whose
+    /// initializer would repair it), and valid non-ASCII text after an escape reads intact.
+    @Test func invalidUTF8IsAnErrorOnEveryPathAndValidTextIsKept() throws {
+        func read(_ bytes: [UInt8]) -> Result<String, JSONScanner.Failure> {
+            bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                do throws(JSONScanner.Failure) { return .success(try scanner.readString()) } catch { return .failure(error) }
+            }
+        }
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), n = UInt8(ascii: "n")
+        for invalid in [[0xFF], [0xC3], [0xE4, 0xB8], [0xED, 0xA0, 0x80]] as [[UInt8]] {
+            #expect(throws: JSONScanner.Failure.self) { try read([quote] + invalid + [quote]).get() }
+            #expect(throws: JSONScanner.Failure.self) { try read([quote, backslash, n] + invalid + [quote]).get() }
+            #expect(throws: JSONScanner.Failure.self) { try read([quote] + invalid + [backslash, n, quote]).get() }
+        }
+        #expect(try read([quote, backslash, n] + Array("é中😀".utf8) + [backslash, quote, quote]).get() == "\né中😀\"")
+        #expect(try read([quote] + Array("é".utf8) + [backslash, UInt8(ascii: "t"), quote]).get() == "é\t")
+    }
+
     @Test func numbersFollowTheGrammar() {
         for valid in ["0", "-0", "12", "-3.25", "1e9", "1E+2", "2.5e-3"] {
             #expect((try? Self.scan(valid) { scanner throws(JSONScanner.Failure) in try scanner.readNumberText() }.get()) == valid)

@@ -103,54 +103,85 @@ package struct JSONScanner {
     package mutating func readString() throws(Failure) -> String {
         try expect(UInt8(ascii: "\""), "a string")
         let start = offset
-        // Most strings hold no escape: one scan, one validated copy.
+        // Most strings hold no escape: one scan, one copy. ASCII (the bytes OR-ed below 0x80)
+        // needs no UTF-8 validation.
+        var high: UInt8 = 0
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
-                let text = try utf8String(UnsafeBufferPointer(rebasing: bytes[start..<offset]), at: start)
+                let raw = UnsafeBufferPointer(start: bytes.baseAddress! + start, count: offset - start)
+                let text = high < 0x80 ? String(decoding: raw, as: UTF8.self) : try utf8String(raw, at: start)
                 offset += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("unescaped control character in a string") }
+            high |= byte
             offset += 1
         }
-        // One allocation: the unescaped text is never longer than the rest of the input (an
-        // event's JSON inside an envelope is escaped throughout; growing by appends reallocated
-        // it several times per frame).
-        var unescaped: [UInt8] = []
-        unescaped.reserveCapacity(bytes.count - start)
-        unescaped.append(contentsOf: bytes[start..<offset])
+        let resume = offset
+        // Escaped (an event inside an envelope is escaped throughout): unescaped straight into the
+        // new string's storage, which is never longer than the rest of the input.
+        var failed: Failure?
+        let text = String(unsafeUninitializedCapacity: bytes.count - start) { output -> Int in
+            do throws(Failure) {
+                return try unescape(from: start, into: output, high: &high)
+            } catch {
+                failed = error
+                return 0
+            }
+        }
+        if let failed { throw failed }
+        guard high >= 0x80 else { return text }
+        // Non-ASCII text: that initializer repairs invalid UTF-8, so read it again and validate.
+        offset = resume
+        var unescaped = [UInt8](repeating: 0, count: bytes.count - start)
+        let count = try unescaped.withUnsafeMutableBufferPointer { output throws(Failure) in try unescape(from: start, into: output, high: &high) }
+        return try unescaped.withUnsafeBufferPointer { buffer throws(Failure) in
+            try utf8String(UnsafeBufferPointer(rebasing: buffer[..<count]), at: start)
+        }
+    }
+
+    /// Unescapes the string that began at `start` (its opening quote just before) into `output`, from
+    /// the current offset (its first escape), through the closing quote; returns the bytes written.
+    /// `high` collects the raw bytes OR-ed (escapes yield valid UTF-8 by construction).
+    private mutating func unescape(from start: Int, into output: UnsafeMutableBufferPointer<UInt8>, high: inout UInt8) throws(Failure) -> Int {
+        var written = offset - start
+        output.baseAddress!.update(from: bytes.baseAddress! + start, count: written)
         while offset < bytes.count {
             let byte = bytes[offset]
             switch byte {
             case UInt8(ascii: "\""):
                 offset += 1
-                return try unescaped.withUnsafeBufferPointer { buffer throws(Failure) in try utf8String(buffer, at: start) }
+                return written
             case UInt8(ascii: "\\"):
                 offset += 1
-                try readEscape(into: &unescaped)
+                written = try readEscape(into: output, at: written)
             case ..<0x20:
                 throw failure("unescaped control character in a string")
             default:
-                unescaped.append(byte)
+                output[written] = byte
+                written += 1
+                high |= byte
                 offset += 1
             }
         }
         throw failure("unterminated string")
     }
 
-    private mutating func readEscape(into output: inout [UInt8]) throws(Failure) {
+    /// Reads one escape (after its backslash) into `output` at `index`; returns the next index.
+    private mutating func readEscape(into output: UnsafeMutableBufferPointer<UInt8>, at index: Int) throws(Failure) -> Int {
         guard offset < bytes.count else { throw failure("unterminated escape") }
         let byte = bytes[offset]
         offset += 1
+        let simple: UInt8
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
-        case UInt8(ascii: "b"): output.append(0x08)
-        case UInt8(ascii: "f"): output.append(0x0C)
-        case UInt8(ascii: "n"): output.append(0x0A)
-        case UInt8(ascii: "r"): output.append(0x0D)
-        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): simple = byte
+        case UInt8(ascii: "b"): simple = 0x08
+        case UInt8(ascii: "f"): simple = 0x0C
+        case UInt8(ascii: "n"): simple = 0x0A
+        case UInt8(ascii: "r"): simple = 0x0D
+        case UInt8(ascii: "t"): simple = 0x09
         case UInt8(ascii: "u"):
             var scalar = try readHex4()
             if (0xD800...0xDBFF).contains(scalar) {
@@ -165,10 +196,17 @@ package struct JSONScanner {
             } else if (0xDC00...0xDFFF).contains(scalar) {
                 throw failure("a lone surrogate in a \\u escape")
             }
-            output.append(contentsOf: Unicode.UTF8.encode(Unicode.Scalar(scalar)!)!)
+            var next = index
+            for unit in Unicode.UTF8.encode(Unicode.Scalar(scalar)!)! {
+                output[next] = unit
+                next += 1
+            }
+            return next
         default:
             throw failure("invalid escape")
         }
+        output[index] = simple
+        return index + 1
     }
 
     private mutating func readHex4() throws(Failure) -> UInt32 {
