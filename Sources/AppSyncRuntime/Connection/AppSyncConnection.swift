@@ -306,11 +306,11 @@ public actor AppSyncConnection: ChannelConnection {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
         let id = UUID().uuidString
-        let (stream, continuation) = BatchedStream<RawChannelEvent>.makeStream()
+        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
-        return RawSubscription(id: id, channel: channel, events: stream)
+        return RawSubscription(id: id, channel: channel, events: stream, reader: reader)
     }
 
     private func sendSubscribe(_ id: String, channel: String, on session: ConnectionStateMachine.SessionID) async {

@@ -54,11 +54,19 @@ public struct RawChannelSubscription: Sendable {
     public let channel: String
     /// Each event, in arrival order.
     public let events: AsyncStream<RawChannelEvent>
+    /// The reader behind `events` when a runtime connection made it (`BatchedStream`): the hub
+    /// reads it directly. `nil` for other connections.
+    package let reader: BatchedStream<RawChannelEvent>.Reader?
 
     /// A subscription as a connection hands it out.
     public init(id: String, channel: String, events: AsyncStream<RawChannelEvent>) {
+        self.init(id: id, channel: channel, events: events, reader: nil)
+    }
+
+    package init(id: String, channel: String, events: AsyncStream<RawChannelEvent>, reader: BatchedStream<RawChannelEvent>.Reader?) {
         self.id = id
         self.channel = channel
         self.events = events
+        self.reader = reader
     }
 }

@@ -12,6 +12,24 @@ import Foundation
 public protocol JSONReadable: Decodable {
     /// Reads one value; throws when the input is not one this fast path is sure of.
     init(reading json: inout JSONReader) throws(JSONReadError)
+
+    /// `JSONReader.decode(_:from:fallback:)` for this type: the runtime's entry point. Leave it to
+    /// the default implementation, which is inlinable, so each conforming type's witness is a
+    /// copy specialized for that type (the runtime calls it from code that is not specialized).
+    static func decode(from text: String, fallback decoder: JSONDecoder) throws -> Self
+}
+
+extension JSONReadable {
+    @inlinable public static func decode(from text: String, fallback decoder: JSONDecoder) throws -> Self {
+        var text = text
+        var value: Self?
+        text.withUTF8 { bytes in
+            var reader = JSONReader(bytes)
+            value = try? reader.readWhole(Self.self)
+        }
+        if let value { return value }
+        return try decoder.decode(Self.self, from: Data(text.utf8))
+    }
 }
 
 /// Why the fast path stopped: the byte offset and what it expected. Never shown to users as a
@@ -32,8 +50,19 @@ public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable
 public struct JSONReader {
     var scanner: JSONScanner
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
         scanner = JSONScanner(bytes)
+    }
+
+    /// Reads a value that must be all the input holds.
+    @inlinable mutating func readWhole<Value: JSONReadable>(_ type: Value.Type) throws(JSONReadError) -> Value {
+        let value = try Value(reading: &self)
+        try expectEnd()
+        return value
+    }
+
+    @usableFromInline mutating func expectEnd() throws(JSONReadError) {
+        try scanner.expectEnd()
     }
 
     private init(scanner: JSONScanner) {
@@ -42,8 +71,7 @@ public struct JSONReader {
 
     /// Decodes `text`: the fast path first, `JSONDecoder` when it declines.
     public static func decode<Value: JSONReadable>(_ type: Value.Type, from text: String, fallback decoder: JSONDecoder = JSONDecoder()) throws -> Value {
-        if let value = try? read(type, from: text) { return value }
-        return try decoder.decode(Value.self, from: Data(text.utf8))
+        try Value.decode(from: text, fallback: decoder)
     }
 
     /// The fast path alone: the value, or why it declined.
@@ -52,9 +80,7 @@ public struct JSONReader {
         let result = text.withUTF8 { bytes -> Result<Value, JSONReadError> in
             var reader = JSONReader(bytes)
             do throws(JSONReadError) {
-                let value = try Value(reading: &reader)
-                try reader.scanner.expectEnd()
-                return .success(value)
+                return .success(try reader.readWhole(Value.self))
             } catch {
                 return .failure(error)
             }

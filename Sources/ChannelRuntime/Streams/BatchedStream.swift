@@ -30,10 +30,20 @@ public enum BatchedStream<Element: Sendable> {
     public static func makeStream(
         bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
     ) -> (stream: AsyncStream<Element>, continuation: Continuation) {
+        let (stream, continuation, _) = makeStreamAndReader(bufferingPolicy: bufferingPolicy, batchLimit: batchLimit)
+        return (stream, continuation)
+    }
+
+    /// `makeStream` with its reader, for the runtime's own consumers: reading `reader` directly
+    /// skips `AsyncStream`'s per-element work (a cancellation handler and generic metadata lookups
+    /// in its unspecialized code). Read the stream or the reader, not both.
+    package static func makeStreamAndReader(
+        bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
+    ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
         let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit))
         let reader = Reader(storage)
         let stream = AsyncStream(unfolding: { await reader.next() }, onCancel: { storage.terminate(.cancelled) })
-        return (stream, Continuation(storage: storage))
+        return (stream, Continuation(storage: storage), reader)
     }
 
     /// Feeds a `BatchedStream` (any number of writers, from any thread).
@@ -259,7 +269,7 @@ public enum BatchedStream<Element: Sendable> {
 
     /// The reader's side: the batch it took, handed out one element at a time. Dropping the stream
     /// drops the reader, which ends the stream.
-    final class Reader: @unchecked Sendable {
+    package final class Reader: @unchecked Sendable {
         // @unchecked: `taken`, `nextIndex` and `end` are touched by one `next()` at a time
         // (`reading`, under `lock`); a second task reading at once traps, as with `AsyncStream`.
         private let storage: Storage
@@ -278,6 +288,24 @@ public enum BatchedStream<Element: Sendable> {
             (taken + nextIndex).deinitialize(count: end - nextIndex)
             taken.deallocate()
             storage.terminate(.cancelled)
+        }
+
+        /// The next element, for a caller that is not an `AsyncStream` (which handles
+        /// cancellation itself): a cancelled task ends the stream, as an `AsyncStream` consumer does.
+        package func nextEndingOnCancellation() async -> Element? {
+            if Task.isCancelled {
+                storage.terminate(.cancelled)
+                return nil
+            }
+            // Waiting is the only place cancellation must interrupt; a handler per element costs.
+            if hasTaken { return await next() }
+            return await withTaskCancellationHandler { await next() } onCancel: { [storage] in storage.terminate(.cancelled) }
+        }
+
+        private var hasTaken: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return nextIndex < end
         }
 
         func next() async -> Element? {

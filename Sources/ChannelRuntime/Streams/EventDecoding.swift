@@ -16,7 +16,7 @@ enum EventDecoding {
         _ readable: Readable.Type, as event: Event.Type, fallback: JSONDecoder
     ) -> (String) throws -> Event {
         // `Readable` is `Event` (the caller's cast says so).
-        { text in try JSONReader.decode(Readable.self, from: text, fallback: fallback) as! Event }
+        { text in try Readable.decode(from: text, fallback: fallback) as! Event }
     }
 
     /// How to read an event's announced `eventType`, chosen once per pump: `nil` when the type does

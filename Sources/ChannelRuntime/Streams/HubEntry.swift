@@ -45,7 +45,8 @@ protocol HubEntry: AnyObject, Sendable {
     func deliverResumed(after: Duration)
 }
 
-final class Entry<Subscription: ChannelSubscription>: HubEntry {
+final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Sendable {
+    // @unchecked: `current` is only touched with `lock` held.
     private struct State {
         var consumers: [Int: (consumer: Consumer<Subscription.Event>, priority: Int)] = [:] {
             didSet {
@@ -70,7 +71,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         var wantsEnvelopes: Bool { history != nil || hasEnvelopeConsumers }
     }
 
-    private let state = LockedValue(State())
+    private let lock = NSLock()
+    private var current = State()
     /// A fixed instance's channel, or `nil` for the channel the hub's parameters name.
     private let instance: Subscription?
     private let metrics: RuntimeMetrics
@@ -82,13 +84,19 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
         self.logger = logger
     }
 
-    var currentChannel: String? { state.withLock { $0.channel } }
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&current)
+    }
 
-    func setHistory(_ history: HistoryStore<Subscription.Event>) { state.withLock { $0.history = history } }
+    var currentChannel: String? { withState { $0.channel } }
+
+    func setHistory(_ history: HistoryStore<Subscription.Event>) { withState { $0.history = history } }
 
     /// Consumer ids in the order each event reaches them.
-    var deliveryOrder: [Int] { state.withLock { $0.deliveryOrder } }
-    var subscriptionID: String? { state.withLock { $0.subscriptionID } }
+    var deliveryOrder: [Int] { withState { $0.deliveryOrder } }
+    var subscriptionID: String? { withState { $0.subscriptionID } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
         try instance?.channel ?? Subscription(parameters: parameters).channel
@@ -97,7 +105,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     /// Adds a consumer; an update consumer first learns the current status.
     func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, priority: Int = 0, replayingHistory: Bool = false) -> Int {
         if case .updates(let updates) = consumer, let status { updates.deliver(status) }
-        return state.withLock { state in
+        return withState { state in
             if replayingHistory, case .envelopes(let continuation) = consumer, let history = state.history {
                 for envelope in history.snapshot() { continuation.yield(envelope) }
             }
@@ -108,18 +116,18 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     func remove(_ consumer: Int) -> Bool {
-        state.withLock { state in
+        withState { state in
             state.consumers[consumer] = nil
             return state.consumers.isEmpty
         }
     }
 
     func deliver(_ status: SubscriptionStatus) {
-        for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliver(status) }
+        for case .updates(let consumer) in withState({ $0.consumerList }) { consumer.deliver(status) }
     }
 
     func deliverResumed(after gap: Duration) {
-        for case .updates(let consumer) in state.withLock({ $0.consumerList }) { consumer.deliverResumed(after: gap) }
+        for case .updates(let consumer) in withState({ $0.consumerList }) { consumer.deliverResumed(after: gap) }
     }
 
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
@@ -130,7 +138,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             // Per event, this generic code (not specialized for the subscription type) builds no
             // optionals or tuples of the event type: each would cost a metadata lookup.
-            for await raw in raw.events {
+            var events = raw.events.makeAsyncIterator()
+            let reader = raw.reader
+            while let raw = await (reader == nil ? events.next() : reader!.nextEndingOnCancellation()) {
                 let event: Subscription.Event
                 do {
                     event = try decodePayload(raw.text)
@@ -147,7 +157,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
                 deliver(event, reportedType: reported, raw: raw, channel: channel)
             }
         }
-        let replaced = state.withLock { state -> ([Task<Void, Never>], String?) in
+        let replaced = withState { state -> ([Task<Void, Never>], String?) in
             defer {
                 state.channel = channel
                 state.subscriptionID = raw.id
@@ -160,7 +170,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     func stopPump() -> String? {
-        let stopped = state.withLock { state -> ([Task<Void, Never>], String?) in
+        let stopped = withState { state -> ([Task<Void, Never>], String?) in
             defer {
                 state.tasks = []
                 state.channel = nil
@@ -173,14 +183,39 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
     }
 
     private func deliver(_ event: Subscription.Event, reportedType: String?, raw: RawChannelEvent, channel: String) {
+        // The common case, plain streams and update streams, touches no generic type but the
+        // event's (this code is not specialized; each other one would cost a metadata lookup).
+        lock.lock()
+        let consumers = current.consumerList
+        let wantsEnvelopes = current.wantsEnvelopes
+        let wasOverflowing = current.overflowing
+        lock.unlock()
+        if wantsEnvelopes { return deliverWithEnvelopes(event, reportedType: reportedType, raw: raw, channel: channel) }
+        var overflowed = 0
+        var index = 0
+        while index < consumers.count {
+            switch consumers[index] {
+            case .events(let continuation):
+                if continuation.send(event) == .dropped { overflowed += 1 }
+            case .updates(let updates):
+                overflowed += updates.deliver(event)
+            case .envelopes:
+                break  // none, or `wantsEnvelopes` would hold
+            }
+            index += 1
+        }
+        noteOverflow(overflowed, wasOverflowing: wasOverflowing, channel: channel)
+    }
+
+    private func deliverWithEnvelopes(_ event: Subscription.Event, reportedType: String?, raw: RawChannelEvent, channel: String) {
         // One lock per event: recorded in the history and fanned out to the consumers of the same
         // moment (see `add`).
-        let (consumers, wasOverflowing, envelope) = state.withLock { state in
-            let envelope = state.wantsEnvelopes ? ChannelEnvelope(
+        let (consumers, wasOverflowing, envelope) = withState { state in
+            let envelope = ChannelEnvelope(
                 event: event, channel: channel,
                 eventType: reportedType ?? Subscription.eventType,
-                receivedAt: raw.receivedAt, sequence: raw.sequence) : nil
-            if let envelope { state.history?.append(envelope) }
+                receivedAt: raw.receivedAt, sequence: raw.sequence)
+            state.history?.append(envelope)
             return (state.consumerList, state.overflowing, envelope)
         }
         var overflowed = 0
@@ -191,11 +226,16 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry {
             case .updates(let updates):
                 overflowed += updates.deliver(event)
             case .envelopes(let continuation):
-                if let envelope, continuation.send(envelope) == .dropped { overflowed += 1 }
+                if continuation.send(envelope) == .dropped { overflowed += 1 }
             }
         }
+        noteOverflow(overflowed, wasOverflowing: wasOverflowing, channel: channel)
+    }
+
+    /// Counts and logs (once per run of overflows) events that did not fit consumers' buffers.
+    private func noteOverflow(_ overflowed: Int, wasOverflowing: Bool, channel: String) {
         guard overflowed > 0 || wasOverflowing else { return }
-        state.withLock { $0.overflowing = overflowed > 0 }
+        withState { $0.overflowing = overflowed > 0 }
         guard overflowed > 0 else { return }
         metrics.channel(channel, template: Subscription.template.address) { $0.overflowed += overflowed }
         if !wasOverflowing {

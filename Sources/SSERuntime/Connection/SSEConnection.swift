@@ -331,11 +331,11 @@ public actor SSEConnection: ChannelConnection {
     /// consumer stopping ends it.
     public func subscribe(to channel: String) async -> RawChannelSubscription {
         let id = UUID().uuidString
-        let (stream, continuation) = BatchedStream<RawChannelEvent>.makeStream()
+        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
-        return RawChannelSubscription(id: id, channel: channel, events: stream)
+        return RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
     }
 
     /// The machine sent a subscribe: active at once when the stream carries the channel, otherwise
