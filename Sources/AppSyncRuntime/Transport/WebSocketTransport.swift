@@ -11,7 +11,9 @@ public protocol WebSocketTransport: Sendable {
 /// One open WebSocket.
 public protocol WebSocketSession: Sendable {
     /// Text frames from the server. Finishes when the connection ends, for whatever reason:
-    /// AppSync's close codes carry no meaning, so the runtime does not look at them.
+    /// AppSync's close codes carry no meaning, so the runtime does not look at them. Make it with
+    /// `BatchedStream<String>.makeStream()`: under a burst the connection then takes many frames
+    /// per lock and wake-up, where an `AsyncStream` continuation costs both per frame.
     var inbound: AsyncStream<String> { get }
     /// Sends one text frame.
     func send(_ text: String) async throws

@@ -2,6 +2,11 @@
 /// costs at most this much memory; what does not fit is dropped, counted in
 /// `RuntimeMetrics.Channel.overflowed` and, on `ChannelEventHub.updates(_:)` streams, reported to
 /// the consumer as a `ChannelUpdate.gap`.
+///
+/// `events` and `envelopes` streams hand events over in batches (`BatchedStream`): besides the
+/// buffer, a consumer may hold up to 63 events it already took and has not read yet, which the
+/// buffer's dropping does not reach. `updates` streams take one element at a time, so a gap is
+/// reported exactly where events went missing.
 public enum StreamBufferPolicy: Sendable, Equatable {
     /// Keep the newest `count` events; older undelivered ones are dropped. The default (1 000):
     /// after a stall the consumer sees the latest state first.
