@@ -113,6 +113,25 @@ public enum BatchedStream<Element: Sendable> {
 
         /// `yield` without building a generic result: the runtime's hot path.
         func send(_ element: Element) -> BatchedStreamSend {
+            var remaining = 0
+            return enqueue(element, droppedInto: nil, remaining: &remaining)
+        }
+
+        func yield(_ element: Element) -> YieldResult {
+            withUnsafeTemporaryAllocation(of: Element.self, capacity: 1) { slot in
+                var remaining = 0
+                switch enqueue(element, droppedInto: slot.baseAddress!, remaining: &remaining) {
+                case .enqueued: return .enqueued(remaining: remaining)
+                case .dropped: return .dropped(slot.baseAddress!.move())
+                case .terminated: return .terminated
+                }
+            }
+        }
+
+        /// Buffers `element`, dropping by the policy when full, and wakes a waiting reader. The
+        /// element a full buffer drops (the oldest, or this one) is moved to `droppedInto` when
+        /// given, else released; `remaining` is the room left (`.max` unbounded).
+        private func enqueue(_ element: Element, droppedInto slot: UnsafeMutablePointer<Element>?, remaining: inout Int) -> BatchedStreamSend {
             lock.lock()
             if isEnded {
                 lock.unlock()
@@ -122,9 +141,10 @@ public enum BatchedStream<Element: Sendable> {
             if let limit, count >= limit {
                 if !dropsOldest || limit == 0 {
                     lock.unlock()
+                    slot?.initialize(to: element)
                     return .dropped
                 }
-                (ring + head).deinitialize(count: 1)
+                if let slot { slot.moveInitialize(from: ring + head, count: 1) } else { (ring + head).deinitialize(count: 1) }
                 head = (head + 1) % capacity
                 count -= 1
                 outcome = .dropped
@@ -132,46 +152,12 @@ public enum BatchedStream<Element: Sendable> {
             if count == capacity { grow() }
             (ring + (head + count) % capacity).initialize(to: element)
             count += 1
+            remaining = limit.map { $0 - count } ?? .max
             let waiter = self.waiter
             self.waiter = nil
             lock.unlock()
             waiter?.resume()
             return outcome
-        }
-
-        func yield(_ element: Element) -> YieldResult {
-            guard let limit else {
-                return send(element) == .terminated ? .terminated : .enqueued(remaining: .max)
-            }
-            // The element a full buffer drops (the oldest or this one), for the caller.
-            lock.lock()
-            if isEnded {
-                lock.unlock()
-                return .terminated
-            }
-            if count >= limit {
-                if !dropsOldest || limit == 0 {
-                    lock.unlock()
-                    return .dropped(element)
-                }
-                let dropped = (ring + head).move()
-                head = (head + 1) % capacity
-                count -= 1
-                if count == capacity { grow() }
-                (ring + (head + count) % capacity).initialize(to: element)
-                count += 1
-                lock.unlock()
-                return .dropped(dropped)
-            }
-            if count == capacity { grow() }
-            (ring + (head + count) % capacity).initialize(to: element)
-            count += 1
-            let remaining = limit - count
-            let waiter = self.waiter
-            self.waiter = nil
-            lock.unlock()
-            waiter?.resume()
-            return .enqueued(remaining: remaining)
         }
 
         private func grow() {

@@ -138,9 +138,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             // Per event, this generic code (not specialized for the subscription type) builds no
             // optionals or tuples of the event type: each would cost a metadata lookup.
-            var events = raw.events.makeAsyncIterator()
-            let reader = raw.reader
-            while let raw = await (reader == nil ? events.next() : reader!.nextEndingOnCancellation()) {
+            let subscription = raw
+            var events = subscription.events.makeAsyncIterator()
+            while let raw = await nextEvent(of: subscription, from: &events) {
                 let event: Subscription.Event
                 do {
                     event = try decodePayload(raw.text)
@@ -258,4 +258,11 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
             "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
         ])
     }
+}
+
+/// The subscription's next event: from the connection's batched reader when it made one (no
+/// `AsyncStream` work per element), else from its stream.
+private func nextEvent(of subscription: RawChannelSubscription, from events: inout AsyncStream<RawChannelEvent>.Iterator) async -> RawChannelEvent? {
+    if let reader = subscription.reader { return await reader.nextEndingOnCancellation() }
+    return await events.next()
 }
