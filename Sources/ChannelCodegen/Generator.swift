@@ -67,6 +67,7 @@ package enum Generator {
         let files = zip(structures, TextRenderer.render(structures.map(\.1))).map { structure, text in
             GeneratedFile(name: structure.0.rawValue, contents: text)
         }
+        if isLarge(named.api) { releaseElsewhere((structures, named.api, named.names)) }
         return GenerationResult(files: files, diagnostics: named.diagnostics, inputs: named.inputs)
     }
 
@@ -146,8 +147,12 @@ package enum Generator {
         }
         // The files are independent: a large API builds them side by side (threads cost more than
         // they save on a small one).
-        let isLarge = api.types.count + api.channels.count >= 128
-        return isLarge ? OutputFile.allCases.concurrentMap(build) : OutputFile.allCases.map(build)
+        return isLarge(api) ? OutputFile.allCases.concurrentMap(build) : OutputFile.allCases.map(build)
+    }
+
+    /// Whether `api` is large enough that spreading work over threads saves more than threads cost.
+    static func isLarge(_ api: ChannelAPI) -> Bool {
+        api.types.count + api.channels.count >= 128
     }
 
     /// The spec's path relative to its package root (the nearest folder with a `Package.swift`),

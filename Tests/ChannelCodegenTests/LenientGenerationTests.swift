@@ -83,6 +83,52 @@ struct LenientGenerationTests {
         #expect(!notifier.contains("negatedValues") && !notifier.contains("mqttValues"))
     }
 
+    /// A skipped channel's types are forgotten (the translator rolls back to where the channel
+    /// began), so a component first reached from skipped channels is translated again for the next
+    /// channel that uses it, and generated once, with its nested types.
+    @Test func aComponentFirstReachedFromSkippedChannelsIsGeneratedOnceForTheChannelThatKeepsIt() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Orders, version: 1.0.0}
+            channels:
+              badAddress:
+                address: a/b/c/d/e/f/g
+                messages: {m: {payload: {$ref: '#/components/schemas/Order'}}}
+              negated:
+                address: app/negated
+                messages: {m: {payload: {type: object, properties: {order: {$ref: '#/components/schemas/Order'}, rest: {type: object, patternProperties: {x: {}}}}}}}
+              good:
+                address: app/good
+                messages: {m: {payload: {$ref: '#/components/schemas/Order'}}}
+            operations:
+              badAddressValues: {action: receive, channel: {$ref: '#/channels/badAddress'}}
+              negatedValues: {action: receive, channel: {$ref: '#/channels/negated'}}
+              goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
+            components:
+              schemas:
+                Order:
+                  type: object
+                  properties:
+                    id: {type: string}
+                    line: {type: object, properties: {sku: {type: string}}}
+                    state: {type: string, enum: [open, closed]}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (generated, output) = try await TestSupport.generate(spec: spec, named: "orders.yaml", in: work)
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stderr.contains("channel 'badAddress' is skipped") && generated.stderr.contains("channel 'negated' is skipped"))
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.components(separatedBy: "struct Order:").count == 2, "\(models)")
+        #expect(models.components(separatedBy: "struct Line:").count == 2, "\(models)")
+        #expect(models.components(separatedBy: "enum State:").count == 2, "\(models)")
+        #expect(!models.contains("Negated"), "\(models)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func goodValues()") && !notifier.contains("negatedValues") && !notifier.contains("badAddressValues"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
     /// Seen in other generators' test fixtures: no `info`, a channel without an address (allowed by
     /// AsyncAPI 3: unknown until runtime), NATS-style wildcards in an address, a channel without
     /// messages. None stops the rest.

@@ -26,18 +26,24 @@ struct SchemaTranslator {
     /// What `rollBack(to:)` restores: the types known before a channel was translated.
     struct Checkpoint {
         fileprivate let typeCount: Int
-        fileprivate let typeIndex: [String: Int]
         let diagnosticCount: Int
     }
 
+    /// A checkpoint is a count, not a copy of `typeIndex`: copying it for every channel made
+    /// translation quadratic in the number of types.
     func checkpoint() -> Checkpoint {
-        Checkpoint(typeCount: types.count, typeIndex: typeIndex, diagnosticCount: diagnostics.all.count)
+        Checkpoint(typeCount: types.count, diagnosticCount: diagnostics.all.count)
     }
 
     /// Forgets the types translated since `checkpoint` (a channel lenient generation skipped).
+    /// Every `typeIndex` entry is set to the type appended with it, so an entry the rolled-back
+    /// types wrote gets back the last earlier type of that id, or goes.
     mutating func rollBack(to checkpoint: Checkpoint) {
+        let kept = types[..<checkpoint.typeCount]
+        for type in types[checkpoint.typeCount...] {
+            typeIndex[type.id] = kept.lastIndex { $0.id == type.id }
+        }
         types.removeLast(types.count - checkpoint.typeCount)
-        typeIndex = checkpoint.typeIndex
     }
 
     mutating func type(of cursor: Cursor, name: String, parent: String?) -> TypeReference? {
@@ -419,6 +425,17 @@ struct SchemaTranslator {
         "$defs": "", "definitions": "",
     ]
 
+    /// Keywords documented as a note, with their labels, in the order notes are written (built
+    /// once, not for every schema).
+    private static let scalarNotes: [(key: String, label: String)] = [
+        ("format", "Format"), ("minimum", "Minimum"), ("maximum", "Maximum"),
+        ("exclusiveMinimum", "Exclusive minimum"), ("exclusiveMaximum", "Exclusive maximum"),
+        ("multipleOf", "Multiple of"), ("pattern", "Pattern"), ("minLength", "Minimum length"),
+        ("maxLength", "Maximum length"), ("minItems", "Minimum items"), ("maxItems", "Maximum items"),
+        ("default", "Default"), ("const", "Always"), ("example", "Example"),
+        ("discriminator", "Derived types are told apart by the property"),
+    ]
+
     /// Description plus the constraints that are documented but not enforced on decode.
     func documentation(of cursor: Cursor) -> Documentation {
         let node = cursor.node
@@ -429,15 +446,7 @@ struct SchemaTranslator {
             docs.summary = docs.summary ?? member["title"]?.string
             docs.description = docs.description ?? member["description"]?.string
         }
-        let scalarNotes: [(String, String)] = [
-            ("format", "Format"), ("minimum", "Minimum"), ("maximum", "Maximum"),
-            ("exclusiveMinimum", "Exclusive minimum"), ("exclusiveMaximum", "Exclusive maximum"),
-            ("multipleOf", "Multiple of"), ("pattern", "Pattern"), ("minLength", "Minimum length"),
-            ("maxLength", "Maximum length"), ("minItems", "Minimum items"), ("maxItems", "Maximum items"),
-            ("default", "Default"), ("const", "Always"), ("example", "Example"),
-            ("discriminator", "Derived types are told apart by the property"),
-        ]
-        for (key, label) in scalarNotes {
+        for (key, label) in Self.scalarNotes {
             guard let value = node[key]?.scalar, !value.isNull else { continue }
             if key == "format", value.text == "date-time" { continue }
             docs.notes.append("\(label): `\(value.text)`")
