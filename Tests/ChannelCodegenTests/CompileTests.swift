@@ -214,6 +214,107 @@ struct CompileTests {
         #expect(run.stdout == "cat Tom 1577934245 true c1 Rex\n")
     }
 
+    /// Issue 15: a union told apart by a property (a discriminator's, or a constant each variant
+    /// fixes) has a fast decoder: it reads the property ahead, then the whole value as the variant
+    /// it names. On seeded random payloads (tags known, unknown, `null`, not strings; values that
+    /// are not objects; truncated JSON) it agrees with `JSONDecoder` whenever it returns a value,
+    /// and the runtime's decode (fast path, then `JSONDecoder`) agrees with `JSONDecoder` always.
+    @Test func propertyTaggedUnionsDecodeFastAndAgreeWithJSONDecoder() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("unions.yaml")
+        try """
+            asyncapi: 3.0.0
+            info: {title: Unions, version: 1.0.0}
+            channels:
+              exercise: {address: app/exercise, messages: {m: {payload: {$ref: '#/components/schemas/Exercise'}}}}
+              pet: {address: app/pet, messages: {m: {payload: {$ref: '#/components/schemas/Pet'}}}}
+            operations:
+              exerciseValues: {action: receive, channel: {$ref: '#/channels/exercise'}}
+              petValues: {action: receive, channel: {$ref: '#/channels/pet'}}
+            components:
+              schemas:
+                Walk: {type: object, required: [kind, length], properties: {kind: {type: string}, length: {type: integer}}}
+                Run: {type: object, required: [kind], properties: {kind: {type: string}, speed: {type: number}}}
+                Exercise:
+                  oneOf: [{$ref: '#/components/schemas/Walk'}, {$ref: '#/components/schemas/Run'}]
+                  discriminator: {propertyName: kind, mapping: {walk/slow: '#/components/schemas/Walk', run: Run}}
+                Cat:
+                  type: object
+                  required: [petType, name]
+                  properties: {petType: {type: string, const: cat}, name: {type: string}, bornAt: {type: string, format: date-time}}
+                Dog:
+                  type: object
+                  required: [petType]
+                  properties: {petType: {type: string, const: dog}, name: {type: string}, goodBoy: {type: boolean}}
+                Pet:
+                  oneOf: [{$ref: '#/components/schemas/Cat'}, {$ref: '#/components/schemas/Dog'}]
+            """.write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let files = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let decoders = work.appendingPathComponent("out/Decoders.swift")
+        let text = try TestSupport.contents(decoders)
+        #expect(text.contains(#"switch try json.peekString(forKey: "kind")"#), "\(text)")
+        #expect(text.contains(#"switch try json.peekString(forKey: "petType")"#), "\(text)")
+
+        let main = work.appendingPathComponent("main.swift")
+        try #"""
+            import Foundation
+            nonisolated(unsafe) var state: UInt64 = 15
+            func random() -> UInt64 {  // SplitMix64
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return z ^ (z >> 31)
+            }
+            func pick(_ choices: [String]) -> String { choices[Int(random() % UInt64(choices.count))] }
+            let tags = [#""walk/slow""#, #""run""#, #""Walk""#, #""cat""#, #""dog""#, #""bird""#, "null", "7", "true", #""r\u0075n""#, "{}"]
+            let values = [#""x""#, "3", "-2", "2.5", "1e2", "true", "null", #""2020-01-02T03:04:05Z""#, #""2020-01-02T03:04:05.25+01:00""#, "[]", "{}", #""\u00e9""#]
+            let keys = ["kind", "petType", "length", "speed", "name", "bornAt", "goodBoy", "other"]
+            func object() -> String {
+                var members: [String] = []
+                for _ in 0..<Int(random() % 6) {
+                    let key = pick(keys)
+                    let tagged = (key == "kind" || key == "petType") && random() % 3 != 0
+                    members.append("\"\(key)\":\(tagged ? pick(tags) : pick(values))")
+                }
+                let space = random() % 4 == 0 ? " " : ""
+                return "{" + space + members.joined(separator: "," + space) + "}"
+            }
+            func payload() -> String {
+                switch random() % 10 {
+                case 0: return pick(values)
+                case 1: return String(object().dropLast(Int(random() % 3)))
+                default: return object()
+                }
+            }
+            nonisolated(unsafe) var disagreements = 0, fast = 0, checked = 0
+            func check<T: JSONReadable & Hashable>(_ type: T.Type, _ json: String) {
+                checked += 1
+                let reference = try? JSONDecoder().decode(T.self, from: Data(json.utf8))
+                if let quick = try? JSONReader.read(T.self, from: json) {
+                    fast += 1
+                    if quick != reference { disagreements += 1; print("fast path differs: \(json)") }
+                }
+                if (try? JSONReader.decode(T.self, from: json)) != reference { disagreements += 1; print("decode differs: \(json)") }
+            }
+            for _ in 0..<3000 {
+                let json = payload()
+                check(Exercise.self, json)
+                check(Pet.self, json)
+            }
+            print("disagreements \(disagreements), fast \(fast) of \(checked)")
+            """#.write(to: main, atomically: true, encoding: .utf8)
+        let run = try await TestSupport.runProgram(models: files[0], decoders: decoders, main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
+        let summary = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(summary.hasPrefix("disagreements 0,"), "\(run.stdout)")
+        // The fast path must carry most payloads, not decline them all.
+        let fast = Int(summary.split(separator: " ").dropFirst(3).first ?? "") ?? 0
+        #expect(fast > 3000, "\(summary)")
+    }
+
     /// Issue 14: `oneOf`/`anyOf` unions decode by an OpenAPI discriminator with mapping, by a
     /// property each variant fixes, or by trying each variant in order; an unknown variant keeps
     /// its JSON and a tag whose variant does not decode is an error.

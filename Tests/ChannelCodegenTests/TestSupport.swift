@@ -61,12 +61,17 @@ enum TestSupport {
     /// Compiles generated models with a `main.swift` into a program and returns what it prints.
     /// The models and `JSONValue` (which unions and untyped values use) are built as one module
     /// named `ChannelRuntime`, so the models' `import ChannelRuntime` needs no built runtime.
-    static func runProgram(models: URL, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
+    /// With `decoders` (a generated `Decoders.swift`), the runtime's JSON reader is compiled in too.
+    static func runProgram(models: URL, decoders: URL? = nil, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
         let binary = work.appendingPathComponent("program")
-        let runtime = packageRoot.appendingPathComponent("Sources/ChannelRuntime/JSONValue.swift")
+        var runtime = ["Sources/ChannelRuntime/JSONValue.swift"]
+        if decoders != nil {
+            runtime += ["JSONReader", "JSONScanner", "JSONReadable+Standard", "ISO8601DateReader"].map { "Sources/ChannelRuntime/JSON/\($0).swift" }
+        }
+        let sources = [models.path] + (decoders.map { [$0.path] } ?? []) + runtime.map { packageRoot.appendingPathComponent($0).path }
         let build = try await run(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-swift-version", "6", "-module-name", "ChannelRuntime", models.path, runtime.path, mainFile.path, "-o", binary.path],
+            ["swiftc", "-swift-version", "6", "-package-name", "channelgen", "-module-name", "ChannelRuntime"] + sources + [mainFile.path, "-o", binary.path],
             background: true)
         guard build.status == 0 else { return (build, "") }
         return (build, try await run(binary, []).stdout)

@@ -4,8 +4,9 @@ import ChannelSpec
 ///
 /// Each reads the object's keys in one pass straight from the UTF-8 bytes with the rules the
 /// `Codable` conformance follows (optional properties: absent or `null` is `nil`; unknown keys
-/// skipped; open enums keep unknown values), and declines anything else, which the runtime then
-/// decodes with `JSONDecoder` (see `JSONReadable`). Models keep their `Codable` conformance.
+/// skipped; open enums keep unknown values; unions told apart by a property), and declines anything
+/// else, which the runtime then decodes with `JSONDecoder` (see `JSONReadable`). Models keep their
+/// `Codable` conformance.
 struct DecodersStructure {
     let api: ChannelAPI
     let names: SwiftNaming
@@ -29,9 +30,8 @@ struct DecodersStructure {
         case .composition:
             // Each member reads the whole value again: JSONDecoder's tree allows that, one pass does not.
             body = [.code("throw json.declined(\"an allOf with a union decodes through JSONDecoder\")")]
-        case .union:
-            // Which variant a payload is takes JSONDecoder's own attempts to decide exactly.
-            body = [.code("throw json.declined(\"a union decodes through JSONDecoder\")")]
+        case .union(let union):
+            body = unionReader(type, union: union)
         }
         let reader = Function(
             access: access, name: .initializer,
@@ -41,6 +41,28 @@ struct DecodersStructure {
         return Declaration(.type(TypeDeclaration(
             keyword: .extension, name: names.qualifiedName(ofType: type.id), conformances: [types.runtime("JSONReadable")],
             members: [Declaration(.function(reader))])))
+    }
+
+    /// A union told apart by a property reads that property ahead, then the whole value as the
+    /// variant it names, as its `Codable` conformance does (`ModelsStructure.unionMembers`): a value
+    /// that is not an object, or whose property is missing, `null`, not a string or names no
+    /// variant, is the unknown case. A union decoded by trying each variant declines: which one
+    /// decodes first is `JSONDecoder`'s to decide exactly.
+    private func unionReader(_ type: NamedType, union: Union) -> [Statement] {
+        let cases = Array(zip(union.variants, names.cases[type.id] ?? []))
+        guard case .property(let property) = union.decoding,
+              cases.allSatisfy({ if case .named = $0.0.type { true } else { false } })
+        else {
+            return [.code("throw json.declined(\"a union decoded by trying each variant decodes through JSONDecoder\")")]
+        }
+        let tagged = cases.filter { !$0.0.tags.isEmpty }.map { variant, name in
+            SwitchCase(
+                pattern: .joined(variant.tags.map { "\(literal: $0)?" }, separator: ", "),
+                body: [.code("self = .\(name)(try json.read())")])
+        }
+        return [.switch(
+            "try json.peekString(forKey: \(literal: property))",
+            tagged + [SwitchCase(pattern: nil, body: [.code("self = .unknown(try json.read())")])])]
     }
 
     private func objectReader(_ type: NamedType, properties: [Property]) -> [Statement] {

@@ -113,6 +113,25 @@ public struct JSONReader {
         try Value(reading: &self)
     }
 
+    /// The string at `key` in the object that comes next, read ahead without moving on: `nil` when
+    /// the next value is not an object, or its `key` is missing, `null` or not a string, as
+    /// `try? container.decodeIfPresent(String.self, forKey:)` sees it. For a union told apart by a
+    /// property, which then reads the whole value as the variant the string names. Throws on
+    /// malformed JSON and when `key` appears twice (`JSONDecoder` then decides).
+    public func peekString(forKey key: String) throws(JSONReadError) -> String? {
+        var ahead = self
+        guard ahead.scanner.peek() == UInt8(ascii: "{") else { return nil }
+        var found: String?
+        var seen = false
+        try ahead.readObject { json, name throws(JSONReadError) in
+            guard name == key else { return try json.skipValue() }
+            if seen { throw json.declined("'\(key)' appears twice") }
+            seen = true
+            if json.scanner.peek() == UInt8(ascii: "\"") { found = try json.readString() } else { try json.skipValue() }
+        }
+        return found
+    }
+
     /// Skips a value of any kind (an unknown key's), checking it is well-formed.
     public mutating func skipValue() throws(JSONReadError) {
         try scanner.skipValue()
