@@ -681,7 +681,7 @@ struct SnippetTests {
                     let others = try decoder.container(keyedBy: ExtraPropertyKey.self)
                     var additionalProperties: [String: Int] = [:]
                     for key in others.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
-                        additionalProperties[key.stringValue] = try others.value(forKey: key)
+                        additionalProperties[key.stringValue] = try others.value(forKey: key) as Int
                     }
                     self.additionalProperties = additionalProperties
                 }

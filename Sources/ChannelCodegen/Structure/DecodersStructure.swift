@@ -20,9 +20,6 @@ struct DecodersStructure {
     private func conformance(_ type: NamedType) -> Declaration {
         let body: [Statement]
         switch type.kind {
-        case .object where type.extraProperties != nil:
-            // Keeping the properties a schema does not name is JSONDecoder's job (rare in payloads).
-            body = [.code("throw json.declined(\"extra properties decode through JSONDecoder\")")]
         case .object(let properties):
             body = objectReader(type, properties: properties)
         case .stringEnum:
@@ -67,7 +64,7 @@ struct DecodersStructure {
 
     private func objectReader(_ type: NamedType, properties: [Property]) -> [Statement] {
         let members = Array(zip(properties, names.properties[type.id] ?? []))
-        guard !members.isEmpty else {
+        guard !members.isEmpty || type.extraProperties != nil else {
             return [
                 .code("try json.readObject { json, _ throws(\(types.runtime("JSONReadError"))) in try json.skipValue() }"),
                 .code("self.init()"),
@@ -95,14 +92,30 @@ struct DecodersStructure {
                 pattern: .literal(member.0.jsonName),
                 body: [.code("try \(field).\(member.0.isOptional ? "readIfPresent" : "read")(from: &json)")])
         }
+        // Keys the schema does not name are skipped, or kept as the `Codable` conformance keeps
+        // them (`additionalProperties`, each value read as the schema's type).
+        var otherKey: [Statement] = [.code("try json.skipValue()")]
+        var extras: Identifier?
+        if type.extraProperties != nil {
+            var candidate = "others", suffix = 2
+            while taken.contains(candidate) {
+                candidate = "others\(suffix)"
+                suffix += 1
+            }
+            let field = Identifier(candidate)
+            extras = field
+            statements.append(.code("var \(field) = \(types.runtime("JSONExtraProperties")) { (model: Self) in model.additionalProperties }"))
+            otherKey = [.code("try \(field).read(key, from: &json)")]
+        }
         statements.append(.closure(
             "try json.readObject", signature: "json, key throws(\(types.runtime("JSONReadError")))",
-            [.switch("key", cases + [SwitchCase(pattern: nil, body: [.code("try json.skipValue()")])])]))
-        let arguments = zip(members, fields).map { member, field -> Code in
+            [.switch("key", cases + [SwitchCase(pattern: nil, body: otherKey)])]))
+        var arguments = zip(members, fields).map { member, field -> Code in
             member.0.isOptional
                 ? "\(member.1): \(field).value ?? nil"
                 : "\(member.1): try \(field).required(\(literal: member.0.jsonName), in: json)"
         }
+        if let extras { arguments.append("additionalProperties: \(extras).values") }
         statements.append(.call("self.init", arguments: arguments))
         return statements
     }

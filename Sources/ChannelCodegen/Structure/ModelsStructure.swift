@@ -169,7 +169,11 @@ struct ModelsStructure {
         var extraEncodes: [Statement] = []
         if let extras {
             let wire = types.type(extras.type, wire: true, in: type.id)
-            let value: Code = extras.type.containsDate ? fromWire("(try others.value(forKey: key) as \(wire))", extras.type) : "try others.value(forKey: key)"
+            // The type named, not inferred: inferred from the dictionary's subscript it would be an
+            // optional, and a `null` value would drop its key instead of being kept or rejected.
+            let value: Code = extras.type.containsDate
+                ? fromWire("(try others.value(forKey: key) as \(wire))", extras.type)
+                : "try others.value(forKey: key) as \(types.type(extras.type, in: type.id))"
             extraDecodes = [
                 .code("let others = try decoder.container(keyedBy: ExtraPropertyKey.self)"),
                 .code("var \(extrasName): \(extras.map) = [:]"),

@@ -203,3 +203,21 @@ extension JSONField {
         stored = .some(json.readNull() ? nil : try json.read(Wrapped.self))
     }
 }
+
+/// The properties of an object its schema does not name, for a generated decoder of a model with
+/// `additionalProperties`: each kept under its key, read as the model keeps them. Like
+/// `JSONField`, it takes its type from the model (`JSONExtraProperties { (model: Self) in
+/// model.additionalProperties }`; the closure is never called), and a key twice declines.
+public struct JSONExtraProperties<Value: JSONReadable> {
+    /// The properties read so far.
+    public var values: [String: Value] = [:]
+
+    /// Extra properties of the type `property` returns.
+    @inlinable public init<Model>(_ property: (Model) -> [String: Value]) {}
+
+    /// Reads the value of `key`.
+    @inlinable public mutating func read(_ key: String, from json: inout JSONReader) throws(JSONReadError) {
+        guard values[key] == nil else { throw json.declined("a key appears twice") }
+        values[key] = try json.read(Value.self)
+    }
+}
