@@ -4,9 +4,9 @@ import ChannelSpec
 ///
 /// Each reads the object's keys in one pass straight from the UTF-8 bytes with the rules the
 /// `Codable` conformance follows (optional properties: absent or `null` is `nil`; unknown keys
-/// skipped; open enums keep unknown values; unions told apart by a property), and declines anything
-/// else, which the runtime then decodes with `JSONDecoder` (see `JSONReadable`). Models keep their
-/// `Codable` conformance.
+/// skipped, or kept in `additionalProperties`; open enums keep unknown values; unions told apart by
+/// a property), and declines anything else, which the runtime then decodes with `JSONDecoder` (see
+/// `JSONReadable`). Models keep their `Codable` conformance.
 struct DecodersStructure {
     let api: ChannelAPI
     let names: SwiftNaming
