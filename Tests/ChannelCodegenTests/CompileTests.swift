@@ -223,17 +223,7 @@ struct CompileTests {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let spec = work.appendingPathComponent("unions.yaml")
-        try """
-            asyncapi: 3.0.0
-            info: {title: Unions, version: 1.0.0}
-            channels:
-              exercise: {address: app/exercise, messages: {m: {payload: {$ref: '#/components/schemas/Exercise'}}}}
-              pet: {address: app/pet, messages: {m: {payload: {$ref: '#/components/schemas/Pet'}}}}
-            operations:
-              exerciseValues: {action: receive, channel: {$ref: '#/channels/exercise'}}
-              petValues: {action: receive, channel: {$ref: '#/channels/pet'}}
-            components:
-              schemas:
+        try Self.spec(title: "Unions", payloads: ["Exercise", "Pet"], schemas: """
                 Walk: {type: object, required: [kind, length], properties: {kind: {type: string}, length: {type: integer}}}
                 Run: {type: object, required: [kind], properties: {kind: {type: string}, speed: {type: number}}}
                 Exercise:
@@ -249,7 +239,7 @@ struct CompileTests {
                   properties: {petType: {type: string, const: dog}, name: {type: string}, goodBoy: {type: boolean}}
                 Pet:
                   oneOf: [{$ref: '#/components/schemas/Cat'}, {$ref: '#/components/schemas/Dog'}]
-            """.write(to: spec, atomically: true, encoding: .utf8)
+            """).write(to: spec, atomically: true, encoding: .utf8)
         let config = try TestSupport.writeConfig(in: work, spec: spec)
         _ = try await generate(config: config, into: work.appendingPathComponent("out"))
         let text = try TestSupport.contents(work.appendingPathComponent("out/Decoders.swift"))
@@ -265,28 +255,26 @@ struct CompileTests {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let spec = work.appendingPathComponent("extras.yaml")
-        try """
-            asyncapi: 3.0.0
-            info: {title: Extras, version: 1.0.0}
-            channels:
-              tally: {address: app/tally, messages: {m: {payload: {$ref: '#/components/schemas/Tally'}}}}
-              bag: {address: app/bag, messages: {m: {payload: {$ref: '#/components/schemas/Bag'}}}}
-              stamps: {address: app/stamps, messages: {m: {payload: {$ref: '#/components/schemas/Stamps'}}}}
-            operations:
-              tallyValues: {action: receive, channel: {$ref: '#/channels/tally'}}
-              bagValues: {action: receive, channel: {$ref: '#/channels/bag'}}
-              stampsValues: {action: receive, channel: {$ref: '#/channels/stamps'}}
-            components:
-              schemas:
+        try Self.spec(title: "Extras", payloads: ["Tally", "Bag", "Stamps"], schemas: """
                 Tally: {type: object, required: [name], properties: {name: {type: string}}, additionalProperties: {type: integer}}
                 Bag: {type: object, properties: {name: {type: string}, others: {type: boolean}}, additionalProperties: true}
                 Stamps: {type: object, properties: {name: {type: string}}, additionalProperties: {type: string, format: date-time}}
-            """.write(to: spec, atomically: true, encoding: .utf8)
+            """).write(to: spec, atomically: true, encoding: .utf8)
         let config = try TestSupport.writeConfig(in: work, spec: spec)
         _ = try await generate(config: config, into: work.appendingPathComponent("out"))
         let text = try TestSupport.contents(work.appendingPathComponent("out/Decoders.swift"))
         #expect(text.contains("JSONExtraProperties { (model: Self) in model.additionalProperties }"), "\(text)")
         try await expectFastDecodersAgree(types: ["Tally", "Bag", "Stamps"], keys: ["name", "others", "a", "b"], fastShare: 0.1, in: work)
+    }
+
+    /// An AsyncAPI document with one channel and `receive` operation per payload in `payloads`
+    /// (each a component schema of `schemas`, whose entries are indented by four spaces).
+    private static func spec(title: String, payloads: [String], schemas: String) -> String {
+        func key(_ payload: String) -> String { payload.prefix(1).lowercased() + payload.dropFirst() }
+        let channels = payloads.map { "  \(key($0)): {address: app/\(key($0)), messages: {m: {payload: {$ref: '#/components/schemas/\($0)'}}}}" }
+        let operations = payloads.map { "  \(key($0))Values: {action: receive, channel: {$ref: '#/channels/\(key($0))'}}" }
+        return (["asyncapi: 3.0.0", "info: {title: \(title), version: 1.0.0}", "channels:"] + channels + ["operations:"] + operations
+            + ["components:", "  schemas:", schemas]).joined(separator: "\n") + "\n"
     }
 
     /// Compiles the models and fast decoders generated into `work/out` with a program that decodes
