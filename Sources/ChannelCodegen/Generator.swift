@@ -21,6 +21,12 @@ package enum OutputFile: String, CaseIterable, Sendable {
     case decoders = "Decoders.swift"
 }
 
+extension OutputFile {
+    /// Every file, the costliest to build first (measured on a 504-channel client: models 87,
+    /// decoders 57, subscriptions 55, notifier 43, channels 4 million instructions; mocks are empty there).
+    static let byStructureCost: [OutputFile] = [.models, .mocks, .decoders, .subscriptions, .notifier, .channels]
+}
+
 /// One output file.
 package struct GeneratedFile: Sendable, Equatable {
     /// The file name, one of ``OutputFile``'s.
@@ -146,8 +152,11 @@ package enum Generator {
             return (file, structure)
         }
         // The files are independent: a large API builds them side by side (threads cost more than
-        // they save on a small one).
-        return isLarge(api) ? OutputFile.allCases.concurrentMap(build) : OutputFile.allCases.map(build)
+        // they save on a small one), the costliest first so the cores finish together (each thread
+        // takes the next file in this order when it is free).
+        guard isLarge(api) else { return OutputFile.allCases.map(build) }
+        let built = OutputFile.byStructureCost.concurrentMap(build)
+        return OutputFile.allCases.map { file in built.first { $0.0 == file }! }
     }
 
     /// Whether `api` is large enough that spreading work over threads saves more than threads cost.

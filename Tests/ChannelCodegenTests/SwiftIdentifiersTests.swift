@@ -53,6 +53,22 @@ struct SwiftIdentifiersTests {
         #expect(SwiftIdentifiers.asciiWords("été") == nil)
     }
 
+    /// The byte-level identifier checks for ASCII names answer what the scalar-by-scalar ones answer.
+    @Test func asciiIdentifierShortcutsAgreeWithTheScalarRules() {
+        var random = SplitMix64(seed: 0xA5C11)
+        let alphabet = Array("aZ_09 -.$`\u{0}\t~é".unicodeScalars)
+        for _ in 0..<20_000 {
+            var name = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...5, using: &random) { name.append(alphabet.randomElement(using: &random)!) }
+            let text = String(name)
+            #expect(SwiftIdentifiers.isValidIdentifier(text) == SwiftIdentifiers.isValidIdentifierByScalars(text), "\(text.debugDescription)")
+            #expect(SwiftIdentifiers.identifier(text) == SwiftIdentifiers.identifierByScalars(text), "\(text.debugDescription)")
+        }
+        #expect(SwiftIdentifiers.identifier("9lives") == "_9lives")
+        #expect(SwiftIdentifiers.identifier("_") == "underscore")
+        #expect(!SwiftIdentifiers.isValidIdentifier(""))
+    }
+
     /// The shortcut for names that are already camel-cased gives what the word-by-word mapping gives.
     @Test func theShortcutForCamelCasedNamesAgreesWithTheWordByWordMapping() {
         var random = SplitMix64(seed: 15)

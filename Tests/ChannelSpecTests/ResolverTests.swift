@@ -57,6 +57,58 @@ struct ResolverTests {
         #expect(workspace.loadedFiles == [dir + "/root.yaml", dir + "/lib.yaml"])
     }
 
+    @Test func filesReadAheadAreInputsOnlyOnceUsedAndFailuresReportAtTheirRef() throws {
+        let dir = try folder([
+            "root.yaml": """
+                a: {$ref: './lib.yaml#/x'}
+                b: {$ref: './broken.yaml#/x'}
+                x-notes: {$ref: './unused.yaml#/x'}
+                """,
+            "lib.yaml": "x: {type: string}\n",
+            "broken.yaml": "x: [unclosed\n",
+            "unused.yaml": "x: {type: string}\n",
+        ])
+        let workspace = SpecWorkspace(rootFile: dir + "/root.yaml", readAheadMinimumSize: 0)
+        let root = try workspace.root()
+        #expect(try workspace.resolve(try #require(root.child("a"))).node["type"]?.string == "string")
+        // Read ahead, failed there, and read again here: the same error as without reading ahead.
+        #expect {
+            _ = try workspace.resolve(try #require(root.child("b")))
+        } throws: { error in
+            (error as? DiagnosticsError)?.diagnostics.first?.location?.file == dir + "/broken.yaml"
+        }
+        // unused.yaml may have been parsed ahead, but nothing asked for it: it is no input.
+        #expect(workspace.loadedFiles == [dir + "/root.yaml", dir + "/lib.yaml"])
+    }
+
+    @Test func pathsNormaliseOnSlashBytes() {
+        #expect(FilePath.normalize("a/./b/../c") == "a/c")
+        #expect(FilePath.normalize("/../x") == "/x")
+        #expect(FilePath.normalize("../a/../../b") == "../../b")
+        #expect(FilePath.normalize("") == ".")
+        #expect(FilePath.normalize("//a//b/") == "/a/b")
+        // A combining mark after `/` starts a new component (one `Character`, two path parts).
+        #expect(FilePath.normalize("/é/\u{301}x/..") == "/é")
+        #expect(FilePath.normalize("a/\u{301}") == "a/\u{301}")
+    }
+
+    @Test func referenceScanFindsTheFilesRefsName() {
+        let text = """
+            a: {$ref: './a.yaml#/x'}
+            b:
+              $ref: "b.yaml"
+            c: {"$ref" : "sub/c.json#/d", "$ref":'e.yaml'}
+            local: {$ref: '#/x'}
+            remote: {$ref: 'https://example.com/r.yaml#/x'}
+            again: {$ref: ./a.yaml#/y}
+            bare: {$ref: f.yaml}
+            description: costs $5; see $refund
+            """
+        #expect(ReferenceScan.files(in: Array(text.utf8)) == ["./a.yaml", "b.yaml", "sub/c.json", "e.yaml", "f.yaml"])
+        #expect(ReferenceScan.files(in: Array("$ref".utf8)) == [])
+        #expect(ReferenceScan.files(in: Array("$ref:".utf8)) == [])
+    }
+
     @Test func cyclesAreReportedWithTheirPath() throws {
         let dir = try folder([
             "root.yaml": "start: {$ref: './other.yaml#/a'}\n",
@@ -89,5 +141,15 @@ struct ResolverTests {
         #expect(JSONPointer.tokens("") == [])
         #expect(JSONPointer.tokens("no-slash") == nil)
         #expect(JSONPointer.escape("a/b~c") == "a~1b~0c")
+    }
+
+    @Test func pointerTokensSplitOnEverySlashCodePoint() {
+        #expect(JSONPointer.tokens("/") == [""])
+        #expect(JSONPointer.tokens("//a/") == ["", "a", ""])
+        #expect(JSONPointer.tokens("/größe/日本") == ["größe", "日本"])
+        // RFC 6901 splits on the code point: a combining mark after `/` does not hide the slash
+        // (a split by `Character` would see one grapheme, `/́`, and not split).
+        #expect(JSONPointer.tokens("/a/\u{301}b") == ["a", "\u{301}b"])
+        #expect(JSONPointer.lastToken("/a/\u{301}b~1c") == "\u{301}b/c")
     }
 }

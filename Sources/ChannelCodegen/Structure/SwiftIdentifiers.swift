@@ -123,6 +123,12 @@ package enum SwiftIdentifiers {
 
     /// Whether `name` can be written as it is (or in backticks) as a Swift identifier.
     package static func isValidIdentifier(_ name: String) -> Bool {
+        if let ascii = asciiIdentifierCheck(name) { return ascii.isIdentifier }
+        return isValidIdentifierByScalars(name)
+    }
+
+    /// `isValidIdentifier(_:)` scalar by scalar, for any name (its ASCII shortcut must agree).
+    package static func isValidIdentifierByScalars(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, isIdentifierHead(first) else { return false }
         return name.unicodeScalars.allSatisfy(isIdentifierScalar)
     }
@@ -132,7 +138,17 @@ package enum SwiftIdentifiers {
 
     /// Drops what case mapping may have introduced that Swift does not allow, and makes a leading
     /// digit or combining mark legal with `_`.
-    private static func identifier(_ text: String) -> String {
+    package static func identifier(_ text: String) -> String {
+        // Most names are ASCII letters and digits already: nothing to drop, no scalars to rebuild.
+        if let ascii = asciiIdentifierCheck(text), ascii.onlyIdentifierCharacters, !text.isEmpty {
+            if ascii.isIdentifier { return text == "_" ? "underscore" : text }
+            return "_" + text  // starts with a digit
+        }
+        return identifierByScalars(text)
+    }
+
+    /// `identifier(_:)` scalar by scalar, for any text (its ASCII shortcut must agree).
+    package static func identifierByScalars(_ text: String) -> String {
         var scalars = String.UnicodeScalarView(text.unicodeScalars.filter(isIdentifierScalar))
         if scalars.isEmpty { return "value" }
         if !isIdentifierHead(scalars.first!) { scalars.insert("_", at: scalars.startIndex) }
@@ -160,6 +176,20 @@ package enum SwiftIdentifiers {
     ]
 
     // MARK: What Swift allows
+
+    /// For an ASCII name, whether every character may appear in an identifier (letters, digits, `_`)
+    /// and whether it is one (also not empty, not starting with a digit): what the scalar checks
+    /// below answer, on bytes. `nil` for any other name.
+    private static func asciiIdentifierCheck(_ name: String) -> (onlyIdentifierCharacters: Bool, isIdentifier: Bool)? {
+        var valid = true
+        for byte in name.utf8 {
+            guard byte < 0x80 else { return nil }
+            let letter = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            if !(letter || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F) { valid = false }
+        }
+        let head = name.utf8.first.map { !($0 >= 0x30 && $0 <= 0x39) } ?? false
+        return (valid, valid && head)
+    }
 
     private static func isIdentifierCharacter(_ character: Character) -> Bool {
         character.unicodeScalars.allSatisfy(isIdentifierScalar)

@@ -101,40 +101,16 @@ struct SwiftNaming {
             types[type.id] = TypeName(local: Identifier(name), path: [Identifier(name)])
         }
         // Members first: a nested type must not take a property's name (`日付`, `_1abc` read the same
-        // in both cases, and a property and a type of one name are ambiguous).
-        for type in api.types {
-            switch type.kind {
-            case .object(let members), .composition(let members):
-                var scope = Scope(what: "property")
-                scope.reserve("hashValue", "Hashable's hash value")
-                if type.extraProperties != nil { scope.reserve("additionalProperties", "the properties the schema does not name") }
-                let names = scope.claim(members.map { member in
-                    .init(SwiftIdentifiers.lowerCamel(member.swiftName ?? member.jsonName), explicit: member.swiftName != nil,
-                          location: member.origin.location, original: member.swiftName ?? member.jsonName)
-                }, &diagnostics)
-                properties[type.id] = names.map(Identifier.init)
-                if let boxed = recursion.boxedProperties[type.id]?.sorted() {
-                    let storage = scope.claim(boxed.map { index in
-                        .init("_" + names[index], explicit: false, location: members[index].origin.location,
-                              original: members[index].jsonName, what: "boxed property storage")
-                    }, &diagnostics)
-                    boxStorage[type.id] = Dictionary(uniqueKeysWithValues: zip(boxed, storage.map(Identifier.init)))
-                }
-            case .stringEnum(let values):
-                var scope = Scope(what: "enum case", hint: "the value on the wire is unchanged")
-                scope.reserve("unknown", "the case for values this client does not know")
-                for name in ["knownCases", "rawValue", "hashValue"] { scope.reserve(name, "a member the generator declares") }
-                cases[type.id] = scope.claim(values.map { value in
-                    .init(SwiftIdentifiers.lowerCamel(value.value), explicit: false, location: value.location, original: value.value)
-                }, &diagnostics).map(Identifier.init)
-            case .union(let union):
-                var scope = Scope(what: "union case")
-                scope.reserve("unknown", "the case for variants this client does not know")
-                scope.reserve("hashValue", "Hashable's hash value")
-                cases[type.id] = scope.claim(union.variants.map { variant in
-                    .init(SwiftIdentifiers.lowerCamel(variant.preferredName), explicit: false, location: variant.origin.location, original: variant.preferredName)
-                }, &diagnostics).map(Identifier.init)
-            }
+        // in both cases, and a property and a type of one name are ambiguous). Each type's members are
+        // a scope of their own, so a large API names them on all cores; the results are kept in order.
+        let boxed = recursion.boxedProperties
+        let memberNames: @Sendable (NamedType) -> MemberNames = { Self.memberNames(of: $0, boxed: boxed[$0.id]) }
+        let allMemberNames = Generator.isLarge(api) ? api.types.concurrentMap(memberNames) : api.types.map(memberNames)
+        for (type, names) in zip(api.types, allMemberNames) {
+            if let names = names.properties { properties[type.id] = names }
+            if let storage = names.boxStorage { boxStorage[type.id] = storage }
+            if let names = names.cases { cases[type.id] = names }
+            diagnostics.append(contentsOf: names.diagnostics.all)
         }
 
         // A nested type never shadows a type visible where it is declared, so a path from the top
@@ -242,6 +218,51 @@ struct SwiftNaming {
                 location: parameter.origin.location))
         }
         self.diagnostics = diagnostics
+    }
+
+    /// The Swift names of one type's members: properties (and boxed storage), enum or union cases.
+    struct MemberNames: Sendable {
+        var properties: [Identifier]?
+        var boxStorage: [Int: Identifier]?
+        var cases: [Identifier]?
+        var diagnostics = Diagnostics()
+    }
+
+    private static func memberNames(of type: NamedType, boxed: Set<Int>?) -> MemberNames {
+        var result = MemberNames()
+        switch type.kind {
+        case .object(let members), .composition(let members):
+            var scope = Scope(what: "property")
+            scope.reserve("hashValue", "Hashable's hash value")
+            if type.extraProperties != nil { scope.reserve("additionalProperties", "the properties the schema does not name") }
+            let names = scope.claim(members.map { member in
+                .init(SwiftIdentifiers.lowerCamel(member.swiftName ?? member.jsonName), explicit: member.swiftName != nil,
+                      location: member.origin.location, original: member.swiftName ?? member.jsonName)
+            }, &result.diagnostics)
+            result.properties = names.map(Identifier.init)
+            if let boxed = boxed?.sorted() {
+                let storage = scope.claim(boxed.map { index in
+                    .init("_" + names[index], explicit: false, location: members[index].origin.location,
+                          original: members[index].jsonName, what: "boxed property storage")
+                }, &result.diagnostics)
+                result.boxStorage = Dictionary(uniqueKeysWithValues: zip(boxed, storage.map(Identifier.init)))
+            }
+        case .stringEnum(let values):
+            var scope = Scope(what: "enum case", hint: "the value on the wire is unchanged")
+            scope.reserve("unknown", "the case for values this client does not know")
+            for name in ["knownCases", "rawValue", "hashValue"] { scope.reserve(name, "a member the generator declares") }
+            result.cases = scope.claim(values.map { value in
+                .init(SwiftIdentifiers.lowerCamel(value.value), explicit: false, location: value.location, original: value.value)
+            }, &result.diagnostics).map(Identifier.init)
+        case .union(let union):
+            var scope = Scope(what: "union case")
+            scope.reserve("unknown", "the case for variants this client does not know")
+            scope.reserve("hashValue", "Hashable's hash value")
+            result.cases = scope.claim(union.variants.map { variant in
+                .init(SwiftIdentifiers.lowerCamel(variant.preferredName), explicit: false, location: variant.origin.location, original: variant.preferredName)
+            }, &result.diagnostics).map(Identifier.init)
+        }
+        return result
     }
 
     private static func candidate(_ type: NamedType) -> Scope.Candidate {

@@ -25,6 +25,17 @@ package enum FilePath {
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
+    /// Whether a `$ref`'s file part names a remote document: it holds a scheme's `://`. (On bytes:
+    /// `String.contains(_:)` with a string argument is a generic search, and every `$ref` asks.)
+    static func isRemote(_ reference: some StringProtocol) -> Bool {
+        var last: UInt8 = 0, beforeLast: UInt8 = 0
+        for byte in reference.utf8 {
+            if byte == UInt8(ascii: "/"), last == UInt8(ascii: "/"), beforeLast == UInt8(ascii: ":") { return true }
+            (beforeLast, last) = (last, byte)
+        }
+        return false
+    }
+
     /// `relative` resolved against `directory`, lexically normalised.
     static func join(_ directory: String, _ relative: String) -> String {
         if relative.hasPrefix("/") { return normalize(relative) }
@@ -32,9 +43,12 @@ package enum FilePath {
     }
 
     package static func normalize(_ path: String) -> String {
-        let isAbsolute = path.hasPrefix("/")
+        let isAbsolute = path.utf8.first == UInt8(ascii: "/")
         var parts: [Substring] = []
-        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+        // Split on bytes: a path separator is the byte `/`, whatever follows it (a split by
+        // `Character` would also be slower: every `$ref` into another file is normalised).
+        for bytes in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let part = Substring(bytes)
             if part == "." { continue }
             if part == "..", let last = parts.last, last != ".." {
                 parts.removeLast()

@@ -4,21 +4,33 @@ package enum JSONPointer {
     /// Splits a pointer into unescaped reference tokens; `nil` when it does not start with `/`.
     package static func tokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
-        guard pointer.hasPrefix("/") else { return nil }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { token in
-            guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
-            // `~1` first, then `~0`, so `~01` decodes to `~1` and not `/`.
-            return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
+        let utf8 = pointer.utf8
+        guard utf8.first == UInt8(ascii: "/") else { return nil }
+        // Split on bytes: `Substring.split` compares `Character`s, so it breaks graphemes, and this
+        // runs for every `$ref`.
+        var tokens: [String] = []
+        var start = utf8.index(after: utf8.startIndex)
+        while true {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            tokens.append(unescape(Substring(utf8[start..<end])))
+            guard end != utf8.endIndex else { return tokens }
+            start = utf8.index(after: end)
         }
+    }
+
+    /// One token with `~1` and `~0` decoded: `~1` first, then `~0`, so `~01` decodes to `~1` and not `/`.
+    private static func unescape(_ token: Substring) -> String {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
+        return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
     }
 
     /// The last token of a pointer (`tokens(pointer)?.last` without splitting the rest).
     package static func lastToken(_ pointer: String) -> String? {
         if pointer.isEmpty { return nil }
         guard pointer.hasPrefix("/"), let slash = pointer.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-        let token = pointer[pointer.index(after: slash)...]
-        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
-        return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
+        // `utf8.index(after:)`: `String.index(after:)` steps a whole `Character`, which would swallow
+        // a combining mark that follows the slash.
+        return unescape(Substring(pointer.utf8[pointer.utf8.index(after: slash)...]))
     }
 
     /// Escapes one token for appending to a pointer.

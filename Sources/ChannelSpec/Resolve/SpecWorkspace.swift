@@ -73,8 +73,11 @@ package final class SpecWorkspace {
     ///     (nearest `Package.swift` above it); outside any package, the working folder when the
     ///     root file lies in it (`channelgen lint examples/service/asyncapi.yaml` may read
     ///     `examples/common/`), else the root file's folder.
-    package init(rootFile: String, allowedFolder: String? = nil) {
+    ///   - readAheadMinimumSize: files named by `$ref`s this large or larger are parsed ahead on other
+    ///     threads (32 KB by default; below that, a thread costs more than it saves).
+    package init(rootFile: String, allowedFolder: String? = nil, readAheadMinimumSize: Int = 32 << 10) {
         self.rootFile = FilePath.normalize(rootFile)
+        self.readAheadMinimumSize = readAheadMinimumSize
         self.allowedFolder = allowedFolder.flatMap(FilePath.real)
             ?? FilePath.packageRoot(containing: rootFile) ?? Self.workingFolder(containing: rootFile)
             ?? FilePath.real(FilePath.directory(of: rootFile))
@@ -120,6 +123,30 @@ package final class SpecWorkspace {
     }
 
     private func load(_ path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
+        let node: YAMLNode
+        if let ahead = readAhead.removeValue(forKey: path), let parsed = ahead.wait() {
+            readAhead(parsed.references, from: path)
+            node = parsed.node
+        } else {
+            // Not read ahead, or that read failed: read here, so a failure reports at this `$ref`.
+            let bytes = try Self.read(path, allowedFolder: allowedFolder, requestedAt: location)
+            // The files it names start parsing on other threads before this one parses it.
+            readAhead(ReferenceScan.files(in: bytes), from: path)
+            node = try Self.parse(bytes, file: path)
+        }
+        documents[path] = node
+        loadedFiles.append(path)
+        return node
+    }
+
+    /// A spec file's tree and the files its `$ref`s seem to name.
+    struct Parsed: Sendable {
+        var node: YAMLNode
+        var references: [String]
+    }
+
+    /// Reads and checks one file; touches no state, so it may run on any thread.
+    static func read(_ path: String, allowedFolder: String?, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> [UInt8] {
         guard let kind = FileSystem.kind(of: path) else {
             let message = location == nil ? "cannot read spec '\(path)': no such file" : "cannot read '\(path)' named by $ref: no such file"
             throw DiagnosticsError(.error(message, at: location))
@@ -137,7 +164,7 @@ package final class SpecWorkspace {
             let what = location == nil ? "spec '\(path)'" : "'\(path)' named by $ref"
             throw DiagnosticsError(.error("cannot read \(what): not a regular file", at: location))
         }
-        if kind.size > Self.maximumFileSize {
+        if kind.size > maximumFileSize {
             let what = location == nil ? "spec '\(path)'" : "'\(path)' named by $ref"
             throw DiagnosticsError(.error("cannot read \(what): \(kind.size) bytes is over the \(Self.maximumFileSize)-byte limit for a spec file", at: location))
         }
@@ -149,18 +176,43 @@ package final class SpecWorkspace {
             let message = location == nil ? "cannot read spec '\(path)': \(failure)" : "cannot read '\(path)' named by $ref: \(failure)"
             throw DiagnosticsError(.error(message, at: location))
         }
-        if let offset = Self.firstInvalidUTF8(bytes) {
+        if let offset = firstInvalidUTF8(bytes) {
             let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
             let line = bytes[..<offset].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
             throw DiagnosticsError(.error(
                 "invalid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)); spec files must be UTF-8 text",
                 at: SourceLocation(file: path, line: line, column: offset - lineStart + 1)))
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        let node = try YAMLLoader.load(text, file: path)
-        documents[path] = node
-        loadedFiles.append(path)
-        return node
+        return bytes
+    }
+
+    /// Parses a file's checked bytes.
+    static func parse(_ bytes: [UInt8], file: String) throws(DiagnosticsError) -> YAMLNode {
+        try YAMLLoader.load(String(decoding: bytes, as: UTF8.self), file: file)
+    }
+
+    // MARK: Reading ahead
+
+    /// Files named by `$ref`s, being parsed on other threads: a spec split into files (`asyncapi.yaml`
+    /// and `schemas.yaml`) parses its second file on the other core while this thread parses and
+    /// translates the first. Only a speed-up: a file used is the same tree either way, and a read
+    /// ahead that failed is done again here, so its error is reported at the `$ref` that needs it.
+    private var readAhead: [String: ReadAhead] = [:]
+    /// Every file ever read ahead, so each is read ahead once (also after it is taken).
+    private var readAheadStarted: Set<String> = []
+    /// A bound on reads ahead: each holds a thread while it runs.
+    static let maximumReadsAhead = 16
+    /// Smaller files are parsed on the spot: handing one to another thread costs more than it saves.
+    private let readAheadMinimumSize: Int
+
+    /// Starts reading ahead the files `references` (relative to `file`'s folder) name.
+    private func readAhead(_ references: [String], from file: String) {
+        for reference in references where readAheadStarted.count < Self.maximumReadsAhead {
+            let path = FilePath.join(FilePath.directory(of: file), reference)
+            guard documents[path] == nil, let kind = FileSystem.kind(of: path), kind.size >= readAheadMinimumSize,
+                  readAheadStarted.insert(path).inserted else { continue }
+            readAhead[path] = ReadAhead(path: path, allowedFolder: allowedFolder)
+        }
     }
 
     /// The offset of the first byte that does not start or continue a valid UTF-8 sequence.
@@ -238,7 +290,7 @@ package final class SpecWorkspace {
             filePart = ref[...]
             fragment = ""
         }
-        if filePart.contains("://") {
+        if FilePath.isRemote(filePart) {
             throw DiagnosticsError(.unsupported(
                 "remote $ref '\(ref)' is not supported: download the document and reference it by relative path",
                 at: location))

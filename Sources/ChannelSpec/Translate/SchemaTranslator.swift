@@ -436,10 +436,15 @@ struct SchemaTranslator {
         ("discriminator", "Derived types are told apart by the property"),
     ]
 
+    /// Every key `documentation(of:)` reads besides `title` and `description`.
+    private static let noteKeys = Set(scalarNotes.map(\.key) + constraintKeywords.map(\.key) + ["allOf", "enum", "deprecated"])
+
     /// Description plus the constraints that are documented but not enforced on decode.
     func documentation(of cursor: Cursor) -> Documentation {
         let node = cursor.node
         var docs = Documentation(summary: node["title"]?.string, description: node["description"]?.string)
+        // Most schemas hold none of the keys below: one pass over their keys instead of a lookup per keyword.
+        guard let entries = node.entries, entries.contains(where: { Self.noteKeys.contains($0.key) }) else { return docs }
         // `allOf: [{$ref: X}, {description: …}]` documents through an annotation-only member.
         for member in node["allOf"]?.items ?? [] {
             guard let keys = member.entries?.map(\.key), Set(keys).isSubset(of: Self.annotationKeys) else { continue }
