@@ -101,6 +101,8 @@ struct Generate: ParsableCommand {
             if !quiet {
                 print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
             }
+            // Done: end the process still holding the result, so nothing is freed on the way out.
+            withExtendedLifetime(result) { Console.exit(0) }
         }
     }
 }
