@@ -249,6 +249,43 @@ struct CompileTests {
         try await expectFastDecodersAgree(types: ["Exercise", "Pet"], keys: ["kind", "petType", "length", "speed", "name", "bornAt", "goodBoy", "other"], fastShare: 0.5, in: work)
     }
 
+    /// Issue 15: a union decoded by trying each variant reads fast too, skipping the variants a value
+    /// certainly is not (another JSON kind, a required key missing), and agrees with `JSONDecoder`
+    /// on which variant it picks, also inside objects and arrays.
+    @Test func unionsTriedVariantByVariantDecodeFastAndAgreeWithJSONDecoder() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("tried.yaml")
+        try Self.spec(title: "Tried", payloads: ["Mixed", "Holder"], schemas: """
+                Walk: {type: object, required: [steps], properties: {steps: {type: integer}, note: {type: string}}}
+                Ride: {type: object, required: [name], properties: {name: {type: string}, at: {type: string, format: date-time}}}
+                Mood: {type: string, enum: [calm, busy]}
+                Mixed:
+                  oneOf:
+                    - {$ref: '#/components/schemas/Walk'}
+                    - {$ref: '#/components/schemas/Ride'}
+                    - {type: string, format: date-time}
+                    - {$ref: '#/components/schemas/Mood'}
+                    - {type: integer}
+                    - {type: array, items: {type: string}}
+                    - {type: boolean}
+                Holder:
+                  type: object
+                  required: [item]
+                  properties:
+                    item: {$ref: '#/components/schemas/Mixed'}
+                    list: {type: array, items: {$ref: '#/components/schemas/Mixed'}}
+            """).write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        _ = try await generate(config: config, into: work.appendingPathComponent("out"))
+        let text = try TestSupport.contents(work.appendingPathComponent("out/Decoders.swift"))
+        #expect(text.contains("json.readVariant(Self.walk, kind: .object)"), "\(text)")
+        #expect(text.contains("json.readVariant(Self.integer, kind: .number)") || text.contains(", kind: .number)"), "\(text)")
+
+        try await expectFastDecodersAgree(
+            types: ["Mixed", "Holder"], keys: ["steps", "note", "name", "at", "item", "list", "other"], fastShare: 0.15, in: work)
+    }
+
     /// Issue 15: a model that keeps the properties its schema does not name (`additionalProperties`:
     /// typed, dates, or any JSON) has a fast decoder too, and agrees with `JSONDecoder`.
     @Test func extraPropertiesDecodeFastAndAgreeWithJSONDecoder() async throws {

@@ -5,13 +5,23 @@ import ChannelSpec
 /// Each reads the object's keys in one pass straight from the UTF-8 bytes with the rules the
 /// `Codable` conformance follows (optional properties: absent or `null` is `nil`; unknown keys
 /// skipped, or kept in `additionalProperties`; open enums keep unknown values; unions told apart by
-/// a property), and declines anything else, which the runtime then decodes with `JSONDecoder` (see
-/// `JSONReadable`). Models keep their `Codable` conformance.
+/// a property or by trying each variant), and declines anything else, which the runtime then
+/// decodes with `JSONDecoder` (see `JSONReadable`). Models keep their `Codable` conformance.
 struct DecodersStructure {
     let api: ChannelAPI
     let names: SwiftNaming
     let types: SwiftTypes
     let access: AccessModifier?
+    /// Each named type's kind, by id: what a union's variants read.
+    private let kinds: [String: NamedType.Kind]
+
+    init(api: ChannelAPI, names: SwiftNaming, types: SwiftTypes, access: AccessModifier?) {
+        self.api = api
+        self.names = names
+        self.types = types
+        self.access = access
+        kinds = Dictionary(api.types.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
 
     func file(header: [String]) -> SwiftFile {
         SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: api.types.map(conformance))
@@ -40,17 +50,25 @@ struct DecodersStructure {
             members: [Declaration(.function(reader))])))
     }
 
-    /// A union told apart by a property reads that property ahead, then the whole value as the
-    /// variant it names, as its `Codable` conformance does (`ModelsStructure.unionMembers`): a value
-    /// that is not an object, or whose property is missing, `null`, not a string or names no
-    /// variant, is the unknown case. A union decoded by trying each variant declines: which one
-    /// decodes first is `JSONDecoder`'s to decide exactly.
+    /// A union reads as its `Codable` conformance does (`ModelsStructure.unionMembers`).
+    ///
+    /// Told apart by a property: that property read ahead, then the whole value as the variant it
+    /// names; a value that is not an object, or whose property is missing, `null`, not a string or
+    /// names no variant, is the unknown case.
+    ///
+    /// Decoded by trying each variant: each in order, skipping those the value certainly is not
+    /// (`JSONReader.readVariant`: another JSON kind, or a required key missing), so the variant read
+    /// is the one `JSONDecoder` picks; a value no variant takes is the unknown case. A variant that
+    /// might or might not take the value declines the whole union.
     private func unionReader(_ type: NamedType, union: Union) -> [Statement] {
         let cases = Array(zip(union.variants, names.cases[type.id] ?? []))
-        guard case .property(let property) = union.decoding,
-              cases.allSatisfy({ if case .named = $0.0.type { true } else { false } })
-        else {
-            return [.code("throw json.declined(\"a union decoded by trying each variant decodes through JSONDecoder\")")]
+        guard case .property(let property) = union.decoding else {
+            return [.ifChain(cases.map { variant, name in
+                ("let variant = try json.readVariant(Self.\(name), kind: \(jsonKind(of: variant.type)))", [.code("self = variant")])
+            }, else: [.code("self = .unknown(try json.read())")])]
+        }
+        guard cases.allSatisfy({ if case .named = $0.0.type { true } else { false } }) else {
+            return [.code("throw json.declined(\"a union whose variants are not all named types decodes through JSONDecoder\")")]
         }
         let tagged = cases.filter { !$0.0.tags.isEmpty }.map { variant, name in
             SwitchCase(
@@ -60,6 +78,26 @@ struct DecodersStructure {
         return [.switch(
             "try json.peekString(forKey: \(literal: property))",
             tagged + [SwitchCase(pattern: nil, body: [.code("self = .unknown(try json.read())")])])]
+    }
+
+    /// The JSON kind a value of `type` is read from, as a `JSONKind` literal; `nil` when it may be
+    /// several (any JSON, a union, an `allOf`) or when `JSONDecoder` might take any kind (a struct
+    /// without properties need not look into its value at all).
+    private func jsonKind(of type: TypeReference) -> Code {
+        switch type {
+        case .string, .dateTime: ".string"
+        case .integer, .number: ".number"
+        case .boolean: ".bool"
+        case .array: ".array"
+        case .dictionary: ".object"
+        case .json: "nil"
+        case .named(let id):
+            switch kinds[id] {
+            case .object(let properties) where !properties.isEmpty: ".object"
+            case .stringEnum: ".string"
+            default: "nil"
+            }
+        }
     }
 
     private func objectReader(_ type: NamedType, properties: [Property]) -> [Statement] {

@@ -38,12 +38,22 @@ public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable
     /// Where in the input the reader stopped.
     public var offset: Int
     public var reason: String
+    /// Whether the value certainly is not one of the type read, so `JSONDecoder` fails on it too:
+    /// a union decoded by trying each variant then tries the next (see `JSONReader.readVariant`).
+    /// Otherwise the fast path only declined, and `JSONDecoder` decides.
+    public var isMismatch: Bool
     public var description: String { "\(reason) at byte \(offset)" }
 
-    package init(offset: Int, reason: String) {
+    package init(offset: Int, reason: String, isMismatch: Bool = false) {
         self.offset = offset
         self.reason = reason
+        self.isMismatch = isMismatch
     }
+}
+
+/// The kind of a JSON value, as its first byte shows it.
+public enum JSONKind: Sendable {
+    case object, array, string, number, bool, null
 }
 
 /// Reads JSON from UTF-8 bytes, one value at a time, for `JSONReadable` conformances.
@@ -91,20 +101,69 @@ public struct JSONReader {
     // MARK: For generated conformances
 
     /// Reads an object, calling `member` with each key; `member` reads or skips the value.
+    ///
+    /// A member's mismatch only declines here: with a key twice, which value `JSONDecoder` keeps is
+    /// its own to decide, so the object is not certainly a mismatch.
     public mutating func readObject(_ member: (inout JSONReader, String) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try scanner.readObject { scanner, key throws(JSONReadError) in
             var reader = JSONReader(scanner: scanner)
             defer { scanner = reader.scanner }
-            try member(&reader, key)
+            do throws(JSONReadError) {
+                try member(&reader, key)
+            } catch {
+                throw JSONReadError(offset: error.offset, reason: error.reason)
+            }
         }
     }
 
-    /// Reads an array, calling `element` for each; `element` reads the value.
+    /// Reads an array, calling `element` for each; `element` reads the value. (An element's
+    /// mismatch only declines, as a member's does in `readObject`.)
     public mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try scanner.readArray { scanner throws(JSONReadError) in
             var reader = JSONReader(scanner: scanner)
             defer { scanner = reader.scanner }
-            try element(&reader)
+            do throws(JSONReadError) {
+                try element(&reader)
+            } catch {
+                throw JSONReadError(offset: error.offset, reason: error.reason)
+            }
+        }
+    }
+
+    /// For a union decoded by trying each variant in order, as its `Codable` conformance does
+    /// (`try? decoder.value() as Variant`): the next value read as `Variant` and made into the
+    /// union by `make`, or `nil` when the value certainly is not a `Variant`, which `JSONDecoder`
+    /// would reject too, so the next variant is tried. That is: the value is not of `kind` (the
+    /// JSON kind the variant reads; `nil` when it may read several), or it reads as far as a
+    /// required key that is missing. Any other failure throws: then whether `JSONDecoder` takes the
+    /// value as this variant is its own to decide, and the whole union declines.
+    @inlinable public mutating func readVariant<Variant: JSONReadable, Union>(
+        _ make: (Variant) -> Union, kind: JSONKind?
+    ) throws(JSONReadError) -> Union? {
+        var ahead = self
+        if let kind, ahead.peekKind() != kind { return nil }
+        do throws(JSONReadError) {
+            let value = try Variant(reading: &ahead)
+            self = ahead
+            return make(value)
+        } catch {
+            if error.isMismatch { return nil }
+            throw error
+        }
+    }
+
+    /// The kind of the next value, from its first byte (`nil` at the end or before a byte no JSON
+    /// value starts with).
+    @usableFromInline mutating func peekKind() -> JSONKind? {
+        guard let byte = scanner.peek() else { return nil }
+        return switch byte {
+        case UInt8(ascii: "{"): .object
+        case UInt8(ascii: "["): .array
+        case UInt8(ascii: "\""): .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): .bool
+        case UInt8(ascii: "n"): .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): .number
+        default: nil
         }
     }
 
@@ -150,6 +209,11 @@ public struct JSONReader {
         JSONReadError(offset: scanner.offset, reason: reason)
     }
 
+    /// An error for a value that certainly is not one of the type read (see `JSONReadError.isMismatch`).
+    @usableFromInline func mismatched(_ reason: String) -> JSONReadError {
+        JSONReadError(offset: scanner.offset, reason: reason, isMismatch: true)
+    }
+
     /// The text of a number by the JSON grammar.
     mutating func readNumberText() throws(JSONReadError) -> String {
         try scanner.readNumberText()
@@ -188,9 +252,10 @@ extension JSONField where Value: JSONReadable {
         stored = try json.read(Value.self)
     }
 
-    /// The value of a required property; declines when the key was missing.
+    /// The value of a required property; a missing key is a mismatch (`JSONDecoder` fails on it
+    /// too: the model decodes the property with `decode`, not `decodeIfPresent`).
     @inlinable public func required(_ key: String, in json: JSONReader) throws(JSONReadError) -> Value {
-        guard let stored else { throw json.declined("missing key '\(key)'") }
+        guard let stored else { throw json.mismatched("missing key '\(key)'") }
         return stored
     }
 }
