@@ -114,9 +114,16 @@ def main():
 
     counter = [0]
 
+    made = []
+
     def fresh():
+        # Older output folders go before the next run: hundreds of megabytes of dirty pages
+        # being written back would land in whichever run comes next.
+        while len(made) > 2:
+            shutil.rmtree(made.pop(0), ignore_errors=True)
         counter[0] += 1
-        return os.path.join(work, f"out-{counter[0]}")
+        made.append(os.path.join(work, f"out-{counter[0]}"))
+        return made[-1]
 
     print(f"## Generator: cold run, median of {args.runs} (wall s / peak RSS MB)\n")
     print("| input | channelgen | swift-openapi-generator (types) | ours / theirs (time) | ours / theirs (memory) | generated lines (ours / theirs) |")
@@ -150,8 +157,9 @@ def main():
                              (theirs_samples, lambda: [theirs, "generate", os.path.join(openapi_dir, "openapi.yaml"),
                                                        "--config", os.path.join(openapi_dir, "openapi-generator-config.yaml"),
                                                        "--output-directory", fresh()])):
+            command = cmd()
             start = time.perf_counter()
-            subprocess.run(cmd(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             samples.append(time.perf_counter() - start)
     ours_s, theirs_s = statistics.median(ours_samples), statistics.median(theirs_samples)
     synthetic_ratio = ours_s / theirs_s
@@ -161,8 +169,9 @@ def main():
     for _ in range(31):
         for samples, cmd in ((vortex_samples, lambda: [ours, "generate", "--config", cases[0][1], "--output", fresh(), "--quiet"]),
                              (bare_samples, lambda: [bare])):
+            command = cmd()
             start = time.perf_counter()
-            subprocess.run(cmd(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             samples.append(time.perf_counter() - start)
     vortex_ms, bare_ms = statistics.median(vortex_samples) * 1000, statistics.median(bare_samples) * 1000
     print(f"\nratio: synthetic, channelgen / swift-openapi-generator: {synthetic_ratio:.3f} "

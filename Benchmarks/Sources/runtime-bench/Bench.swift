@@ -19,8 +19,11 @@ struct Decode: AsyncParsableCommand {
         discussion: "The last line is `ratio: <ours/baseline>` for the model with the lowest ratio.")
     @Option var events = 100_000
     @Option var runs = 5
+    @Option(help: "Untimed runs of each side first, per model: both measured warm (buffers grown, pages mapped).")
+    var warmup = 1
     @Option(help: "Only the models whose name contains this text.") var model: String?
     @ArgumentParser.Flag(help: "Run only our path (for a profiler); prints no ratio.") var oursOnly = false
+    @ArgumentParser.Flag(help: "Also print every run's figures (events/s), to see the spread.") var samples = false
 
     func run() async throws {
         let counting = heapAllocations() != nil
@@ -29,9 +32,16 @@ struct Decode: AsyncParsableCommand {
         var slowest: (name: String, ratio: Double)?
         for model in DecodeBench.models where self.model.map(model.name.contains) ?? true {
             var ours: [Throughput] = [], baseline: [Throughput] = []
+            for _ in 0..<warmup {
+                _ = try await DecodeBench.ours(model, count: events)
+                if !oursOnly { _ = try await DecodeBench.baseline(model, count: events) }
+            }
             for _ in 0..<runs {  // interleaved, so both see the same machine state
                 ours.append(try await DecodeBench.ours(model, count: events))
                 if !oursOnly { baseline.append(try await DecodeBench.baseline(model, count: events)) }
+            }
+            if samples {
+                print("samples \(model.name): ours \(ours.map { Int($0.perSecond) }), baseline \(baseline.map { Int($0.perSecond) })")
             }
             let o = Stats(ours.map(\.perSecond)).median
             let b = oursOnly ? .nan : Stats(baseline.map(\.perSecond)).median

@@ -55,7 +55,11 @@ struct Code: Hashable, Sendable, ExpressibleByStringInterpolation {
         typealias StringLiteralType = StaticString
         fileprivate var pieces: [Piece] = []
 
-        init(literalCapacity: Int, interpolationCount: Int) {}
+        init(literalCapacity: Int, interpolationCount: Int) {
+            // A literal piece around each interpolation: growing the array piece by piece was 4 %
+            // of a large generation.
+            pieces.reserveCapacity(2 * interpolationCount + 1)
+        }
 
         mutating func appendLiteral(_ literal: StaticString) {
             if literal.utf8CodeUnitCount > 0 { pieces.append(.syntax(literal.description)) }
@@ -86,6 +90,7 @@ struct Code: Hashable, Sendable, ExpressibleByStringInterpolation {
     /// The fragments with `separator` between them.
     static func joined(_ parts: [Code], separator: StaticString) -> Code {
         var pieces: [Piece] = []
+        pieces.reserveCapacity(parts.reduce(max(0, parts.count - 1)) { $0 + $1.pieces.count })
         for (index, part) in parts.enumerated() {
             if index > 0 { pieces.append(.syntax(separator.description)) }
             pieces += part.pieces
