@@ -18,6 +18,7 @@ struct Channelgen: ParsableCommand {
     /// ArgumentParser's own `main`, except that `diff` reports a usage error with its documented
     /// exit status 2 (1 means "a breaking change", so CI scripts can tell the two apart).
     static func main() {
+        Console.tuneAllocatorForABurst()
         do {
             // The build plugin's call, on every build: read without ArgumentParser, whose
             // reflection is a quarter of a Vortex run. Any other command line goes the usual way.
