@@ -72,6 +72,7 @@ def main():
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--channels", type=int, default=504)
     parser.add_argument("--skip-builds", action="store_true", help="reuse existing release builds; no clean-build timing")
+    parser.add_argument("--samples", action="store_true", help="also print every timed run of the synthetic ratio (ms)")
     args = parser.parse_args()
     os.makedirs(BENCH, exist_ok=True)
     write_openapi_wrapper()
@@ -162,6 +163,7 @@ def main():
             subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             samples.append(time.perf_counter() - start)
     ours_s, theirs_s = statistics.median(ours_samples), statistics.median(theirs_samples)
+    if args.samples: print("samples ours", [round(x * 1000) for x in ours_samples], "theirs", [round(x * 1000) for x in theirs_samples])
     synthetic_ratio = ours_s / theirs_s
     # The Vortex ratio in turns too (ours, bare, ours, …): a few milliseconds each, so a drift
     # between two blocks of runs would move it more than anything the tool does.
