@@ -22,8 +22,8 @@ enum Console {
 
     /// A run allocates tens of megabytes in one burst and exits. With glibc's defaults, each large
     /// buffer (a rendered file, growing by doubling) gets a mapping of its own and the heap is trimmed
-    /// as it shrinks, so the same memory is faulted in again and again: 13 % more page faults, 4–5 %
-    /// of a 504-channel run (Benchmarks §1). Keep what was mapped instead.
+    /// as it shrinks, so the same memory is faulted in again and again (on the 504-channel spec,
+    /// 8 138 page faults instead of 7 133; 1–3 % of the run, Benchmarks §1). Keep what was mapped instead.
     static func tuneAllocatorForABurst() {
         #if canImport(Glibc)
         // `mallopt` is glibc's (malloc.h, which the Glibc module does not import): looked up, and

@@ -12,16 +12,6 @@ struct DecodersStructure {
     let names: SwiftNaming
     let types: SwiftTypes
     let access: AccessModifier?
-    /// Each named type's kind, by id: what a union's variants read.
-    private let kinds: [String: NamedType.Kind]
-
-    init(api: ChannelAPI, names: SwiftNaming, types: SwiftTypes, access: AccessModifier?) {
-        self.api = api
-        self.names = names
-        self.types = types
-        self.access = access
-        kinds = Dictionary(api.types.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
-    }
 
     func file(header: [String]) -> SwiftFile {
         SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: api.types.map(conformance))
@@ -92,7 +82,7 @@ struct DecodersStructure {
         case .dictionary: ".object"
         case .json: "nil"
         case .named(let id):
-            switch kinds[id] {
+            switch types.namedTypes[id]?.kind {
             case .object(let properties) where !properties.isEmpty: ".object"
             case .stringEnum: ".string"
             default: "nil"

@@ -8,12 +8,11 @@ struct SubscriptionsStructure {
     let access: AccessModifier?
 
     func file(header: [String]) -> SwiftFile {
-        let typesByID = Dictionary(api.types.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var declarations = api.channels.map(subscription)
         // Payloads with a required `eventType` string report it, so the runtime can drop mismatches.
         var reported: Set<String> = []
         for channel in api.channels {
-            guard case .named(let id) = channel.message.payload, let type = typesByID[id], reportsEventType(type),
+            guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id], reportsEventType(type),
                   reported.insert(id).inserted else { continue }
             declarations.append(Declaration(.type(TypeDeclaration(
                 keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))

@@ -4,6 +4,14 @@ import ChannelSpec
 struct SwiftTypes {
     let api: ChannelAPI
     let names: SwiftNaming
+    /// Every named type by its id, built once for the file builders that look types up.
+    let namedTypes: [String: NamedType]
+
+    init(api: ChannelAPI, names: SwiftNaming) {
+        self.api = api
+        self.names = names
+        namedTypes = Dictionary(api.types.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// A standard-library, Foundation or runtime type, module-qualified when a generated type of the
     /// same name would shadow it (a spec schema named `String` or `Date` is legal and compiles).

@@ -49,6 +49,10 @@ public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable
         self.reason = reason
         self.isMismatch = isMismatch
     }
+
+    /// The same stop as a decline: for failures inside a value that do not make the whole value
+    /// certainly a mismatch.
+    var declining: JSONReadError { JSONReadError(offset: offset, reason: reason) }
 }
 
 /// The kind of a JSON value, as its first byte shows it.
@@ -108,11 +112,7 @@ public struct JSONReader {
         try scanner.readObject { scanner, key throws(JSONReadError) in
             var reader = JSONReader(scanner: scanner)
             defer { scanner = reader.scanner }
-            do throws(JSONReadError) {
-                try member(&reader, key)
-            } catch {
-                throw JSONReadError(offset: error.offset, reason: error.reason)
-            }
+            do throws(JSONReadError) { try member(&reader, key) } catch { throw error.declining }
         }
     }
 
@@ -122,11 +122,7 @@ public struct JSONReader {
         try scanner.readArray { scanner throws(JSONReadError) in
             var reader = JSONReader(scanner: scanner)
             defer { scanner = reader.scanner }
-            do throws(JSONReadError) {
-                try element(&reader)
-            } catch {
-                throw JSONReadError(offset: error.offset, reason: error.reason)
-            }
+            do throws(JSONReadError) { try element(&reader) } catch { throw error.declining }
         }
     }
 
