@@ -92,6 +92,40 @@ struct ResolverTests {
         #expect(FilePath.normalize("a/\u{301}") == "a/\u{301}")
     }
 
+    /// Reading ahead never reads what a `$ref` may not: a file outside the allowed folder, through a
+    /// symlink leading out, or a folder, fails with the same error as without reading ahead.
+    @Test func filesReadAheadKeepTheFolderRulesAndTheirErrors() throws {
+        let dir = try folder([
+            "package/root.yaml": """
+                out: {$ref: '../secret.yaml#/x'}
+                link: {$ref: './escape.yaml#/x'}
+                folder: {$ref: './sub#/x'}
+                """,
+            "package/sub/inner.yaml": "x: {}\n",
+            "secret.yaml": "x: {type: string}\n",
+        ])
+        try FileManager.default.createSymbolicLink(atPath: dir + "/package/escape.yaml", withDestinationPath: dir + "/secret.yaml")
+        func errors(readAheadMinimumSize: Int) throws -> [String] {
+            let workspace = SpecWorkspace(rootFile: dir + "/package/root.yaml", allowedFolder: dir + "/package", readAheadMinimumSize: readAheadMinimumSize)
+            let root = try workspace.root()
+            return try ["out", "link", "folder"].map { key in
+                let cursor = try #require(root.child(key))
+                do throws(DiagnosticsError) {
+                    _ = try workspace.resolve(cursor)
+                    return "resolved"
+                } catch {
+                    return error.diagnostics.map(\.description).joined(separator: "\n")
+                }
+            }
+        }
+        let ahead = try errors(readAheadMinimumSize: 0)
+        #expect(ahead == (try errors(readAheadMinimumSize: .max)))
+        #expect(ahead.allSatisfy { $0 != "resolved" }, "\(ahead)")
+        #expect(ahead[0].contains("is outside"), "\(ahead[0])")
+        #expect(ahead[1].contains("is outside"), "\(ahead[1])")
+        #expect(ahead[2].contains("not a regular file"), "\(ahead[2])")
+    }
+
     @Test func referenceScanFindsTheFilesRefsName() {
         let text = """
             a: {$ref: './a.yaml#/x'}
