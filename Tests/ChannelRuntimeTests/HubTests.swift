@@ -26,18 +26,6 @@ struct PingSubscription: ChannelSubscription {
     var channel: String { "app/user/\(userId.value)/ping" }
 }
 
-/// `AppSyncConnection` seen only as a `ChannelConnection`: events come through its streams.
-struct StreamingOnly: ChannelConnection {
-    let base: AppSyncConnection
-    var metrics: RuntimeMetrics { base.metrics }
-    func subscribe(to channel: String) async throws -> RawChannelSubscription { try await base.subscribe(to: channel) }
-    func unsubscribe(_ id: String) async { await base.unsubscribe(id) }
-    func status(ofSubscription id: String) async -> SubscriptionStatus? { await base.status(ofSubscription: id) }
-    func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> { await base.statusUpdates(ofSubscription: id) }
-    var state: ConnectionState { get async { await base.state } }
-    func stateUpdates() async -> AsyncStream<ConnectionState> { await base.stateUpdates() }
-}
-
 /// Collects typed events in the background.
 final class TypedCollector<Element: Sendable>: Sendable {
     private let box = LockedBox<[Element]>([])
@@ -120,37 +108,6 @@ struct HubTests {
         second.push(["type": "data", "id": bobID, "event": event(3)])
         try await consumer.waitFor(count: 3)
         #expect(consumer.elements.map(\.n) == [1, 2, 3])
-        await harness.connection.disconnect()
-    }
-
-    /// A connection of another transport, which offers only streams (no `RelayingConnection`):
-    /// the hub reads each subscription's stream in a task of its own.
-    @Test func aConnectionThatOnlyStreamsIsReadThroughItsStreams() async throws {
-        let harness = Harness()
-        let streaming = StreamingOnly(base: harness.connection)
-        let connections: [any ChannelConnection] = [harness.connection, streaming]
-        #expect(connections.map { $0 is any RelayingConnection } == [true, false])  // the other tests take the relay
-        let hub = ChannelEventHub(connection: streaming, parameters: ["userId": try ChannelSegment("alice")])
-        let consumer = TypedCollector(await hub.events(PingSubscription.self))
-        let server = try await harness.connect()
-        let alice = try #require(try await server.acceptSubscribes(1)["app/user/alice/ping"])
-        server.push(["type": "data", "id": alice, "event": "not json"])
-        server.push(["type": "data", "id": alice, "event": event(1)])
-        try await consumer.waitFor(count: 1)
-
-        await hub.setParameter("userId", to: try ChannelSegment("bob"))
-        let unsubscribe = try #require(await server.nextMessage())
-        #expect(unsubscribe["id"] as? String == alice)
-        let bob = try #require(try await server.acceptSubscribes(1)["app/user/bob/ping"])
-        server.push(["type": "data", "id": bob, "event": event(2)])
-        try await consumer.waitFor(count: 2)
-        #expect(consumer.elements.map(\.n) == [1, 2])
-        #expect(harness.connection.metrics.snapshot().channels["app/user/alice/ping"] == RuntimeMetrics.Channel(received: 2, decoded: 1, dropped: 1))
-
-        consumer.cancel()
-        let last = try #require(await server.nextMessage())
-        #expect(last["type"] as? String == "unsubscribe")
-        #expect(last["id"] as? String == bob)
         await harness.connection.disconnect()
     }
 

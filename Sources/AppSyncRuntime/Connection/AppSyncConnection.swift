@@ -17,7 +17,7 @@ import Logging
 /// - A refused subscribe is reported and tried again with backoff; an authorization failure is
 ///   tried once more with credentials asked anew before ending in `.failed(.unauthorized)`.
 /// - Malformed frames are logged, counted in `metrics` and dropped.
-public actor AppSyncConnection: ChannelConnection, RelayingConnection {
+public actor AppSyncConnection: ChannelConnection {
     /// The settings the connection was made with.
     public nonisolated let configuration: AppSyncConfiguration
     /// Counters of frames, reconnects and per-channel events.
@@ -54,7 +54,7 @@ public actor AppSyncConnection: ChannelConnection, RelayingConnection {
 
     private struct Sink {
         let channel: String
-        let delivery: EventDelivery
+        let continuation: BatchedStream<RawChannelEvent>.Continuation
         let counter: RuntimeMetrics.ChannelCounter
     }
 
@@ -261,7 +261,7 @@ public actor AppSyncConnection: ChannelConnection, RelayingConnection {
             let receivedAt = Date()
             for event in events {
                 sequence += 1
-                sink.delivery.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
+                sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
             }
         case .connectionAck(let timeoutMs):
             run(machine.sessionAccepted(id, keepAliveTimeout: timeoutMs.map { .milliseconds($0) }))
@@ -302,27 +302,15 @@ public actor AppSyncConnection: ChannelConnection, RelayingConnection {
     /// Subscribes to `channel`. The stream stays open across reconnects (every active subscription
     /// is resubscribed); `unsubscribe(_:)` or the consumer stopping ends it.
     public func subscribe(to channel: String) async throws(AppSyncError) -> RawSubscription {
-        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
-        let id = try subscribe(to: channel, delivery: .stream(continuation))
-        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        return RawSubscription(id: id, channel: channel, events: stream, reader: reader)
-    }
-
-    /// `subscribe(to:)` with every event going to `relay` (the hub's fast path); the returned
-    /// stream ends at once.
-    package func subscribe(to channel: String, relay: EventRelay) async throws(AppSyncError) -> RawSubscription {
-        let id = try subscribe(to: channel, delivery: .relay(relay))
-        return RawSubscription(id: id, channel: channel, events: AsyncStream { $0.finish() })
-    }
-
-    private func subscribe(to channel: String, delivery: EventDelivery) throws(AppSyncError) -> String {
         guard sinks.count < Self.maximumSubscriptions else {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
         let id = UUID().uuidString
-        sinks[id] = Sink(channel: channel, delivery: delivery, counter: metrics.counter(forChannel: channel))
+        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        sinks[id] = Sink(channel: channel, continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
-        return id
+        return RawSubscription(id: id, channel: channel, events: stream, reader: reader)
     }
 
     private func sendSubscribe(_ id: String, channel: String, on session: ConnectionStateMachine.SessionID) async {
@@ -344,7 +332,7 @@ public actor AppSyncConnection: ChannelConnection, RelayingConnection {
     /// Ends a subscription: its stream finishes and, when connected, `unsubscribe` is sent.
     public func unsubscribe(_ id: String) async {
         guard let sink = sinks.removeValue(forKey: id) else { return }
-        sink.delivery.finish()
+        sink.continuation.finish()
         run(machine.unsubscribe(id: id))
         board.forget(id)
     }

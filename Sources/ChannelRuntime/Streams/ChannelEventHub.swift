@@ -262,22 +262,17 @@ public actor ChannelEventHub: ChannelEventSource {
             channel = try entry.channel(for: parameters)
         } catch {
             logger.debug("stream waits for its channel parameters", metadata: ["reason": "\(error)"])
-            if let old = entry.stopDelivering() { await connection.unsubscribe(old) }
+            if let old = entry.stopPump() { await connection.unsubscribe(old) }
             setStatus(.waitingForParameter, of: key, subscriptionID: nil)
             return
         }
         guard entry.currentChannel != channel else { return }
         // Another channel (another user): not a resumption of the old one.
         inactiveSince[key] = nil
-        if let old = entry.stopDelivering() { await connection.unsubscribe(old) }
-        let relay = connection is any RelayingConnection ? EventRelay() : nil
+        if let old = entry.stopPump() { await connection.unsubscribe(old) }
         let raw: RawChannelSubscription
         do {
-            if let relay, let relaying = connection as? any RelayingConnection {
-                raw = try await relaying.subscribe(to: channel, relay: relay)
-            } else {
-                raw = try await connection.subscribe(to: channel)
-            }
+            raw = try await connection.subscribe(to: channel)
         } catch {
             logger.error("cannot subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
             setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: key, subscriptionID: nil)
@@ -285,7 +280,6 @@ public actor ChannelEventHub: ChannelEventSource {
         }
         // Parameters may have changed, or the last consumer left, while subscribing.
         guard entries[key] === entry, (try? entry.channel(for: parameters)) == channel else {
-            relay?.close()
             await connection.unsubscribe(raw.id)
             return
         }
@@ -293,7 +287,7 @@ public actor ChannelEventHub: ChannelEventSource {
         let watcher = Task {
             for await status in statusUpdates { self.setStatus(status, of: key, subscriptionID: raw.id) }
         }
-        if let replaced = entry.startDelivering(raw, relay: relay, statusWatcher: watcher) { await connection.unsubscribe(replaced) }
+        if let replaced = entry.startPump(raw, statusWatcher: watcher) { await connection.unsubscribe(replaced) }
     }
 
     private func removeConsumer(_ consumer: Int, from key: String) async {
@@ -302,6 +296,6 @@ public actor ChannelEventHub: ChannelEventSource {
         entries[key] = nil
         statuses[key] = nil
         inactiveSince[key] = nil
-        if let old = entry.stopDelivering() { await connection.unsubscribe(old) }
+        if let old = entry.stopPump() { await connection.unsubscribe(old) }
     }
 }

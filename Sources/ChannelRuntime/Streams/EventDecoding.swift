@@ -1,22 +1,6 @@
 import Foundation
 
-/// How the hub turns a payload's text into one event type, chosen once per subscription.
-///
-/// `@unchecked Sendable`: the closures hold only metatypes and a `JSONDecoder` (itself `Sendable`),
-/// none of which changes; the metatypes are what the checker cannot see through.
-struct EventDecoder<Event: Decodable>: @unchecked Sendable {
-    /// The payload's event, or the error `JSONDecoder` gives.
-    let decode: (String) throws -> Event
-    /// The event's announced `eventType`; `nil` when the type reports none.
-    let eventType: ((Event) -> String)?
-
-    init(for type: Event.Type) {
-        decode = EventDecoding.decoder(for: type)
-        eventType = EventDecoding.eventTypeReader(for: type)
-    }
-}
-
-/// How the hub turns a payload's text into its event: generated models (`JSONReadable`) take the
+/// How a pump turns a payload's text into its event: generated models (`JSONReadable`) take the
 /// fast path, with `JSONDecoder` deciding whatever it declines; other types use `JSONDecoder`.
 /// Either way the result, or the error, is what `JSONDecoder` gives.
 enum EventDecoding {
@@ -35,7 +19,7 @@ enum EventDecoding {
         { text in try Readable.decode(from: text, fallback: fallback) as! Event }
     }
 
-    /// How to read an event's announced `eventType`, chosen once per subscription: `nil` when the type does
+    /// How to read an event's announced `eventType`, chosen once per pump: `nil` when the type does
     /// not report one. (Asking `as? any EventTypeReporting` of every event costs a conformance lookup.)
     static func eventTypeReader<Event>(for type: Event.Type) -> ((Event) -> String)? {
         guard let reporting = type as? any EventTypeReporting.Type else { return nil }

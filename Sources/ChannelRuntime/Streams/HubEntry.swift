@@ -27,18 +27,16 @@ enum Consumer<Event: Sendable>: Sendable {
     case envelopes(BatchedStream<ChannelEnvelope<Event>>.Continuation)
 }
 
-/// The shared state of one subscription type, touched by the hub (routing) and by the thread that
-/// decodes and delivers its events (the connection's, through a relay, or a pump task); a lock
-/// keeps the consumer list and the delivery consistent.
+/// The shared state of one subscription type, touched by the hub (routing) and by the pump task
+/// (decoding and delivery); a lock keeps the consumer list and pump consistent.
 protocol HubEntry: AnyObject, Sendable {
     var currentChannel: String? { get }
     var subscriptionID: String? { get }
     func channel(for parameters: [String: ChannelSegment]) throws -> String
-    /// Starts delivering `raw`'s events, from `relay` when the connection relays, else from its
-    /// stream; returns the id of a subscription it replaced, if any.
-    func startDelivering(_ raw: RawChannelSubscription, relay: EventRelay?, statusWatcher: Task<Void, Never>) -> String?
+    /// Starts delivering `raw`; returns the id of a subscription it replaced, if any.
+    func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String?
     /// Stops delivering; returns the id of the subscription to unsubscribe, if any.
-    func stopDelivering() -> String?
+    func stopPump() -> String?
     /// Removes a consumer; true when it was the last one.
     func remove(_ consumer: Int) -> Bool
     /// Tells every update consumer the subscription's new status.
@@ -64,10 +62,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         var nextConsumer = 0
         var channel: String?
         var subscriptionID: String?
-        /// The pump and the status watcher of the current subscription.
         var tasks: [Task<Void, Never>] = []
-        /// The current subscription's relay, when its connection relays (no pump then).
-        var relay: EventRelay?
         /// Whether the last delivery overflowed a plain consumer (logged once per overflow run).
         var overflowing = false
         var history: HistoryStore<Subscription.Event>?
@@ -135,71 +130,56 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         for case .updates(let consumer) in withState({ $0.consumerList }) { consumer.deliverResumed(after: gap) }
     }
 
-    func startDelivering(_ raw: RawChannelSubscription, relay: EventRelay?, statusWatcher: Task<Void, Never>) -> String? {
-        let receive = receiver(forChannel: raw.channel)
-        var tasks = [statusWatcher]
-        if let relay {
-            // Events decode and reach the consumers on the connection's thread.
-            let lost = relay.attach(receive)
-            if lost > 0 { noteOverflow(lost, wasOverflowing: withState { $0.overflowing }, channel: raw.channel) }
-        } else {
-            tasks.append(Task.detached {
-                var events = raw.events.makeAsyncIterator()
-                while let event = await nextEvent(of: raw, from: &events) { receive(event) }
-            })
-        }
-        let replaced = withState { state in
-            defer {
-                state.channel = raw.channel
-                state.subscriptionID = raw.id
-                state.tasks = tasks
-                state.relay = relay
+    func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
+        let channel = raw.channel
+        let counter = metrics.counter(forChannel: channel, template: Subscription.template.address)
+        let pump = Task.detached { [self] in
+            let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
+            let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
+            // Per event, this generic code (not specialized for the subscription type) builds no
+            // optionals or tuples of the event type: each would cost a metadata lookup.
+            let subscription = raw
+            var events = subscription.events.makeAsyncIterator()
+            while let raw = await nextEvent(of: subscription, from: &events) {
+                let event: Subscription.Event
+                do {
+                    event = try decodePayload(raw.text)
+                } catch {
+                    dropUndecodable(channel: channel, error: error)
+                    continue
+                }
+                let reported = eventType?(event)
+                if let expected = Subscription.eventType, let reported, reported != expected {
+                    dropForEventType(reported, expected: expected, channel: channel)
+                    continue
+                }
+                counter.decodedOne()
+                deliver(event, reportedType: reported, raw: raw, channel: channel)
             }
-            return (state.tasks, state.relay, state.subscriptionID)
         }
-        replaced.1?.close()
+        let replaced = withState { state -> ([Task<Void, Never>], String?) in
+            defer {
+                state.channel = channel
+                state.subscriptionID = raw.id
+                state.tasks = [pump, statusWatcher]
+            }
+            return (state.tasks, state.subscriptionID)
+        }
         for task in replaced.0 { task.cancel() }
-        return replaced.2
+        return replaced.1
     }
 
-    func stopDelivering() -> String? {
-        let stopped = withState { state in
+    func stopPump() -> String? {
+        let stopped = withState { state -> ([Task<Void, Never>], String?) in
             defer {
                 state.tasks = []
-                state.relay = nil
                 state.channel = nil
                 state.subscriptionID = nil
             }
-            return (state.tasks, state.relay, state.subscriptionID)
+            return (state.tasks, state.subscriptionID)
         }
-        // Once closed, the relay calls nothing more: no event of this channel arrives after this.
-        stopped.1?.close()
         for task in stopped.0 { task.cancel() }
-        return stopped.2
-    }
-
-    /// Decodes, checks and delivers one event of `channel`: what the relay or the pump calls.
-    private func receiver(forChannel channel: String) -> @Sendable (RawChannelEvent) -> Void {
-        let counter = metrics.counter(forChannel: channel, template: Subscription.template.address)
-        let decoder = EventDecoder(for: Subscription.Event.self)
-        // Per event, this generic code (not specialized for the subscription type) builds no
-        // optionals or tuples of the event type: each would cost a metadata lookup.
-        return { [self] raw in
-            let event: Subscription.Event
-            do {
-                event = try decoder.decode(raw.text)
-            } catch {
-                dropUndecodable(channel: channel, error: error)
-                return
-            }
-            let reported = decoder.eventType?(event)
-            if let expected = Subscription.eventType, let reported, reported != expected {
-                dropForEventType(reported, expected: expected, channel: channel)
-                return
-            }
-            counter.decodedOne()
-            deliver(event, reportedType: reported, raw: raw, channel: channel)
-        }
+        return stopped.1
     }
 
     private func deliver(_ event: Subscription.Event, reportedType: String?, raw: RawChannelEvent, channel: String) {

@@ -25,7 +25,7 @@ import Logging
 ///   attempts); bytes and heartbeat comments feed the `heartbeatTimeout` watchdog;
 /// - events larger than `maximumEventBytes` and events naming no subscribed channel are counted
 ///   and dropped.
-public actor SSEConnection: ChannelConnection, RelayingConnection {
+public actor SSEConnection: ChannelConnection {
     /// The settings the connection was made with.
     public nonisolated let configuration: SSEConfiguration
     /// Counters of events, reconnects and per-channel deliveries.
@@ -62,7 +62,7 @@ public actor SSEConnection: ChannelConnection, RelayingConnection {
     private struct Sink {
         let channel: String
         let route: ChannelRoute
-        let delivery: EventDelivery
+        let continuation: BatchedStream<RawChannelEvent>.Continuation
         let counter: RuntimeMetrics.ChannelCounter
     }
 
@@ -321,7 +321,7 @@ public actor SSEConnection: ChannelConnection, RelayingConnection {
         let raw = RawChannelEvent(text: event.data, sequence: sequence, receivedAt: Date())
         for sink in targets {
             sink.counter.received(1)
-            sink.delivery.send(raw)
+            sink.continuation.send(raw)
         }
     }
 
@@ -330,24 +330,12 @@ public actor SSEConnection: ChannelConnection, RelayingConnection {
     /// Subscribes to `channel`. The stream stays open across reconnects; `unsubscribe(_:)` or the
     /// consumer stopping ends it.
     public func subscribe(to channel: String) async -> RawChannelSubscription {
-        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
-        let id = subscribe(to: channel, delivery: .stream(continuation))
-        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        return RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
-    }
-
-    /// `subscribe(to:)` with every event going to `relay` (the hub's fast path); the returned
-    /// stream ends at once.
-    package func subscribe(to channel: String, relay: EventRelay) async -> RawChannelSubscription {
-        let id = subscribe(to: channel, delivery: .relay(relay))
-        return RawChannelSubscription(id: id, channel: channel, events: AsyncStream { $0.finish() })
-    }
-
-    private func subscribe(to channel: String, delivery: EventDelivery) -> String {
         let id = UUID().uuidString
-        sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), delivery: delivery, counter: metrics.counter(forChannel: channel))
+        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
-        return id
+        return RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
     }
 
     /// The machine sent a subscribe: active at once when the stream carries the channel, otherwise
@@ -375,7 +363,7 @@ public actor SSEConnection: ChannelConnection, RelayingConnection {
     /// Ends a subscription: its stream finishes.
     public func unsubscribe(_ id: String) async {
         guard let sink = sinks.removeValue(forKey: id) else { return }
-        sink.delivery.finish()
+        sink.continuation.finish()
         run(machine.unsubscribe(id: id))
         board.forget(id)
     }
