@@ -159,4 +159,72 @@ struct BatchedStreamTests {
         }
         #expect(released.withLock { $0 } == 100)
     }
+
+    // MARK: The reader, read directly (as the connection and the hub's pump do)
+
+    @Test(arguments: [1, 3, 64])
+    func theReaderGetsEveryElementOnceInOrderFromARacingWriter(batchLimit: Int) async {
+        let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader(batchLimit: batchLimit)
+        let count = 50_000
+        let writer = Task.detached {
+            for value in 0..<count {
+                continuation.yield(value)
+                if value % 997 == 0 { await Task.yield() }
+            }
+            continuation.finish()
+        }
+        var expected = 0
+        var inOrder = true
+        while let value = await reader.next() {
+            if value != expected { inOrder = false }
+            expected += 1
+        }
+        await writer.value
+        #expect(inOrder)
+        #expect(expected == count)
+        #expect(await reader.next() == nil)  // ended stays ended
+    }
+
+    @Test func anActorReadingTheReaderGetsEveryElement() async {
+        // The connection's case: the reader runs on the actor's executor (`nonisolated(nonsending)`).
+        actor Sum {
+            var total = 0
+            func read(_ reader: BatchedStream<Int>.Reader) async -> Int {
+                while let value = await reader.next() { total += value }
+                return total
+            }
+        }
+        let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader()
+        let writer = Task.detached {
+            for value in 1...1_000 { continuation.yield(value) }
+            continuation.finish()
+        }
+        #expect(await Sum().read(reader) == 500_500)
+        await writer.value
+    }
+
+    @Test func cancellingTheReadersTaskEndsTheStreamWhileItWaits() async throws {
+        let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader()
+        let terminations = Terminations()
+        continuation.onTermination = { terminations.record($0) }
+        let waiting = Task { await reader.next() }
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        #expect(terminations.all == ["cancelled"])
+        #expect(continuation.send(1) == .terminated)
+    }
+
+    @Test func cancellingTheReadersTaskEndsTheStreamWhileItHoldsABatch() async throws {
+        let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader()
+        let terminations = Terminations()
+        continuation.onTermination = { terminations.record($0) }
+        for value in 1...3 { continuation.yield(value) }
+        #expect(await reader.next() == 1)  // took all three
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await reader.next()
+        }
+        #expect(await cancelled.value == nil)
+        #expect(terminations.all == ["cancelled"])
+    }
 }

@@ -38,8 +38,9 @@ struct ConnectionTests {
 
     // MARK: Reconnect
 
-    @Test func reconnectWaitsExactlyThePolicyDelayThenResubscribesEverything() async throws {
-        let harness = Harness()
+    @Test(arguments: [true, false])
+    func reconnectWaitsExactlyThePolicyDelayThenResubscribesEverything(offersInboundReader: Bool) async throws {
+        let harness = Harness(offersInboundReader: offersInboundReader)
         var streams: [Collector] = []
         for channel in vortexChannels {
             streams.append(Collector(try await harness.connection.subscribe(to: channel).events))
@@ -306,8 +307,10 @@ struct ConnectionTests {
 
     // MARK: Routing
 
-    @Test func eachEventReachesOnlyItsStreamAndBadFramesAreCounted() async throws {
-        let harness = Harness()
+    /// With the session's inbound reader (as `WSClientTransport` offers) and without (its stream).
+    @Test(arguments: [true, false])
+    func eachEventReachesOnlyItsStreamAndBadFramesAreCounted(offersInboundReader: Bool) async throws {
+        let harness = Harness(offersInboundReader: offersInboundReader)
         var collectors: [String: Collector] = [:]
         for channel in vortexChannels {
             collectors[channel] = Collector(try await harness.connection.subscribe(to: channel).events)

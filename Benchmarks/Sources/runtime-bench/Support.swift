@@ -74,9 +74,9 @@ final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
     private var ids: [String: String] = [:]
 
     func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let (stream, continuation) = BatchedStream<String>.makeStream()
+        let (stream, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
         lock.withLock { self.continuation = continuation }
-        return Session(inbound: stream, server: self)
+        return Session(inbound: stream, inboundReader: reader, server: self)
     }
 
     func push(_ frame: String) { lock.withLock { continuation }?.yield(frame) }
@@ -99,6 +99,8 @@ final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
 
     private struct Session: WebSocketSession {
         let inbound: AsyncStream<String>
+        /// As `WSClientTransport` does: the connection reads the frames from the reader.
+        let inboundReader: BatchedStream<String>.Reader?
         let server: AutoServerTransport
         func send(_ text: String) async throws { server.received(text) }
         func close() async { server.lock.withLock { server.continuation }?.finish() }

@@ -199,7 +199,11 @@ public actor AppSyncConnection: ChannelConnection {
             }
         }
         let reader = Task {
-            for await text in socket.inbound { self.received(text, on: id) }
+            if let frames = socket.inboundReader {
+                while let text = await frames.next() { self.received(text, on: id) }
+            } else {
+                for await text in socket.inbound { self.received(text, on: id) }
+            }
             self.transportEnded(id)
         }
         session = OpenSession(id: id, socket: socket, outbox: outboxContinuation, tasks: [writer, reader])

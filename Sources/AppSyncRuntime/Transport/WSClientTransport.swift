@@ -31,8 +31,8 @@ public struct WSClientTransport: WebSocketTransport {
 
     /// Opens a WebSocket to `url` offering `subprotocols`; the upgrade must choose the first one.
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let (inbound, continuation) = BatchedStream<String>.makeStream()
-        let session = WSClientSession(inbound: inbound)
+        let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
+        let session = WSClientSession(inbound: inbound, inboundReader: reader)
         let maximumMessageSize = self.maximumMessageSize
         let opened = OneShot()
         let channel = try AppSyncClientChannel(
@@ -82,6 +82,7 @@ public struct WebSocketSessionClosed: Error, CustomStringConvertible {
 
 private final class WSClientSession: WebSocketSession, Sendable {
     let inbound: AsyncStream<String>
+    let inboundReader: BatchedStream<String>.Reader?
     private struct State {
         var outbound: WebSocketOutboundWriter?
         var task: Task<Void, Never>?
@@ -90,7 +91,10 @@ private final class WSClientSession: WebSocketSession, Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    init(inbound: AsyncStream<String>) { self.inbound = inbound }
+    init(inbound: AsyncStream<String>, inboundReader: BatchedStream<String>.Reader) {
+        self.inbound = inbound
+        self.inboundReader = inboundReader
+    }
 
     func attach(_ outbound: WebSocketOutboundWriter) { state.withLockedValue { $0.outbound = outbound } }
     func detach() { state.withLockedValue { $0.outbound = nil } }

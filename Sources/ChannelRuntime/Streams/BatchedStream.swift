@@ -34,15 +34,15 @@ public enum BatchedStream<Element: Sendable> {
         return (stream, continuation)
     }
 
-    /// `makeStream` with its reader, for the runtime's own consumers: reading `reader` directly
-    /// skips `AsyncStream`'s per-element work (a cancellation handler and generic metadata lookups
-    /// in its unspecialized code). Read the stream or the reader, not both.
-    package static func makeStreamAndReader(
+    /// `makeStream` with its reader: reading `reader` directly skips `AsyncStream`'s per-element
+    /// work (a cancellation handler and generic metadata lookups in its unspecialized code). Read
+    /// the stream or the reader, not both.
+    public static func makeStreamAndReader(
         bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
     ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
         let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit))
         let reader = Reader(storage)
-        let stream = AsyncStream(unfolding: { await reader.next() }, onCancel: { storage.terminate(.cancelled) })
+        let stream = AsyncStream(unfolding: { await reader.nextIgnoringCancellation() }, onCancel: { storage.terminate(.cancelled) })
         return (stream, Continuation(storage: storage), reader)
     }
 
@@ -255,9 +255,14 @@ public enum BatchedStream<Element: Sendable> {
 
     /// The reader's side: the batch it took, handed out one element at a time. Dropping the stream
     /// drops the reader, which ends the stream.
-    package final class Reader: @unchecked Sendable {
-        // @unchecked: `taken`, `nextIndex` and `end` are touched by one `next()` at a time
-        // (`reading`, under `lock`); a second task reading at once traps, as with `AsyncStream`.
+    ///
+    /// Reading it directly, rather than the stream, skips `AsyncStream`'s work per element (a
+    /// cancellation handler, a lock and generic metadata lookups in its unspecialized code): an
+    /// element of the batch taken before costs one lock. Read the stream or the reader, not both.
+    public final class Reader: @unchecked Sendable {
+        // @unchecked: `taken`, `nextIndex` and `end` are touched by one reader at a time: under
+        // `lock`, or while `reading` (set under `lock`) says a refill is under way. A second task
+        // reading at once traps, as with `AsyncStream`.
         private let storage: Storage
         private let lock = NSLock()
         private var reading = false
@@ -276,42 +281,56 @@ public enum BatchedStream<Element: Sendable> {
             storage.terminate(.cancelled)
         }
 
-        /// The next element, for a caller that is not an `AsyncStream` (which handles
-        /// cancellation itself): a cancelled task ends the stream, as an `AsyncStream` consumer does.
-        package func nextEndingOnCancellation() async -> Element? {
+        /// The next element, or `nil` once the stream ended and is drained. A cancelled task ends
+        /// the stream, as an `AsyncStream` consumer does. It runs on the caller's executor: an
+        /// actor reading it does not hop off and back for each element.
+        public nonisolated(nonsending) func next() async -> Element? {
             if Task.isCancelled {
                 storage.terminate(.cancelled)
                 return nil
             }
+            if let element = nextTaken() { return element }
             // Waiting is the only place cancellation must interrupt; a handler per element costs.
-            if hasTaken { return await next() }
-            return await withTaskCancellationHandler { await next() } onCancel: { [storage] in storage.terminate(.cancelled) }
+            return await withTaskCancellationHandler { await refill() } onCancel: { [storage] in storage.terminate(.cancelled) }
         }
 
-        private var hasTaken: Bool {
+        /// `next()` for the stream, which handles cancellation itself.
+        nonisolated(nonsending) func nextIgnoringCancellation() async -> Element? {
+            if let element = nextTaken() { return element }
+            return await refill()
+        }
+
+        /// The next element of the batch taken before, if there is one.
+        private func nextTaken() -> Element? {
             lock.lock()
             defer { lock.unlock() }
-            return nextIndex < end
-        }
-
-        func next() async -> Element? {
-            setReading(true)
-            defer { setReading(false) }
-            if nextIndex == end {
-                end = await storage.take(into: taken)
-                nextIndex = 0
-                if end == 0 { return nil }
-            }
+            precondition(!reading, "a BatchedStream is read by more than one task at once")
+            guard nextIndex < end else { return nil }
             defer { nextIndex += 1 }
             return (taken + nextIndex).move()
         }
 
-        private func setReading(_ starting: Bool) {
+        /// Takes the next batch (waiting for one) and returns its first element.
+        private nonisolated(nonsending) func refill() async -> Element? {
+            setReading()
+            let count = await storage.take(into: taken)
+            return tookBatch(count)
+        }
+
+        private func setReading() {
             lock.lock()
-            let twice = starting && reading
-            reading = starting
+            let twice = reading
+            reading = true
             lock.unlock()
             precondition(!twice, "a BatchedStream is read by more than one task at once")
+        }
+
+        /// After `take`: its first element, and the rest for `nextTaken`.
+        private func tookBatch(_ count: Int) -> Element? {
+            lock.lock()
+            defer { lock.unlock() }
+            (nextIndex, end, reading) = (min(count, 1), count, false)
+            return count > 0 ? taken.move() : nil
         }
     }
 }

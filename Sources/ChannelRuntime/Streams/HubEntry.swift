@@ -263,6 +263,6 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
 /// The subscription's next event: from the connection's batched reader when it made one (no
 /// `AsyncStream` work per element), else from its stream.
 private func nextEvent(of subscription: RawChannelSubscription, from events: inout AsyncStream<RawChannelEvent>.Iterator) async -> RawChannelEvent? {
-    if let reader = subscription.reader { return await reader.nextEndingOnCancellation() }
+    if let reader = subscription.reader { return await reader.next() }
     return await events.next()
 }

@@ -9,10 +9,14 @@ struct Harness {
     static let endpoint = try! AppSyncEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
 
     let clock = ManualClock()
-    let transport = InMemoryTransport()
+    let transport: InMemoryTransport
     let connection: AppSyncConnection
 
-    init(authorization: AppSyncAuthorization = .apiKey("da2-test-key"), configure: (inout AppSyncConfiguration) -> Void = { _ in }) {
+    init(
+        authorization: AppSyncAuthorization = .apiKey("da2-test-key"), offersInboundReader: Bool = true,
+        configure: (inout AppSyncConfiguration) -> Void = { _ in }
+    ) {
+        transport = InMemoryTransport(offersInboundReader: offersInboundReader)
         var configuration = AppSyncConfiguration(endpoint: Self.endpoint, authorization: authorization)
         configure(&configuration)
         connection = AppSyncConnection(configuration: configuration, transport: transport, clock: clock, logger: Logger(label: "test"))

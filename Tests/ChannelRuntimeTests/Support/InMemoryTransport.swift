@@ -13,6 +13,11 @@ final class InMemoryTransport: WebSocketTransport, Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// Whether sessions hand the connection their inbound reader, as `WSClientTransport`'s do;
+    /// without it, the connection reads `inbound`.
+    let offersInboundReader: Bool
+
+    init(offersInboundReader: Bool = true) { self.offersInboundReader = offersInboundReader }
 
     struct Refused: Error {}
 
@@ -22,7 +27,7 @@ final class InMemoryTransport: WebSocketTransport, Sendable {
     func rejectNextConnects(_ count: Int) { state.withLockedValue { $0.rejectNext = count } }
 
     func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let server = FakeServer(url: url, subprotocols: subprotocols)
+        let server = FakeServer(url: url, subprotocols: subprotocols, offersInboundReader: offersInboundReader)
         let refuse = state.withLockedValue { state -> Bool in
             state.attempts += 1
             if state.rejectNext > 0 {
@@ -55,21 +60,23 @@ final class FakeServer: Sendable {
     let session: Session
     private let consumed = NIOLockedValueBox(0)
 
-    init(url: URL, subprotocols: [String]) {
+    init(url: URL, subprotocols: [String], offersInboundReader: Bool) {
         self.url = url
         self.subprotocols = subprotocols
-        let (toClient, serverContinuation) = AsyncStream.makeStream(of: String.self)
-        self.session = Session(inbound: toClient, toClient: serverContinuation)
+        let (toClient, serverContinuation, reader) = BatchedStream<String>.makeStreamAndReader()
+        self.session = Session(inbound: toClient, inboundReader: offersInboundReader ? reader : nil, toClient: serverContinuation)
     }
 
     final class Session: WebSocketSession, Sendable {
         let inbound: AsyncStream<String>
-        let toClient: AsyncStream<String>.Continuation
+        let inboundReader: BatchedStream<String>.Reader?
+        let toClient: BatchedStream<String>.Continuation
         /// Frames the client sent, in order, and whether it closed.
         let sent = NIOLockedValueBox<(frames: [String], closed: Bool)>(([], false))
 
-        init(inbound: AsyncStream<String>, toClient: AsyncStream<String>.Continuation) {
+        init(inbound: AsyncStream<String>, inboundReader: BatchedStream<String>.Reader?, toClient: BatchedStream<String>.Continuation) {
             self.inbound = inbound
+            self.inboundReader = inboundReader
             self.toClient = toClient
         }
 
