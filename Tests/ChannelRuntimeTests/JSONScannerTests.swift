@@ -133,6 +133,44 @@ struct JSONScannerTests {
         }
     }
 
+    /// The scanner reads plain runs eight bytes at a time: a quote, a backslash, a control
+    /// character or a non-ASCII byte at every position of a word, and strings of every length
+    /// around a word, read as Foundation reads them; a control character fails where it is.
+    @Test func stringsAgreeWithFoundationWhereverTheirSpecialBytesFallInAWord() throws {
+        let specials: [(name: String, text: String)] = [
+            ("escaped quote", "\\\""), ("escaped backslash", "\\\\"), ("escape \\n", "\\n"), ("\\u escape", "\\u00e9"),
+            ("é", "é"), ("emoji", "😀"), ("DEL", "\u{7F}"), ("space", " "), ("tab", "\t"), ("NUL", "\u{0}"), ("unit separator", "\u{1F}"),
+        ]
+        for length in 0...20 {
+            for position in 0...length {
+                for special in specials {
+                    let filler = { (count: Int) in String((0..<count).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) }) }
+                    let body = filler(position) + special.text + filler(length - position)
+                    let json = "\"" + body + "\""
+                    let ours = Self.scan(json) { scanner throws(JSONScanner.Failure) in try scanner.readString() }
+                    let isControl = special.text.unicodeScalars.contains { $0.value < 0x20 }
+                    if isControl {
+                        // Raw control characters are not allowed in a JSON string: rejected at their offset.
+                        guard case .failure(let failure) = ours else {
+                            Issue.record("accepted a raw \(special.name) at \(position) of \(length)")
+                            continue
+                        }
+                        #expect(failure.offset == 1 + position, "\(special.name) at \(position) of \(length)")
+                        #expect(Self.foundationString(json) == nil)
+                    } else {
+                        #expect(try ours.get() == Self.foundationString(json), "\(special.name) at \(position) of \(length)")
+                    }
+                }
+            }
+            // Unterminated, whatever the length.
+            let open = "\"" + String(repeating: "x", count: length)
+            guard case .failure = Self.scan(open, { scanner throws(JSONScanner.Failure) in try scanner.readString() }) else {
+                Issue.record("accepted an unterminated string of \(length)")
+                continue
+            }
+        }
+    }
+
     // MARK: The fast frame path
 
     static func randomFrame(_ random: inout SplitMix64) -> String {

@@ -106,18 +106,18 @@ package struct JSONScanner {
         // Most strings hold no escape: one scan, one copy. ASCII (the bytes OR-ed below 0x80)
         // needs no UTF-8 validation.
         var high: UInt8 = 0
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") {
-                let raw = UnsafeBufferPointer(start: bytes.baseAddress! + start, count: offset - start)
-                let text = high < 0x80 ? String(decoding: raw, as: UTF8.self) : try utf8String(raw, at: start)
-                offset += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw failure("unescaped control character in a string") }
-            high |= byte
+        offset = plainRunEnd(from: offset, high: &high)
+        guard offset < bytes.count else { throw failure("unterminated string") }
+        switch bytes[offset] {
+        case UInt8(ascii: "\""):
+            let raw = UnsafeBufferPointer(start: bytes.baseAddress! + start, count: offset - start)
+            let text = high < 0x80 ? String(decoding: raw, as: UTF8.self) : try utf8String(raw, at: start)
             offset += 1
+            return text
+        case UInt8(ascii: "\\"):
+            break
+        default:
+            throw failure("unescaped control character in a string")
         }
         let resume = offset
         // Escaped (an event inside an envelope is escaped throughout): unescaped straight into the
@@ -148,25 +148,60 @@ package struct JSONScanner {
     private mutating func unescape(from start: Int, into output: UnsafeMutableBufferPointer<UInt8>, high: inout UInt8) throws(Failure) -> Int {
         var written = offset - start
         output.baseAddress!.update(from: bytes.baseAddress! + start, count: written)
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            switch byte {
+        while true {
+            let end = plainRunEnd(from: offset, high: &high)
+            (output.baseAddress! + written).update(from: bytes.baseAddress! + offset, count: end - offset)
+            written += end - offset
+            offset = end
+            guard offset < bytes.count else { throw failure("unterminated string") }
+            switch bytes[offset] {
             case UInt8(ascii: "\""):
                 offset += 1
                 return written
             case UInt8(ascii: "\\"):
                 offset += 1
                 written = try readEscape(into: output, at: written)
-            case ..<0x20:
-                throw failure("unescaped control character in a string")
             default:
-                output[written] = byte
-                written += 1
-                high |= byte
-                offset += 1
+                throw failure("unescaped control character in a string")
             }
         }
-        throw failure("unterminated string")
+    }
+
+    /// Where the run of bytes a string holds as they are ends, from `start`: the first quote,
+    /// backslash or control character, or the end of the input. The run's bytes are OR-ed into
+    /// `high` (only its top bit is used: whether the run holds non-ASCII bytes).
+    ///
+    /// Eight bytes at a time (the bit tricks of "Bit Twiddling Hacks": a byte below `n` sets the top
+    /// bit of `(x - n·0x01…) & ~x`; equal bytes are a zero of `x ^ c·0x01…`). A borrow only runs
+    /// upwards, so bytes above the first match may show false matches, never those below: the lowest
+    /// set bit is the first match.
+    private func plainRunEnd(from start: Int, high: inout UInt8) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        var index = start
+        var seen: UInt64 = 0
+        defer { if seen & tops != 0 { high |= 0x80 } }
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            let matches = ((word &- ones &* 0x20) & ~word | (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & tops
+            if matches != 0 {
+                let plain = matches.trailingZeroBitCount / 8
+                seen |= word & ((1 << (UInt64(plain) * 8)) &- 1)
+                return index + plain
+            }
+            seen |= word
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+            seen |= UInt64(byte)
+            index += 1
+        }
+        return index
     }
 
     /// Reads one escape (after its backslash) into `output` at `index`; returns the next index.
