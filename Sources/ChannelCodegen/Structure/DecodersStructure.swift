@@ -5,8 +5,9 @@ import ChannelSpec
 /// Each reads the object's keys in one pass straight from the UTF-8 bytes with the rules the
 /// `Codable` conformance follows (optional properties: absent or `null` is `nil`; unknown keys
 /// skipped, or kept in `additionalProperties`; open enums keep unknown values; unions told apart by
-/// a property or by trying each variant), and declines anything else, which the runtime then
-/// decodes with `JSONDecoder` (see `JSONReadable`). Models keep their `Codable` conformance.
+/// a property or by trying each variant; an `allOf` with a union read once per member), and declines
+/// anything else, which the runtime then decodes with `JSONDecoder` (see `JSONReadable`). Models
+/// keep their `Codable` conformance.
 struct DecodersStructure {
     let api: ChannelAPI
     let names: SwiftNaming
@@ -24,9 +25,8 @@ struct DecodersStructure {
             body = objectReader(type, properties: properties)
         case .stringEnum:
             body = [.code("self.init(rawValue: try json.readString())")]
-        case .composition:
-            // Each member reads the whole value again: JSONDecoder's tree allows that, one pass does not.
-            body = [.code("throw json.declined(\"an allOf with a union decodes through JSONDecoder\")")]
+        case .composition(let members):
+            body = compositionReader(type, members: members)
         case .union(let union):
             body = unionReader(type, union: union)
         }
@@ -38,6 +38,21 @@ struct DecodersStructure {
         return Declaration(.type(TypeDeclaration(
             keyword: .extension, name: names.qualifiedName(ofType: type.id), conformances: [types.runtime("JSONReadable")],
             members: [Declaration(.function(reader))])))
+    }
+
+    /// An `allOf` with a union reads as its `Codable` conformance does (`ModelsStructure`'s
+    /// `compositionCoding`): each member reads the whole value, read ahead from its start, and the
+    /// reader moves past the value once. A member that can lead back to the composition at the
+    /// same place (guarded there against endless recursion) declines.
+    private func compositionReader(_ type: NamedType, members: [Property]) -> [Statement] {
+        guard (names.recursion.guardedMembers[type.id] ?? []).isEmpty, !members.contains(where: \.isOptional) else {
+            return [.code("throw json.declined(\"an allOf that can contain itself at the same place decodes through JSONDecoder\")")]
+        }
+        return [
+            .code("let value = json"),
+            .code("try json.skipValue()"),
+            .call("self.init", arguments: (names.properties[type.id] ?? []).map { "\($0): try value.readAhead()" }),
+        ]
     }
 
     /// A union reads as its `Codable` conformance does (`ModelsStructure.unionMembers`).

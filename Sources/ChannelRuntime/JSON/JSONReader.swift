@@ -148,6 +148,14 @@ public struct JSONReader {
         }
     }
 
+    /// Reads the next value as `type` without moving on: for an `allOf` with a union, whose
+    /// members each read the whole value, as its `Codable` conformance decodes each member from the
+    /// same decoder.
+    @inlinable public func readAhead<Value: JSONReadable>(_ type: Value.Type = Value.self) throws(JSONReadError) -> Value {
+        var ahead = self
+        return try Value(reading: &ahead)
+    }
+
     /// The kind of the next value, from its first byte (`nil` at the end or before a byte no JSON
     /// value starts with).
     @usableFromInline mutating func peekKind() -> JSONKind? {
