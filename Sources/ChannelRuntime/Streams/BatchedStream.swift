@@ -281,21 +281,43 @@ public enum BatchedStream<Element: Sendable> {
             storage.terminate(.cancelled)
         }
 
+        #if compiler(>=6.2)
         /// The next element, or `nil` once the stream ended and is drained. A cancelled task ends
         /// the stream, as an `AsyncStream` consumer does. It runs on the caller's executor: an
-        /// actor reading it does not hop off and back for each element.
+        /// actor reading it does not hop off and back for each element (only to take a batch).
         public nonisolated(nonsending) func next() async -> Element? {
+            if let element = nextTakenUnlessCancelled() { return element }
+            return await refillEndingOnCancellation()
+        }
+        #else
+        /// The next element, or `nil` once the stream ended and is drained. A cancelled task ends
+        /// the stream, as an `AsyncStream` consumer does. (Compilers before Swift 6.2 have no
+        /// `nonisolated(nonsending)`: an actor reading it hops off and back for each element.)
+        public func next() async -> Element? {
+            if let element = nextTakenUnlessCancelled() { return element }
+            return await refillEndingOnCancellation()
+        }
+        #endif
+
+        /// The next element of the batch taken before; `nil` when there is none, or when the task
+        /// is cancelled, which ends the stream.
+        private func nextTakenUnlessCancelled() -> Element? {
             if Task.isCancelled {
                 storage.terminate(.cancelled)
                 return nil
             }
-            if let element = nextTaken() { return element }
+            return nextTaken()
+        }
+
+        /// `refill()`, or `nil` once the task is cancelled, which ends the stream.
+        private func refillEndingOnCancellation() async -> Element? {
+            if Task.isCancelled { return nil }
             // Waiting is the only place cancellation must interrupt; a handler per element costs.
             return await withTaskCancellationHandler { await refill() } onCancel: { [storage] in storage.terminate(.cancelled) }
         }
 
         /// `next()` for the stream, which handles cancellation itself.
-        nonisolated(nonsending) func nextIgnoringCancellation() async -> Element? {
+        func nextIgnoringCancellation() async -> Element? {
             if let element = nextTaken() { return element }
             return await refill()
         }
@@ -311,7 +333,7 @@ public enum BatchedStream<Element: Sendable> {
         }
 
         /// Takes the next batch (waiting for one) and returns its first element.
-        private nonisolated(nonsending) func refill() async -> Element? {
+        private func refill() async -> Element? {
             setReading()
             let count = await storage.take(into: taken)
             return tookBatch(count)
