@@ -171,6 +171,25 @@ struct JSONScannerTests {
         }
     }
 
+    /// `readUnescapedString` hands over the raw bytes only of a string that needs no unescaping,
+    /// and reads nothing unless its body takes them, so the caller can read the string instead.
+    @Test func unescapedStringsAreHandedOverAndAnythingElseIsLeftToRead() {
+        func attempt(_ json: String, taking: Bool = true) -> (taken: String?, rest: String) {
+            var json = json
+            return json.withUTF8 { bytes in
+                var scanner = JSONScanner(bytes)
+                let taken = scanner.readUnescapedString { raw -> String? in taking ? String(decoding: raw, as: UTF8.self) : nil }
+                return (taken, String(decoding: UnsafeBufferPointer(rebasing: bytes[scanner.offset...]), as: UTF8.self))
+            }
+        }
+        #expect(attempt(#" "2025-01-26T12:00:00Z" ,1"#) == ("2025-01-26T12:00:00Z", " ,1"))
+        #expect(attempt(#""""#) == ("", ""))
+        for untouched in [#""a\u0041""#, #""a\"b""#, "\"caf\u{e9}\"", "\"tab\there\"", #""open"#, "12", "null"] {
+            #expect(attempt(untouched) == (nil, untouched), "\(untouched)")
+        }
+        #expect(attempt(#""plain""#, taking: false) == (nil, #""plain""#))
+    }
+
     // MARK: The fast frame path
 
     static func randomFrame(_ random: inout SplitMix64) -> String {

@@ -136,6 +136,9 @@ struct FastDecoderEquivalenceTests {
                 "\"2025-01-26T12:00:00Z\"", "\"2025-01-26T12:00:00.123Z\"", "\"2025-01-26T12:00:00+08:00\"",
                 "\"2025-01-26T11:59:00.5-03:30\"", "\"2025-01-26T12:00:00.123456Z\"", "\"2025-01-26\"", "\"2025-01-26T12:00:00\"",
                 "\"2025-13-40T99:00:00Z\"", "\"soon\"", "1737892800",
+                // Escaped, non-ASCII and broken spellings, which the fast path cannot take from the raw bytes.
+                "\"2025-01-26T12:00:00\\u005A\"", "\"2025\\u002D01-26T12:00:00Z\"", "\"2025-01-26T12:00:00Zé\"",
+                "\"2025-01-26T12:00:00\tZ\"", "\"2025-01-26T12:00:00Z",
             ].randomElement(using: &random)!
         case .bool:
             return ["true", "false", "\"true\"", "0", "tru"].randomElement(using: &random)!

@@ -58,6 +58,11 @@ extension Date: JSONReadable {
     /// ISO 8601, with or without fractional seconds, any offset: the generated models' rule.
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         let start = json.scanner.offset
+        // The everyday forms straight from the bytes: no `String` per date.
+        if let date = json.scanner.readUnescapedString(ISO8601DateReader.date(from:)) {
+            self = date
+            return
+        }
         let text = try json.readString()
         if let date = ISO8601DateReader.date(from: text) {
             self = date

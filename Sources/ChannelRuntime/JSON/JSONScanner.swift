@@ -142,6 +142,20 @@ package struct JSONScanner {
         }
     }
 
+    /// `body`'s result for the next string's bytes, when the string holds no escape and `body`
+    /// takes it (non-`nil`): then the string is read. Otherwise nothing is read and the result is
+    /// `nil`, so the caller can read the string as a `String` (a date the fast reader does not
+    /// know, for one, without making a `String` of every date it does).
+    package mutating func readUnescapedString<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        var high: UInt8 = 0
+        let end = plainRunEnd(from: offset + 1, high: &high)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), high < 0x80 else { return nil }
+        guard let result = body(UnsafeBufferPointer(rebasing: bytes[(offset + 1)..<end])) else { return nil }
+        offset = end + 1
+        return result
+    }
+
     /// Unescapes the string that began at `start` (its opening quote just before) into `output`, from
     /// the current offset (its first escape), through the closing quote; returns the bytes written.
     /// `high` collects the raw bytes OR-ed (escapes yield valid UTF-8 by construction).
