@@ -61,6 +61,10 @@ public actor AppSyncConnection: ChannelConnection {
     private var sinks: [String: Sink] = [:]
     /// The last event's sequence number (`RawChannelEvent.sequence`).
     private var sequence = 0
+    /// Names each subscription (`sub1`, `sub2`, …): unique on the connection as AppSync requires,
+    /// and short enough (at most 15 bytes) to be a Swift small string, so reading it from every
+    /// `data` frame allocates nothing.
+    private var subscriptionsMade = 0
     private var timers = MachineTimers()
 
     private var pendingPublishes: [String: (continuation: CheckedContinuation<PublishResult, any Error>, timeout: Task<Void, Never>, sentAt: Duration)] = [:]
@@ -309,7 +313,8 @@ public actor AppSyncConnection: ChannelConnection {
         guard sinks.count < Self.maximumSubscriptions else {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
-        let id = UUID().uuidString
+        subscriptionsMade += 1
+        let id = "sub\(subscriptionsMade)"
         let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, continuation: continuation, counter: metrics.counter(forChannel: channel))
