@@ -7,8 +7,10 @@ struct TextRenderer {
     /// Lines longer than this are split where the structure allows (parameter lists, arrays).
     static let lineWidth = 100
 
-    /// The text so far, each line ended by `\n`; written once, never joined from pieces.
-    private var output = ""
+    /// The text so far as UTF-8, each line ended by `\n`; written once, never joined from pieces.
+    /// Bytes, not a `String`: appending to a `String` costs several hundred instructions of
+    /// bookkeeping each time, an array's append is a copy.
+    private var output: [UInt8] = []
     /// Blank lines at the end of `output` (they are dropped at the end of the file).
     private var trailingBlankLines = 0
     private var depth = 0
@@ -49,7 +51,7 @@ struct TextRenderer {
         var renderer = TextRenderer()
         renderer.output.reserveCapacity(1 << 16)
         renderer.renderFile(file)
-        return renderer.output
+        return String(decoding: renderer.output, as: UTF8.self)
     }
 
     // MARK: Files and declarations
@@ -159,7 +161,7 @@ struct TextRenderer {
         }
         if body.isEmpty {
             output.removeLast()  // the line break after `{`
-            output += "}\n"
+            output += "}\n".utf8
             return
         }
         depth += 1
@@ -336,24 +338,34 @@ struct TextRenderer {
     // MARK: Code
 
     static func text(_ code: Code) -> String {
-        var result = ""
+        // One piece is most often the whole text; more are gathered as bytes (see `output`).
+        if code.pieces.count == 1, case .syntax(let text) = code.pieces[0] { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        append(code, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func append(_ code: Code, to bytes: inout [UInt8]) {
         for piece in code.pieces {
             switch piece {
-            case .syntax(let text): result += text
-            case .identifier(let name): result += identifier(name)
-            case .stringLiteral(let text): result += stringLiteral(text)
+            case .syntax(let text): bytes += text.utf8
+            case .identifier(let name): bytes += identifier(name).utf8
+            case .stringLiteral(let text): bytes += stringLiteral(text).utf8
             case .interpolatedString(let parts):
-                result += "\""
+                bytes.append(UInt8(ascii: "\""))
                 for part in parts {
                     switch part {
-                    case .text(let text): result += escapedStringContents(text)
-                    case .code(let code): result += "\\(" + Self.text(code) + ")"
+                    case .text(let text): bytes += escapedStringContents(text).utf8
+                    case .code(let code):
+                        bytes += "\\(".utf8
+                        append(code, to: &bytes)
+                        bytes.append(UInt8(ascii: ")"))
                     }
                 }
-                result += "\""
+                bytes.append(UInt8(ascii: "\""))
             }
         }
-        return result
     }
 
     /// The identifier as written in source: keywords in backticks.
@@ -397,15 +409,15 @@ struct TextRenderer {
     // MARK: Lines
 
     private mutating func emit(_ text: String) {
-        for _ in 0..<depth { output += "    " }
-        output += text
-        output += "\n"
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 4))
+        output += text.utf8
+        output.append(UInt8(ascii: "\n"))
         trailingBlankLines = text.isEmpty && depth == 0 ? trailingBlankLines + 1 : 0
     }
 
     private mutating func blank() {
         if output.isEmpty || trailingBlankLines == 0 {
-            output += "\n"
+            output.append(UInt8(ascii: "\n"))
             trailingBlankLines += 1
         }
     }
