@@ -25,8 +25,8 @@ struct DecodersStructure {
             body = objectReader(type, properties: properties)
         case .stringEnum:
             body = [.code("self.init(rawValue: try json.readString())")]
-        case .composition(let members):
-            body = compositionReader(type, members: members)
+        case .composition:
+            body = compositionReader(type)
         case .union(let union):
             body = unionReader(type, union: union)
         }
@@ -44,8 +44,8 @@ struct DecodersStructure {
     /// `compositionCoding`): each member reads the whole value, read ahead from its start, and the
     /// reader moves past the value once. A member that can lead back to the composition at the
     /// same place (guarded there against endless recursion) declines.
-    private func compositionReader(_ type: NamedType, members: [Property]) -> [Statement] {
-        guard (names.recursion.guardedMembers[type.id] ?? []).isEmpty, !members.contains(where: \.isOptional) else {
+    private func compositionReader(_ type: NamedType) -> [Statement] {
+        guard (names.recursion.guardedMembers[type.id] ?? []).isEmpty else {
             return [.code("throw json.declined(\"an allOf that can contain itself at the same place decodes through JSONDecoder\")")]
         }
         return [
