@@ -76,8 +76,10 @@ extension Date: JSONReadable {
     }
 }
 
+// `@inlinable`: each generated model's module specialises these for its element types. Called
+// unspecialised, every element looked up the collection's generic metadata at run time.
 extension Array: JSONReadable where Element: JSONReadable {
-    public init(reading json: inout JSONReader) throws(JSONReadError) {
+    @inlinable public init(reading json: inout JSONReader) throws(JSONReadError) {
         var elements: [Element] = []
         try json.readArray { json throws(JSONReadError) in elements.append(try json.read(Element.self)) }
         self = elements
@@ -85,7 +87,7 @@ extension Array: JSONReadable where Element: JSONReadable {
 }
 
 extension Dictionary: JSONReadable where Key == String, Value: JSONReadable {
-    public init(reading json: inout JSONReader) throws(JSONReadError) {
+    @inlinable public init(reading json: inout JSONReader) throws(JSONReadError) {
         var entries: [String: Value] = [:]
         try json.readObject { json, key throws(JSONReadError) in
             let value = try json.read(Value.self)
