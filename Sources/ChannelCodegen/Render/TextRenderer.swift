@@ -291,13 +291,16 @@ struct TextRenderer {
     /// bidirectional overrides shown as `\u{…}`; trailing blanks and blank edges dropped.
     static func commentLines(_ text: String) -> [String] {
         // Most texts are one line of plain ASCII: nothing to split, escape or trim.
-        if text.utf8.last != UInt8(ascii: " "), text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+        if text.utf8.last != UInt8(ascii: " "), allBytes(of: text, satisfy: { $0 >= 0x20 && $0 < 0x7F }) {
             return text.isEmpty ? [] : [text]
         }
         // Plain ASCII with `\n`: split without visiting each scalar.
-        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {
+        if allBytes(of: text, satisfy: { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {
             // Split the bytes, not the characters: grapheme breaking cost a tenth of a Vortex run.
-            return trimmed(text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) })
+            let lines = text.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            }
+            return trimmed(lines ?? text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) })
         }
         var lines: [String] = []
         var current = ""
@@ -349,14 +352,14 @@ struct TextRenderer {
     private static func append(_ code: Code, to bytes: inout [UInt8]) {
         for piece in code.pieces {
             switch piece {
-            case .syntax(let text): bytes += text.utf8
-            case .identifier(let name): bytes += identifier(name).utf8
-            case .stringLiteral(let text): bytes += stringLiteral(text).utf8
+            case .syntax(let text): appendBytes(of: text, to: &bytes)
+            case .identifier(let name): appendBytes(of: identifier(name), to: &bytes)
+            case .stringLiteral(let text): appendBytes(of: stringLiteral(text), to: &bytes)
             case .interpolatedString(let parts):
                 bytes.append(UInt8(ascii: "\""))
                 for part in parts {
                     switch part {
-                    case .text(let text): bytes += escapedStringContents(text).utf8
+                    case .text(let text): appendBytes(of: escapedStringContents(text), to: &bytes)
                     case .code(let code):
                         bytes += "\\(".utf8
                         append(code, to: &bytes)
@@ -388,7 +391,7 @@ struct TextRenderer {
 
     /// `text` escaped for the inside of a `"…"` literal.
     static func escapedStringContents(_ text: String) -> String {
-        let isPlain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        let isPlain = allBytes(of: text) { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
         if isPlain { return text }
         var result = ""
         for scalar in text.unicodeScalars {
@@ -409,8 +412,13 @@ struct TextRenderer {
     // MARK: Lines
 
     private mutating func emit(_ text: String) {
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 4))
-        output += text.utf8
+        var indent = depth * 4
+        while indent > 0 {
+            let run = Swift.min(indent, Self.spaces.count)
+            output += Self.spaces[..<run]
+            indent -= run
+        }
+        Self.appendBytes(of: text, to: &output)
         output.append(UInt8(ascii: "\n"))
         trailingBlankLines = text.isEmpty && depth == 0 ? trailingBlankLines + 1 : 0
     }
@@ -422,7 +430,30 @@ struct TextRenderer {
         }
     }
 
-    private static func width(_ text: String) -> Int { text.count }
+    /// Indentation, copied in runs.
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
+    /// The width of `text` as an editor counts it, in characters: one per byte for ASCII, which
+    /// nearly every line is (counting characters walks grapheme clusters).
+    private static func width(_ text: String) -> Int {
+        allBytes(of: text, satisfy: { $0 < 0x80 }) ? text.utf8.count : text.count
+    }
+
+    // MARK: Bytes
+    // `String.UTF8View` visited as a collection costs per byte what its contiguous storage costs per
+    // call: these take the storage (a native string always has it) and fall back to the view.
+
+    /// Appends `text`'s UTF-8 bytes to `bytes` in one copy.
+    private static func appendBytes(of text: String, to bytes: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes += text.utf8
+        }
+    }
+
+    /// Whether every UTF-8 byte of `text` satisfies `predicate`.
+    private static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
+    }
 
     /// `public ` etc.; nothing for internal, which is the default.
     private static func prefix(_ access: AccessModifier?) -> String {

@@ -246,8 +246,19 @@ package enum SwiftIdentifiers {
         "self", "Self", "super", "throws", "true", "try", "_", "Type", "Protocol", "some", "any", "async",
     ]
 
+    /// The keywords by their length in UTF-8 bytes: `isKeyword` compares an identifier with the few
+    /// of its length, small strings compared whole, where a `Set` would hash it (the renderer asks
+    /// for every identifier it writes).
+    private static let keywordsByLength: [[String]] = {
+        var table = [[String]](repeating: [], count: 1 + keywords.map(\.utf8.count).max()!)
+        for keyword in keywords.sorted() { table[keyword.utf8.count].append(keyword) }
+        return table
+    }()
+
     /// Whether `identifier` needs backticks in Swift source (`TextRenderer` adds them).
     package static func isKeyword(_ identifier: String) -> Bool {
-        keywords.contains(identifier)
+        let length = identifier.utf8.count
+        guard length < keywordsByLength.count else { return false }
+        return keywordsByLength[length].contains(identifier)
     }
 }
