@@ -135,29 +135,49 @@ struct TextRenderer {
     }
 
     private mutating func render(_ function: Function) {
-        let head: String
+        // The signature is gathered as bytes: joined from `String`s, it cost as much as the bodies.
+        var prefix: [UInt8] = []
+        Self.appendBytes(of: Self.prefix(function.access), to: &prefix)
+        if function.isStatic { Self.appendBytes(of: "static ", to: &prefix) }
         switch function.name {
-        case .initializer: head = "init"
-        case .failableInitializer: head = "init?"
-        case .function(let name): head = "func " + Self.identifier(name)
-        case .operator(let symbol): head = "func " + Self.text(symbol) + " "
+        case .initializer: Self.appendBytes(of: "init", to: &prefix)
+        case .failableInitializer: Self.appendBytes(of: "init?", to: &prefix)
+        case .function(let name):
+            Self.appendBytes(of: "func ", to: &prefix)
+            Self.appendBytes(of: Self.identifier(name), to: &prefix)
+        case .operator(let symbol):
+            Self.appendBytes(of: "func ", to: &prefix)
+            Self.append(symbol, to: &prefix)
+            prefix.append(UInt8(ascii: " "))
         }
-        let generics = function.genericParameters.map(Self.text) ?? ""
-        let prefix = "\(Self.prefix(function.access))\(function.isStatic ? "static " : "")\(head)\(generics)"
-        var suffix = ""
-        if let effects = function.effects { suffix += " " + Self.text(effects) }
-        if let returnType = function.returnType { suffix += " -> " + Self.text(returnType) }
+        if let generics = function.genericParameters { Self.append(generics, to: &prefix) }
+        var suffix: [UInt8] = []
+        if let effects = function.effects {
+            suffix.append(UInt8(ascii: " "))
+            Self.append(effects, to: &suffix)
+        }
+        if let returnType = function.returnType {
+            Self.appendBytes(of: " -> ", to: &suffix)
+            Self.append(returnType, to: &suffix)
+        }
         let parameters = function.parameters.map(Self.parameter)
-        let inline = prefix + "(" + parameters.joined(separator: ", ") + ")" + suffix
+        var inline = prefix
+        inline.append(UInt8(ascii: "("))
+        for (index, parameter) in parameters.enumerated() {
+            if index > 0 { Self.appendBytes(of: ", ", to: &inline) }
+            inline += parameter
+        }
+        inline.append(UInt8(ascii: ")"))
+        inline += suffix
         let fits = Self.width(inline) + depth * 4 + 2 <= Self.lineWidth
         guard let body = function.body else {
-            if parameters.count <= 2 || fits { emit(inline) } else { list(parameters, opening: prefix + "(", closing: ")" + suffix) }
+            if parameters.count <= 2 || fits { emit(bytes: inline) } else { list(parameters, opening: prefix + [UInt8(ascii: "(")], closing: [UInt8(ascii: ")")] + suffix) }
             return
         }
         if parameters.count <= 2 && fits || parameters.isEmpty {
-            emit(inline + " {")
+            emit(bytes: inline + Array(" {".utf8))
         } else {
-            list(parameters, opening: prefix + "(", closing: ")" + suffix + " {")
+            list(parameters, opening: prefix + [UInt8(ascii: "(")], closing: [UInt8(ascii: ")")] + suffix + Array(" {".utf8))
         }
         if body.isEmpty {
             output.removeLast()  // the line break after `{`
@@ -170,18 +190,25 @@ struct TextRenderer {
         emit("}")
     }
 
-    private static func parameter(_ parameter: Parameter) -> String {
-        var text: String
+    /// `label local: Type = value` as bytes.
+    private static func parameter(_ parameter: Parameter) -> [UInt8] {
+        var bytes: [UInt8] = []
         if let local = parameter.localName {
             // An argument label may be any keyword but `inout`, `var` and `let` (`func f(for x: T)`).
-            text = parameter.label.map { ["inout", "var", "let"].contains($0.name) ? identifier($0) : $0.name } ?? "_"
-            text += " " + identifier(local)
+            let label = parameter.label.map { ["inout", "var", "let"].contains($0.name) ? identifier($0) : $0.name } ?? "_"
+            appendBytes(of: label, to: &bytes)
+            bytes.append(UInt8(ascii: " "))
+            appendBytes(of: identifier(local), to: &bytes)
         } else {
-            text = parameter.label.map(identifier) ?? "_"
+            appendBytes(of: parameter.label.map(identifier) ?? "_", to: &bytes)
         }
-        text += ": " + Self.text(parameter.type)
-        if let value = parameter.defaultValue { text += " = " + Self.text(value) }
-        return text
+        appendBytes(of: ": ", to: &bytes)
+        append(parameter.type, to: &bytes)
+        if let value = parameter.defaultValue {
+            appendBytes(of: " = ", to: &bytes)
+            append(value, to: &bytes)
+        }
+        return bytes
     }
 
     // MARK: Statements and expressions
@@ -270,6 +297,15 @@ struct TextRenderer {
         for item in items { emit(item + ",") }
         depth -= 1
         emit(closing)
+    }
+
+    /// `list` for lines gathered as bytes.
+    private mutating func list(_ items: [[UInt8]], opening: [UInt8], closing: [UInt8]) {
+        emit(bytes: opening)
+        depth += 1
+        for item in items { emit(bytes: item + [UInt8(ascii: ",")]) }
+        depth -= 1
+        emit(bytes: closing)
     }
 
     // MARK: Comments
@@ -412,15 +448,27 @@ struct TextRenderer {
     // MARK: Lines
 
     private mutating func emit(_ text: String) {
+        indent()
+        Self.appendBytes(of: text, to: &output)
+        output.append(UInt8(ascii: "\n"))
+        trailingBlankLines = text.isEmpty && depth == 0 ? trailingBlankLines + 1 : 0
+    }
+
+    /// `emit` for a line gathered as UTF-8 bytes.
+    private mutating func emit(bytes: [UInt8]) {
+        indent()
+        output += bytes
+        output.append(UInt8(ascii: "\n"))
+        trailingBlankLines = bytes.isEmpty && depth == 0 ? trailingBlankLines + 1 : 0
+    }
+
+    private mutating func indent() {
         var indent = depth * 4
         while indent > 0 {
             let run = Swift.min(indent, Self.spaces.count)
             output += Self.spaces[..<run]
             indent -= run
         }
-        Self.appendBytes(of: text, to: &output)
-        output.append(UInt8(ascii: "\n"))
-        trailingBlankLines = text.isEmpty && depth == 0 ? trailingBlankLines + 1 : 0
     }
 
     private mutating func blank() {
@@ -437,6 +485,10 @@ struct TextRenderer {
     /// nearly every line is (counting characters walks grapheme clusters).
     private static func width(_ text: String) -> Int {
         allBytes(of: text, satisfy: { $0 < 0x80 }) ? text.utf8.count : text.count
+    }
+
+    private static func width(_ bytes: [UInt8]) -> Int {
+        bytes.allSatisfy { $0 < 0x80 } ? bytes.count : String(decoding: bytes, as: UTF8.self).count
     }
 
     // MARK: Bytes
