@@ -83,6 +83,28 @@ struct GeneratorOutputTests {
         #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
     }
 
+    /// The writer compares a file's bytes in place: one byte changed on disk, at the same length,
+    /// or a file cut to nothing, is rewritten; the others are left alone.
+    @Test func aFileDifferingInOneByteOrEmptiedIsRewritten() throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let files = try #require(Generator.generate(configAt: Self.vortexConfig.path).files)
+        let output = work.appendingPathComponent("out")
+        _ = try GeneratedFileWriter.write(files, to: output.path)
+        let models = output.appendingPathComponent("Models.swift"), channels = output.appendingPathComponent("Channels.swift")
+        var edited = try Data(contentsOf: models)
+        edited[edited.count / 2] ^= 0x01
+        try edited.write(to: models)
+        try Data().write(to: channels)
+
+        let report = try GeneratedFileWriter.write(files, to: output.path)
+        #expect(report.written == ["Models.swift", "Channels.swift"])
+        #expect(report.unchanged == ["Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
+        for file in files {
+            #expect(try Data(contentsOf: output.appendingPathComponent(file.name)) == Data(file.contents.utf8))
+        }
+    }
+
     @Test func headerNamesTheSpecRelativeToThePackage() throws {
         let files = try #require(Generator.generate(configAt: Self.vortexConfig.path).files)
         for file in files {

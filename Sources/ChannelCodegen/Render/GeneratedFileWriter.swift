@@ -41,14 +41,15 @@ package enum GeneratedFileWriter {
     package static func write(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> Report {
         try check(mkdirp(directory), directory)
         var report = Report()
-        var changed: [(name: String, bytes: [UInt8])] = []
+        // Each file's text is compared and written from its own UTF-8 storage: a copy of a large
+        // client's text is megabytes of fresh pages.
+        var changed: [(name: String, contents: String)] = []
         for file in files {
             let path = FilePath.appending(directory, file.name)
-            let bytes = Array(file.contents.utf8)
-            if case .success(let existing) = FileSystem.read(path), existing == bytes {
+            if case .success(let existing) = FileSystem.read(path), hasBytes(file.contents, existing) {
                 report.unchanged.append(file.name)
             } else {
-                changed.append((file.name, bytes))
+                changed.append((file.name, file.contents))
             }
         }
         guard !changed.isEmpty else { return report }
@@ -61,8 +62,8 @@ package enum GeneratedFileWriter {
             // Empty once every file moved; after a failure, what is left goes too.
             if rmdir(staging) != 0 { try? FileManager.default.removeItem(atPath: staging) }
         }
-        for (name, bytes) in changed {
-            let code = FileSystem.create(FilePath.appending(staging, name), holding: bytes)
+        for (name, var contents) in changed {
+            let code = contents.withUTF8 { FileSystem.create(FilePath.appending(staging, name), holding: UnsafeRawBufferPointer($0)) }
             if code != 0 { throw WriteError(path: FilePath.appending(directory, name), reason: reason(code)) }
         }
         for (name, _) in changed {
@@ -77,6 +78,14 @@ package enum GeneratedFileWriter {
             report.written.append(name)
         }
         return report
+    }
+
+    /// Whether `text`'s UTF-8 is exactly `bytes`.
+    private static func hasBytes(_ text: String, _ bytes: [UInt8]) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            bytes.withUnsafeBufferPointer { utf8.count == $0.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, $0.baseAddress!, utf8.count) == 0) }
+        }
     }
 
     /// `mkdir -p`; 0 or the errno of the first failure.

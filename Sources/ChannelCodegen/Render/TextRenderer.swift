@@ -35,11 +35,30 @@ struct TextRenderer {
         }
         let pieces = piecesPerFile.flatMap { $0 }
         // Threads only pay off when there is a long file to cut; small outputs render in turn.
-        var rendered = (pieces.count > files.count ? pieces.concurrentMap(renderedLines) : pieces.map(renderedLines))[...]
+        var rendered = (pieces.count > files.count ? pieces.concurrentMap(renderedBytes) : pieces.map(renderedBytes))[...]
         return piecesPerFile.map { pieces in
-            let text = rendered.prefix(pieces.count).filter { !$0.isEmpty }.joined(separator: "\n")
+            let text = joinedLines(rendered.prefix(pieces.count).filter { !$0.isEmpty })
             rendered = rendered.dropFirst(pieces.count)
             return text.isEmpty ? "\n" : text
+        }
+    }
+
+    /// The pieces' bytes with a line break between each two, made into the file's text in one copy.
+    private static func joinedLines(_ pieces: [[UInt8]]) -> String {
+        let count = pieces.reduce(Swift.max(0, pieces.count - 1)) { $0 + $1.count }
+        return String(unsafeUninitializedCapacity: count) { text in
+            var offset = 0
+            for (index, piece) in pieces.enumerated() {
+                if index > 0 {
+                    text[offset] = UInt8(ascii: "\n")
+                    offset += 1
+                }
+                piece.withUnsafeBufferPointer { bytes in
+                    (text.baseAddress! + offset).initialize(from: bytes.baseAddress!, count: bytes.count)
+                }
+                offset += piece.count
+            }
+            return offset
         }
     }
 
@@ -48,10 +67,15 @@ struct TextRenderer {
 
     /// The file's lines, each ended by `\n`; empty when nothing is written.
     private static func renderedLines(of file: SwiftFile) -> String {
+        String(decoding: renderedBytes(of: file), as: UTF8.self)
+    }
+
+    /// `renderedLines` as UTF-8 bytes.
+    private static func renderedBytes(of file: SwiftFile) -> [UInt8] {
         var renderer = TextRenderer()
         renderer.output.reserveCapacity(1 << 16)
         renderer.renderFile(file)
-        return String(decoding: renderer.output, as: UTF8.self)
+        return renderer.output
     }
 
     // MARK: Files and declarations

@@ -19,6 +19,9 @@ package enum FileSystem {
         guard descriptor >= 0 else { return .failure(POSIXFailure(code: errno)) }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
+        // Room for the whole file up front: growing by chunks copied a large file several times.
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_size > 0 { bytes.reserveCapacity(Int(info.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
@@ -54,19 +57,23 @@ package enum FileSystem {
     /// Creates the file at `path` (it must not exist) holding `bytes`: 0, or the `errno` of the
     /// failure. No `fsync`: callers that need all-or-nothing write into a staging folder and rename.
     package static func create(_ path: String, holding bytes: [UInt8]) -> Int32 {
+        bytes.withUnsafeBytes { create(path, holding: $0) }
+    }
+
+    /// `create(_:holding:)` for bytes in place (a `String`'s UTF-8, written without a copy).
+    package static func create(_ path: String, holding buffer: UnsafeRawBufferPointer) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return errno }
         var written = 0
-        let code: Int32 = bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += count
+        var code: Int32 = 0
+        while written < buffer.count {
+            let count = systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                code = errno
+                break
             }
-            return 0
+            written += count
         }
         let closed = close(descriptor) == 0 ? 0 : errno
         return code != 0 ? code : closed
