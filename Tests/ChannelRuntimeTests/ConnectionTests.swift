@@ -1,6 +1,7 @@
 import AppSyncRuntime
 import ChannelRuntime
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 /// The connection lifecycle on a manual clock and an in-memory transport: no real waiting.
@@ -334,6 +335,36 @@ struct ConnectionTests {
         #expect(metrics.unknownMessageTypes == 1)
         #expect(metrics.unknownSubscriptionFrames == 1)
         #expect(metrics.channels[vortexChannels[0]]?.received == 1)
+        await harness.connection.disconnect()
+    }
+
+    /// A `data` frame's `event` is one string (what the service sends, read without a list) or a list
+    /// (what its docs show); an unusual frame goes the general way. Each event arrives once, in order,
+    /// with the next sequence number, and is counted.
+    @Test func oneEventAListOfEventsAndUnusualFramesArriveInOrder() async throws {
+        let harness = Harness()
+        let events = try await harness.connection.subscribe(to: vortexChannels[0]).events
+        let received = NIOLockedValueBox<[RawChannelEvent]>([])
+        let reader = Task { for await event in events { received.withLockedValue { $0.append(event) } } }
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[vortexChannels[0]])
+
+        server.push(#"{"type":"data","id":"\#(id)","event":"{\"n\":1}"}"#)
+        server.push(#"{"type":"data","id":"\#(id)","event":["{\"n\":2}","{\"n\":3}"]}"#)
+        server.push(#"{"id":"\#(id)","event":"{\"n\":4}","type":"data"}"#)
+        // Unusual for the one-pass reader (an unknown key): the general decoding delivers it.
+        server.push(#"{"type":"data","id":"\#(id)","event":"{\"n\":5}","extra":true}"#)
+        server.push(#"{"type":"data","id":"\#(id)","event":[]}"#)
+        server.push(#"{"type":"ka"}"#)
+        server.push(#"{"type":"data","id":"\#(id)","event":"{\"n\":6}"}"#)
+        try await eventually("6 events") { received.withLockedValue { $0.count } >= 6 }
+
+        let arrived = received.withLockedValue { $0 }
+        #expect(arrived.map(\.text) == (1...6).map { "{\"n\":\($0)}" })
+        #expect(zip(arrived, arrived.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence })
+        #expect(harness.connection.metrics.snapshot().channels[vortexChannels[0]]?.received == 6)
+        #expect(harness.connection.metrics.snapshot().malformedFrames == 0)
+        reader.cancel()
         await harness.connection.disconnect()
     }
 

@@ -246,13 +246,34 @@ public actor AppSyncConnection: ChannelConnection {
 
     // MARK: Frames
 
+    /// Hands a `data` frame's events to their subscription's stream, in order.
+    private func deliver(_ events: some Collection<String>, to subscription: String) {
+        guard let sink = sinks[subscription] else {
+            metrics.update { $0.unknownSubscriptionFrames += 1 }
+            logger.debug("dropping data for an unknown subscription", metadata: ["id": "\(subscription)"])
+            return
+        }
+        sink.counter.received(events.count)
+        let receivedAt = Date()
+        for event in events {
+            sequence += 1
+            sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
+        }
+    }
+
     private func received(_ text: String, on id: ConnectionStateMachine.SessionID) {
         guard session?.id == id else { return }
         lastFrameAt = clock.now()
         metrics.countFrame()
         let message: ServerMessage
+        switch ServerMessage.readFrequent(text) {
+        case .event(let subscription, let event): return deliver(CollectionOfOne(event), to: subscription)
+        case .events(let subscription, let events): return deliver(events, to: subscription)
+        case .keepAlive: return
+        case nil: break
+        }
         do {
-            message = try ServerMessage.decode(text)
+            message = try ServerMessage.decodeAny(text)
         } catch {
             metrics.update { $0.malformedFrames += 1 }
             logger.error("dropping a malformed frame", metadata: ["error": "\(error)", "bytes": "\(text.utf8.count)"])
@@ -260,17 +281,7 @@ public actor AppSyncConnection: ChannelConnection {
         }
         switch message {
         case .data(let subscription, let events):
-            guard let sink = sinks[subscription] else {
-                metrics.update { $0.unknownSubscriptionFrames += 1 }
-                logger.debug("dropping data for an unknown subscription", metadata: ["id": "\(subscription)"])
-                return
-            }
-            sink.counter.received(events.count)
-            let receivedAt = Date()
-            for event in events {
-                sequence += 1
-                sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
-            }
+            deliver(events, to: subscription)
         case .connectionAck(let timeoutMs):
             run(machine.sessionAccepted(id, keepAliveTimeout: timeoutMs.map { .milliseconds($0) }))
         case .keepAlive:

@@ -47,6 +47,16 @@ public enum ServerMessage: Sendable, Equatable {
         return try decodeAny(text)
     }
 
+    /// `readFrequent` as a `ServerMessage`.
+    static func decodeFrequent(_ text: String) -> ServerMessage? {
+        switch readFrequent(text) {
+        case .event(let id, let event): .data(id: id, events: [event])
+        case .events(let id, let events): .data(id: id, events: events)
+        case .keepAlive: .keepAlive
+        case nil: nil
+        }
+    }
+
     /// Any frame, through one `Decodable` envelope.
     static func decodeAny(_ text: String) throws(DecodingFailure) -> ServerMessage {
         let envelope: Envelope
@@ -94,16 +104,25 @@ public enum ServerMessage: Sendable, Equatable {
 
     private static let decoder = JSONDecoder()
 
+    /// The frames that arrive most, as `readFrequent` reads them: a `data` frame's one event is
+    /// not put in an array (the service sends one per frame; an array is an allocation per event).
+    enum FrequentMessage {
+        case event(id: String, event: String)
+        case events(id: String, events: [String])
+        case keepAlive
+    }
+
     /// `data` and `ka` frames, nearly every frame there is, in one pass over the bytes with no
     /// `JSONDecoder`: the event string is unescaped once. `nil` for any other frame and for anything
     /// unusual (another key, a repeated key, a value of another kind), which the general decoding
     /// then reads; wherever this answers, both answer the same (`ServerMessageFastPathTests`).
-    static func decodeFrequent(_ text: String) -> ServerMessage? {
+    static func readFrequent(_ text: String) -> FrequentMessage? {
         var text = text
-        return text.withUTF8 { bytes -> ServerMessage? in
+        return text.withUTF8 { bytes -> FrequentMessage? in
             var scanner = JSONScanner(bytes)
             var type: String?
             var id: String?
+            var event: String?
             var events: [String]?
             do {
                 try scanner.readObject { scanner, key throws(JSONScanner.Failure) in
@@ -112,13 +131,13 @@ public enum ServerMessage: Sendable, Equatable {
                         type = try scanner.readString()
                     case "id" where id == nil:
                         id = try scanner.readString()
-                    case "event" where events == nil:
+                    case "event" where event == nil && events == nil:
                         if scanner.peek() == UInt8(ascii: "[") {
                             var list: [String] = []
                             try scanner.readArray { element throws(JSONScanner.Failure) in list.append(try element.readString()) }
                             events = list
                         } else {
-                            events = [try scanner.readString()]
+                            event = try scanner.readString()
                         }
                     default:
                         throw JSONScanner.Failure(offset: scanner.offset, reason: "not a data or ka frame")
@@ -130,10 +149,12 @@ public enum ServerMessage: Sendable, Equatable {
             }
             switch type {
             case "data":
-                guard let id, let events else { return nil }
-                return .data(id: id, events: events)
+                guard let id else { return nil }
+                if let event { return .event(id: id, event: event) }
+                if let events { return .events(id: id, events: events) }
+                return nil
             case "ka":
-                return id == nil && events == nil ? .keepAlive : nil
+                return id == nil && event == nil && events == nil ? .keepAlive : nil
             default:
                 return nil
             }
