@@ -343,6 +343,8 @@ struct Scope {
     /// Claims every candidate, explicit names first; returns the final names in candidate order.
     mutating func claim(_ candidates: [Candidate], _ diagnostics: inout Diagnostics) -> [String] {
         var result = [String](repeating: "", count: candidates.count)
+        // Room for them all at once: growing the table as they come rehashed it a dozen times.
+        taken.reserveCapacity(taken.count + candidates.count)
         for pass in [true, false] {
             for (index, candidate) in candidates.enumerated() where candidate.isExplicit == pass {
                 result[index] = claim(candidate, &diagnostics)
