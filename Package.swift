@@ -172,7 +172,7 @@ let package = Package(
         .target(name: "ChildProcessSupport", path: "Tests/ChildProcessSupport"),
         // A seeded random generator the fuzz and random-input tests share.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
-        .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec"]),
+        .testTarget(name: "ChannelSpecTests", dependencies: ["ChannelSpec", "SeededRandom"]),
         .testTarget(
             name: "ChannelCodegenTests",
             // `channelgen` so the CLI is built for the tests that run it; `ChannelRuntime` so generated

@@ -1,4 +1,5 @@
 import ChannelSpec
+import SeededRandom
 import Testing
 
 @Suite("YAML loader")
@@ -140,6 +141,31 @@ struct YAMLLoaderTests {
         #expect(entry.keyLocation.column == 1)
         #expect(entry.value.location.column == 8)  // "é" is 2 bytes, "日" 3, then ": "
         #expect(entry.value.entries?.first?.keyLocation.column == 9)
+    }
+
+    /// Columns on ASCII lines skip the walk over characters; on every kind of line they are the byte
+    /// column: lines of ASCII and non-ASCII keys, CRLF and LF breaks, non-ASCII comments after ASCII
+    /// text, in a seeded order.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func columnsAreByteColumnsOnAnyMixOfLines(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let keys = ["a", "é", "日本", "key", "ö_x", "🚀", "plain_ascii_key"]
+        var text = "", expected: [(key: String, keyColumn: Int, valueColumn: Int, innerColumn: Int)] = []
+        for line in 0..<300 {
+            let key = keys[Int(random.next() % UInt64(keys.count))] + "\(line)"
+            let comment = random.next() % 3 == 0 ? " # café ☕" : (random.next() % 2 == 0 ? " # plain" : "")
+            text += "\(key): {x: \(line)}\(comment)" + (random.next() % 2 == 0 ? "\r\n" : "\n")
+            let bytes = key.utf8.count
+            expected.append((key, 1, bytes + 3, bytes + 4))
+        }
+        let entries = try #require(try load(text).entries)
+        #expect(entries.count == expected.count)
+        for (line, (entry, want)) in zip(entries, expected).enumerated() {
+            #expect(entry.key == want.key)
+            #expect(entry.keyLocation == SourceLocation(file: "t.yaml", line: line + 1, column: want.keyColumn))
+            #expect(entry.value.location.column == want.valueColumn, "\(want.key)")
+            #expect(entry.value.entries?.first?.keyLocation.column == want.innerColumn, "\(want.key)")
+        }
     }
 
     /// Appending used to copy the whole pending collection each time (28 s for 20 000 keys).

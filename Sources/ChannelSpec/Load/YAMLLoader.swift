@@ -66,10 +66,14 @@ struct ByteColumns {
     private let bytes: [UInt8]
     /// Byte offset where each line starts, with libyaml's line breaks (CR, LF, CRLF, NEL, LS, PS).
     private let lineStarts: [Int]
+    /// Per line, whether all its bytes are ASCII, where a character is a byte (most lines are).
+    private let isASCIILine: [Bool]
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         bytes = Array(buffer)
         var starts = [0]
+        var ascii: [Bool] = []
+        var lineIsASCII = true
         var index = 0
         while index < bytes.count {
             switch bytes[index] {
@@ -79,15 +83,22 @@ struct ByteColumns {
                 index += index + 1 < bytes.count && bytes[index + 1] == 0x0A ? 2 : 1
             case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0x85:
                 index += 2
+                lineIsASCII = false
             case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
                 index += 3
+                lineIsASCII = false
             default:
+                if bytes[index] >= 0x80 { lineIsASCII = false }
                 index += 1
                 continue
             }
             starts.append(index)
+            ascii.append(lineIsASCII)
+            lineIsASCII = true
         }
+        ascii.append(lineIsASCII)
         lineStarts = starts
+        isASCIILine = ascii
     }
 
     /// The line and byte column of a byte offset.
@@ -103,6 +114,9 @@ struct ByteColumns {
     func column(_ mark: yaml_mark_t) -> Int {
         let line = Int(mark.line), characters = Int(mark.column)
         guard line < lineStarts.count else { return characters + 1 }
+        // Every node's mark comes here: on an ASCII line, no bytes to walk.
+        let lineEnd = line + 1 < lineStarts.count ? lineStarts[line + 1] : bytes.count
+        if isASCIILine[line], characters <= lineEnd - lineStarts[line] { return characters + 1 }
         var offset = lineStarts[line]
         var remaining = characters
         while remaining > 0 && offset < bytes.count {
