@@ -60,6 +60,8 @@ package final class SpecWorkspace {
     /// Mapping keys → entry index, for mappings that `$ref`s look into (`components/schemas` with
     /// thousands of entries must not be searched linearly per reference).
     private var childIndexes: [String: [String: Int]] = [:]
+    /// File → `$ref` text → its target: what `target(of:from:at:)` found.
+    private var targets: [String: [String: Cursor]] = [:]
     private var documents: [String: YAMLNode] = [:]
     private var displayPrefixes: [String: String] = [:]
     /// Files that failed to load: their error is reported once, at the first `$ref` into them.
@@ -281,9 +283,18 @@ package final class SpecWorkspace {
     }
 
     private func target(of ref: String, from file: String, at location: SourceLocation) throws(DiagnosticsError) -> Cursor {
+        // The same `$ref` from the same file (a shared parameter on every channel) resolves once.
+        if let resolved = targets[file]?[ref] { return resolved }
+        let cursor = try findTarget(of: ref, from: file, at: location)
+        targets[file, default: [:]][ref] = cursor
+        return cursor
+    }
+
+    private func findTarget(of ref: String, from file: String, at location: SourceLocation) throws(DiagnosticsError) -> Cursor {
         let filePart: Substring
         let fragment: Substring
-        if let hash = ref.firstIndex(of: "#") {
+        // `utf8`: `String.firstIndex(of:)` steps through characters.
+        if let hash = ref.utf8.firstIndex(of: UInt8(ascii: "#")) {
             filePart = ref[..<hash]
             fragment = ref[ref.index(after: hash)...]
         } else {
