@@ -7,16 +7,40 @@ struct SwiftTypes {
     /// Every named type by its id, built once for the file builders that look types up.
     let namedTypes: [String: NamedType]
 
+    /// Per first byte, a bit for each length (below 64) of a declared type name starting with it:
+    /// `builtin` asks the set of names only about a name these allow. `nil` when a declared name is
+    /// not short ASCII, where only the set answers (`String` equality is Unicode's, not the bytes').
+    private let declaredFirstBytesAndLengths: [UInt64]?
+
     init(api: ChannelAPI, names: SwiftNaming) {
         self.api = api
         self.names = names
         namedTypes = Dictionary(api.types.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var table: [UInt64]? = [UInt64](repeating: 0, count: 128)
+        for name in names.declaredTypeNames {
+            guard let first = name.utf8.first, name.utf8.count < 64, name.utf8.allSatisfy({ $0 < 128 }) else {
+                table = nil
+                break
+            }
+            table?[Int(first)] |= 1 << UInt64(name.utf8.count)
+        }
+        declaredFirstBytesAndLengths = table
     }
 
     /// A standard-library, Foundation or runtime type, module-qualified when a generated type of the
     /// same name would shadow it (a spec schema named `String` or `Date` is legal and compiles).
     func builtin(_ name: StaticString, in module: StaticString) -> Code {
-        names.declaredTypeNames.contains(name.description) ? "\(Code(stringLiteral: module)).\(Code(stringLiteral: name))" : Code(stringLiteral: name)
+        isDeclared(name) ? "\(Code(stringLiteral: module)).\(Code(stringLiteral: name))" : Code(stringLiteral: name)
+    }
+
+    /// Whether a generated type is named `name` (asked for every type a file spells: the table
+    /// answers most without making a `String` and hashing it).
+    private func isDeclared(_ name: StaticString) -> Bool {
+        if let table = declaredFirstBytesAndLengths, name.hasPointerRepresentation, name.isASCII, name.utf8CodeUnitCount < 64 {
+            let first = name.utf8CodeUnitCount > 0 ? Int(name.utf8Start.pointee) : 0
+            guard table[first] & (1 << UInt64(name.utf8CodeUnitCount)) != 0 else { return false }
+        }
+        return names.declaredTypeNames.contains(name.description)
     }
 
     func swift(_ name: StaticString) -> Code { builtin(name, in: "Swift") }
