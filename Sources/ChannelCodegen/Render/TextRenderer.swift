@@ -314,16 +314,12 @@ struct TextRenderer {
         }
     }
 
-    /// `opening`, one item per line with a trailing comma, `closing`.
+    /// `list` for lines made as `String`s.
     private mutating func list(_ items: [String], opening: String, closing: String) {
-        emit(opening)
-        depth += 1
-        for item in items { emit(item + ",") }
-        depth -= 1
-        emit(closing)
+        list(items.map { Array($0.utf8) }, opening: Array(opening.utf8), closing: Array(closing.utf8))
     }
 
-    /// `list` for lines gathered as bytes.
+    /// `opening`, one item per line with a trailing comma, `closing` (lines as UTF-8 bytes).
     private mutating func list(_ items: [[UInt8]], opening: [UInt8], closing: [UInt8]) {
         emit(bytes: opening)
         depth += 1
