@@ -403,10 +403,10 @@ struct ConnectionStateMachineTests {
         #expect(shorter.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(1)))
     }
 
-    @Test func theServicesReconnectDelayReplacesThePolicyDelayButNotItsLimit() {
+    @Test func theServicesReconnectDelayLengthensThePolicyDelayButNeverShortensIt() {
         var machine = Self.connected()
-        machine.serviceAskedForReconnectDelay(.milliseconds(250))
-        #expect(machine.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .milliseconds(250)))
+        machine.serviceAskedForReconnectDelay(.seconds(3))
+        #expect(machine.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(3)))
 
         var limited = Self.connected(settings: { var settings = Self.settings; settings.reconnectPolicy = .never; return settings }())
         limited.serviceAskedForReconnectDelay(.milliseconds(250))
@@ -417,6 +417,27 @@ struct ConnectionStateMachineTests {
         _ = machine.transportOpened(Self.session(2))
         _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
         #expect(machine.transportClosed(Self.session(2)).last == .startTimer(.reconnect, .seconds(1)))
+    }
+
+    /// A hostile or careless `retry: 0` used to replace the policy for every later failure: a hub
+    /// answering 500 was asked again every 100 ms. The hint is a floor on the policy's delays, so
+    /// the backoff after failures is the policy's (1, 2, 4, 8, 8 s here), and a longer hint holds
+    /// until the backoff passes it.
+    @Test func afterARetryHintFailuresStillBackOffExponentially() {
+        func delays(hint: Duration) -> [Duration] {
+            var machine = Self.connected()
+            machine.serviceAskedForReconnectDelay(hint)
+            var delays: [Duration] = []
+            var actions = machine.transportClosed(Self.session(1))
+            for session in 2...6 {
+                for case .startTimer(.reconnect, let delay) in actions { delays.append(delay) }
+                _ = machine.timerFired(.reconnect)
+                actions = machine.transportFailed(Self.session(session))
+            }
+            return delays
+        }
+        #expect(delays(hint: .milliseconds(100)) == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
+        #expect(delays(hint: .seconds(3)) == [.seconds(3), .seconds(3), .seconds(4), .seconds(8), .seconds(8)])
     }
 
     @Test func renewingASessionClosesItAndOpensANewOneAtOnce() {

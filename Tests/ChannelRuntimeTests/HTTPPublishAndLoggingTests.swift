@@ -122,3 +122,64 @@ struct HTTPPublishAnswerTests {
         }
     }
 }
+
+/// The logging boundary (`DiagnosticLog`): one redaction for every scheme, and repeated lines
+/// summarised instead of written at the rate a server sends them.
+@Suite("Diagnostic log")
+struct DiagnosticLogTests {
+    static func log(lines: LockedBox<[String]>, clock: ManualClock = ManualClock()) -> DiagnosticLog {
+        DiagnosticLog(logger: Logger(label: "capture") { _ in CapturingLogHandler(lines: lines) }, clock: RuntimeClock(clock), interval: .seconds(10), burst: 3)
+    }
+
+    static let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLXNlY3JldA"
+
+    /// API key, JWT and custom (SigV4) headers, and the `header-…` subprotocol that carries any of
+    /// them: none of it reaches a line, whether the server echoed it in an error or not.
+    @Test(arguments: [
+        ["x-api-key": "da2-abcdefghijklmnopqrstuvwxyz", "host": "api.example.com"],
+        ["Authorization": jwt, "host": "api.example.com"],
+        ["Authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261125/eu-west-1/appsync/aws4_request, SignedHeaders=host, Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7",
+         "x-amz-security-token": "FwoGZXIvYXdzEXAMPLESESSIONTOKEN", "x-amz-date": "20261125T060000Z", "host": "api.example.com"],
+    ])
+    func credentialsOfEveryAuthorizationSchemeAreRedacted(_ headers: [String: String]) throws {
+        let lines = LockedBox<[String]>([])
+        let log = Self.log(lines: lines)
+        let subprotocol = AppSyncAuthorization.headerSubprotocol(headers)
+        log.setSecrets(AppSyncAuthorization.secrets(in: headers))
+        for (_, value) in headers {
+            log.error("connect failed", metadata: ["error": "the server chose \(subprotocol) and said \(value)"])
+        }
+        let captured = lines.value
+        #expect(captured.count == min(headers.count, 3))
+        for (name, value) in headers where !["host", "x-amz-date"].contains(name) {
+            #expect(!captured.contains { $0.contains(value) }, "\(name)")
+        }
+        #expect(!captured.contains { $0.contains(subprotocol) })
+        #expect(captured.allSatisfy { $0.contains("header-<redacted>") })
+        #expect(captured.contains { $0.contains("api.example.com") })  // not a credential: kept
+    }
+
+    /// With no secrets known (another component, or before the first connect), the shapes of a JWT
+    /// and of the auth subprotocol are still taken out; ordinary words are not.
+    @Test func tokenShapesAreRedactedWithoutKnowingTheSecrets() {
+        #expect(Redaction.redacted("chose: aws-appsync-event-ws, header-eyJob3N0IjoiYSJ9 then") == "chose: aws-appsync-event-ws, header-<redacted> then")
+        #expect(Redaction.redacted("Bearer \(Self.jwt).") == "Bearer <redacted>.")
+        #expect(Redaction.redacted("my-header-x eyJ-not-a-jwt headers-") == "my-header-x eyJ-not-a-jwt headers-")
+    }
+
+    /// A storm of one error (216k lines a minute before) is written `burst` times per interval; the
+    /// first line after the interval says how many were left out.
+    @Test func repeatedLinesAreSummarisedPerInterval() {
+        let lines = LockedBox<[String]>([])
+        let clock = ManualClock()
+        let log = Self.log(lines: lines, clock: clock)
+        for index in 0..<1000 { log.error("subscribe rejected", metadata: ["n": "\(index)"]) }
+        log.warning("another message")
+        #expect(lines.value.count == 4)
+        clock.advance(by: .seconds(10))
+        log.error("subscribe rejected", metadata: ["n": "last"])
+        #expect(lines.value.count == 5)
+        #expect(lines.value.last?.contains("997 more in the previous 10.0 seconds") == true)
+        #expect(lines.value.last?.contains("last") == true)
+    }
+}

@@ -6,7 +6,7 @@ import Testing
 @Suite("Consumer priority")
 struct PriorityTests {
     @Test func higherPrioritiesFirstThenInTheOrderConsumersCame() {
-        let entry = Entry<PingSubscription>(instance: nil, metrics: RuntimeMetrics(), logger: Logger(label: "test"))
+        let entry = Entry<PingSubscription>(instance: nil, metrics: RuntimeMetrics(), log: DiagnosticLog(logger: Logger(label: "test"), clock: RuntimeClock(ContinuousClock())))
         var ids: [Int: String] = [:]
         for (name, priority) in [("a", 0), ("b", 5), ("c", 5), ("d", -1), ("e", 0)] {
             let (_, continuation) = BatchedStream<Ping>.makeStream()

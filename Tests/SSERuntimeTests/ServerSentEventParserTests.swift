@@ -66,6 +66,30 @@ struct ServerSentEventParserTests {
         ])
     }
 
+    /// A hostile `id` used to be kept and sent back: one with a control character made every later
+    /// request invalid (NIO refuses the header, so the stream never reopened), a long one was echoed
+    /// whole (a proxy answering 431 for good). Now it is ignored and the last good id stays.
+    @Test func anIDThatCannotBeSentBackIsIgnoredAndTheLastGoodOneStays() {
+        let long = String(repeating: "L", count: 1025)
+        let stream = "id: 1\ndata: a\n\nid: x\u{1}y\ndata: b\n\nid: del\u{7F}\ndata: c\n\nid: \(long)\ndata: d\n\nid:  lead\ndata: e\n\nid: 2\ndata: f\n\n"
+        let outputs = parse(stream)
+        #expect(events(outputs).map(\.lastEventID) == ["1", "1", "1", "1", "1", "2"])
+        #expect(outputs.filter { if case .eventIDIgnored = $0 { true } else { false } } == [
+            .eventIDIgnored(.notAHeaderValue), .eventIDIgnored(.notAHeaderValue), .eventIDIgnored(.tooLong(bytes: 1025)),
+            .eventIDIgnored(.notAHeaderValue),
+        ])
+        var exact = ServerSentEventParser(maximumEventIDBytes: 4)
+        #expect(events(exact.parse(Array("id: 1234\ndata: a\n\nid: 12345\ndata: b\n\n".utf8))).map(\.lastEventID) == ["1234", "1234"])
+    }
+
+    /// A line longer than `maximumEventBytes` is not kept: its first bytes used to be read as the
+    /// field, so a cut `id` became the resume point. Its event is dropped; a long comment costs nothing.
+    @Test func anOversizedLineIsNeverReadAsAField() {
+        let big = String(repeating: "x", count: 200)
+        let outputs = parse("id: 1\n\nid: \(big)\ndata: a\n\n:\(big)\ndata: b\n\n", maximumEventBytes: 100)
+        #expect(outputs == [.oversizedEventDropped, .event(ServerSentEvent(data: "b", lastEventID: "1"))])
+    }
+
     /// However the bytes are split (a CRLF across reads, a multi-byte character across reads), the
     /// result is the same as reading the stream in one piece. Seeded, so a failure replays exactly.
     @Test func anySplitGivesTheSameEvents() {

@@ -35,9 +35,14 @@ struct BenchFailure: Error, CustomStringConvertible {
 }
 
 /// Resident memory of this process, from /proc (Linux).
-func residentMemoryKB() -> Int? {
+func residentMemoryKB() -> Int? { procStatusKB("VmRSS:") }
+
+/// The highest resident memory of this process so far, from /proc (Linux).
+func peakResidentMemoryKB() -> Int? { procStatusKB("VmHWM:") }
+
+private func procStatusKB(_ field: String) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field) {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
     return nil

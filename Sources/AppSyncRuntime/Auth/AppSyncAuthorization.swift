@@ -83,6 +83,13 @@ public struct AppSyncAuthorization: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The values of `headers` that are credentials, for `DiagnosticLog` to keep out of logs: all but
+    /// the host, the date and the content type (an API key, a token, a signature, a session token,
+    /// whatever a custom scheme sends).
+    package static func secrets(in headers: [String: String]) -> [String] {
+        headers.filter { !["host", "x-amz-date", "content-type"].contains($0.key.lowercased()) }.map(\.value)
+    }
+
     /// The subprotocol AppSync Events requires next to the auth subprotocol.
     public static let eventSubprotocol = "aws-appsync-event-ws"
 }

@@ -32,6 +32,8 @@ public actor AppSyncConnection: ChannelConnection {
     private let transport: any WebSocketTransport
     private let clock: RuntimeClock
     private let logger: Logger
+    /// Error and warning lines: credentials taken out, repeats summarised.
+    private let diagnostics: DiagnosticLog
     private var machine: ConnectionStateMachine
 
     /// The state and the subscriptions' statuses, with their observers.
@@ -89,6 +91,7 @@ public actor AppSyncConnection: ChannelConnection {
         self.clock = RuntimeClock(clock)
         self.metrics = metrics
         self.logger = logger
+        self.diagnostics = DiagnosticLog(logger: logger, clock: self.clock)
         self.machine = ConnectionStateMachine(settings: configuration.machineSettings)
     }
 
@@ -159,11 +162,11 @@ public actor AppSyncConnection: ChannelConnection {
             if session?.id == id { abort(id) }
             for id in pendingPublishes.keys.sorted() { finishPublish(id, with: .failure(AppSyncError.connectionLost)) }
         case .publishState(let newState):
-            board.publish(newState, logger: logger)
+            board.publish(newState, log: diagnostics)
         case .publishSubscriptionStatus(let id, let status):
             if sinks[id] != nil { board.setStatus(status, of: id) }
         case .count(let metric):
-            metrics.count(metric, logger: logger, silence: "frame within connectionTimeoutMs")
+            metrics.count(metric, log: diagnostics, silence: "frame within connectionTimeoutMs")
         }
     }
 
@@ -180,10 +183,11 @@ public actor AppSyncConnection: ChannelConnection {
         do {
             let headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
             let subprotocols = [AppSyncAuthorization.eventSubprotocol, AppSyncAuthorization.headerSubprotocol(headers)]
+            diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers) + [subprotocols[1]])
             socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
         } catch {
             if opening?.id == id { opening = nil }
-            if !(error is CancellationError) { logger.error("connect failed", metadata: ["error": "\(error)"]) }
+            if !(error is CancellationError) { diagnostics.error("connect failed", metadata: ["error": "\(error)"]) }
             run(machine.transportFailed(id))
             return
         }
@@ -239,8 +243,8 @@ public actor AppSyncConnection: ChannelConnection {
 
     private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
         guard timers.take(timer, token: token) else { return }
-        if case .connect = timer, !machine.isConnected { logger.error("no connection_ack in time; closing the connection") }
-        if case .subscribe = timer { logger.error("no reply to subscribe in time; reconnecting") }
+        if case .connect = timer, !machine.isConnected { diagnostics.error("no connection_ack in time; closing the connection") }
+        if case .subscribe = timer { diagnostics.error("no reply to subscribe in time; reconnecting") }
         run(machine.timerFired(timer, silence: clock.now() - lastFrameAt))
     }
 
@@ -276,7 +280,7 @@ public actor AppSyncConnection: ChannelConnection {
             message = try ServerMessage.decodeAny(text)
         } catch {
             metrics.update { $0.malformedFrames += 1 }
-            logger.error("dropping a malformed frame", metadata: ["error": "\(error)", "bytes": "\(text.utf8.count)"])
+            diagnostics.error("dropping a malformed frame", metadata: ["error": "\(error)", "bytes": "\(text.utf8.count)"])
             return
         }
         switch message {
@@ -287,14 +291,14 @@ public actor AppSyncConnection: ChannelConnection {
         case .keepAlive:
             break
         case .connectionError(let errors):
-            logger.error("connection_error", metadata: ["errors": "\(errors)"])
+            diagnostics.error("connection_error", metadata: ["errors": "\(errors)"])
             let refusal: ConnectionStateMachine.Refusal = errors.contains(where: \.isAuthorizationFailure)
                 ? .unauthorized(errors) : (errors.contains(where: \.isNonRetryable) ? .rejected(errors) : .retryable(errors))
             run(machine.sessionRefused(id, refusal))
         case .subscribeSuccess(let subscription):
             run(machine.subscribeSucceeded(id, id: subscription))
         case .subscribeError(let subscription, let errors):
-            logger.error("subscribe rejected", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
+            diagnostics.error("subscribe rejected", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
             run(machine.subscribeRejected(id, id: subscription, errors: errors))
         case .unsubscribeSuccess, .unsubscribeError:
             break
@@ -303,9 +307,9 @@ public actor AppSyncConnection: ChannelConnection {
         case .publishError(let publish, let errors):
             finishPublish(publish, with: .failure(AppSyncError.service(errors)))
         case .broadcastError(let subscription, let errors):
-            logger.error("broadcast_error", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
+            diagnostics.error("broadcast_error", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
         case .error(let operation, let errors):
-            logger.error("error", metadata: ["errors": "\(errors)"])
+            diagnostics.error("error", metadata: ["errors": "\(errors)"])
             if let operation { finishPublish(operation, with: .failure(AppSyncError.service(errors))) }
         case .unknown(let type):
             metrics.update { $0.unknownMessageTypes += 1 }
@@ -338,8 +342,9 @@ public actor AppSyncConnection: ChannelConnection {
         do {
             headers = try await configuration.authorization.headers(
                 for: AuthorizationRequest(operation: .subscribe(channel: channel), endpoint: configuration.endpoint))
+            diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
         } catch {
-            logger.error("no authorization for subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
+            diagnostics.error("no authorization for subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
             let failure = ServiceError(errorType: "AuthorizationProviderFailed", message: "the authorization provider failed")
             run(machine.subscribeRejected(session, id: id, errors: [failure]))
             return

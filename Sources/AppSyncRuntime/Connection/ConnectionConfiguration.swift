@@ -39,7 +39,7 @@ public struct AppSyncConfiguration: Sendable {
 public enum AppSyncError: Error, Sendable, Equatable {
     /// The operation needs a connected session.
     case notConnected
-    /// The service did not answer within `operationTimeout`.
+    /// The service did not answer in time (`operationTimeout`; for an HTTP publish, the client's `timeout`).
     case timedOut
     /// The connection ended before the operation completed.
     case connectionLost

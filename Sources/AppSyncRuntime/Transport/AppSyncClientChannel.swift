@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 import Logging
 import NIOCore
@@ -87,7 +88,8 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                         let chosen = response.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }
                             .map { $0.trimmingCharacters(in: .whitespaces) }
                         guard chosen == [requiredSubprotocol] else {
-                            throw WebSocketSubprotocolMismatch(required: requiredSubprotocol, chosen: chosen)
+                            // A server may echo the auth subprotocol, which carries the credentials.
+                            throw WebSocketSubprotocolMismatch(required: requiredSubprotocol, chosen: chosen.map { Redaction.redacted($0) })
                         }
                     }
                     try channel.pipeline.syncOperations.addHandler(FragmentLimitHandler())
@@ -149,7 +151,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
 public struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
     /// The subprotocol the client offered first and requires.
     public let required: String
-    /// What the server chose (usually nothing, or something else).
+    /// What the server chose (usually nothing, or something else), credentials taken out.
     public let chosen: [String]
     /// What happened.
     public var description: String {

@@ -15,12 +15,17 @@ public protocol HTTPPostClient: Sendable {
 /// Redirects are not followed: the 3xx answer comes back as it is (and `AppSyncHTTPPublisher` reports
 /// it as an error), because following one would send the `x-api-key` or `Authorization` header to
 /// whatever host the `Location` names.
+///
+/// The whole request is bounded by `timeoutIntervalForResource` (30 s), but the answer's body is read
+/// in full, whatever its size: `NIOHTTPPostClient`, the default, also bounds that.
 public struct URLSessionPostClient: HTTPPostClient {
     private let session: URLSession
 
     /// A client with its own session that does not follow redirects.
     public init() {
-        session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForResource = 30
+        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
     /// Posts `body` to `url` and returns the status and body of the answer, a redirect included.
@@ -58,12 +63,13 @@ public struct AppSyncHTTPPublisher: Sendable {
     private let client: any HTTPPostClient
     private let metrics: RuntimeMetrics?
 
-    /// A publisher for `endpoint`; `client` sends the request (`URLSessionPostClient` by default).
+    /// A publisher for `endpoint`; `client` sends the request (`NIOHTTPPostClient` by default: its
+    /// answer is bounded to 64 KiB and the whole publish to 30 s).
     /// With `metrics` (e.g. the connection's), each successful publish's duration is recorded there
     /// (swift-metrics timer `channelgen_publish_duration`).
     public init(
         endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization,
-        client: any HTTPPostClient = URLSessionPostClient(), metrics: RuntimeMetrics? = nil
+        client: any HTTPPostClient = NIOHTTPPostClient(), metrics: RuntimeMetrics? = nil
     ) {
         self.endpoint = endpoint
         self.authorization = authorization
@@ -88,6 +94,8 @@ public struct AppSyncHTTPPublisher: Sendable {
         do {
             // The body is exactly the one a SigV4 signer signed.
             response = try await client.post(endpoint.http, headers: headers, body: Data(request.body.utf8))
+        } catch HTTPPostError.timedOut {
+            throw .timedOut
         } catch {
             throw .connectionLost
         }

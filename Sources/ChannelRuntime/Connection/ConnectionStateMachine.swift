@@ -368,7 +368,9 @@ package struct ConnectionStateMachine: Sendable {
     // MARK: The service
 
     /// The service named the delay before reconnecting after a drop (SSE's `retry:` field); `nil`
-    /// returns to the reconnect policy's delay. The policy still decides whether to try again.
+    /// returns to the reconnect policy's delay. A hint, bounded by the policy: a delay is never
+    /// shorter than the policy's for that attempt (its backoff after failures still applies), and
+    /// the policy still decides whether to try again.
     package mutating func serviceAskedForReconnectDelay(_ delay: Duration?) {
         serverReconnectDelay = delay
     }
@@ -553,8 +555,8 @@ package struct ConnectionStateMachine: Sendable {
                 phase = .failed(.gaveUp)
                 return actions + publish(.failed(.gaveUp))
             }
-            // The policy bounds how often; the service may name how long (SSE `retry:`, `Retry-After`).
-            var delay = serverReconnectDelay ?? policyDelay
+            // The policy bounds how often; the service may ask for longer (SSE `retry:`, `Retry-After`).
+            var delay = max(policyDelay, serverReconnectDelay ?? .zero)
             if case .reconnectNoSooner(let minimum) = then { delay = max(delay, minimum) }
             phase = .waiting(attempts: failedAttempts)
             actions += publish(.reconnecting(after: delay)) + [.count(.reconnect), .startTimer(.reconnect, delay)]

@@ -4,24 +4,24 @@ import Logging
 /// same state log lines and the same counters, whichever wire the connection speaks.
 extension ConnectionStatusBoard {
     /// Publishes `newState` and logs the change (a final failure as an error).
-    package func publish(_ newState: ConnectionState, logger: Logger) {
+    package func publish(_ newState: ConnectionState, log: DiagnosticLog) {
         guard setConnectionState(newState) else { return }
-        logger.debug("connection state", metadata: ["state": "\(newState)"])
-        if case .failed(let failure) = newState { logger.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
+        log.logger.debug("connection state", metadata: ["state": "\(newState)"])
+        if case .failed(let failure) = newState { log.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
     }
 }
 
 extension RuntimeMetrics {
     /// Counts one of the machine's metrics; `silence` names what the keep-alive watchdog waited for.
-    package func count(_ metric: ConnectionStateMachine.Metric, logger: Logger, silence: String) {
+    package func count(_ metric: ConnectionStateMachine.Metric, log: DiagnosticLog, silence: String) {
         switch metric {
         case .reconnect: update { $0.reconnects += 1 }
         case .keepAliveTimeout:
             update { $0.keepAliveTimeouts += 1 }
-            logger.error("no \(silence) in time; reconnecting")
+            log.error("no \(silence) in time; reconnecting")
         case .duplicateAcknowledgement:
             update { $0.duplicateAcknowledgements += 1 }
-            logger.debug("ignoring a second acknowledgement of the session")
+            log.logger.debug("ignoring a second acknowledgement of the session")
         case .subscribeError: update { $0.subscribeErrors += 1 }
         }
     }

@@ -47,6 +47,8 @@ public final class RuntimeMetrics: Sendable {
         public var keepAliveTimeouts = 0
         /// Reconnects, planned or after a drop.
         public var reconnects = 0
+        /// Server-Sent Events `id`s not kept because they cannot be sent back as `Last-Event-ID`.
+        public var ignoredEventIDs = 0
         /// Per channel path: events received, decoded and dropped.
         public var channels: [String: Channel] = [:]
     }

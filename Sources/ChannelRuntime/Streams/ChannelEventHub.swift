@@ -29,6 +29,8 @@ public actor ChannelEventHub: ChannelEventSource {
     private var histories: [String: any Sendable] = [:]
     private let clock: RuntimeClock
     private let logger: Logger
+    /// Error and warning lines, repeats summarised: undecodable events can come at socket speed.
+    private let diagnostics: DiagnosticLog
 
     /// A hub serving typed streams from `connection`.
     ///
@@ -50,6 +52,7 @@ public actor ChannelEventHub: ChannelEventSource {
         self.bufferPolicy = bufferPolicy
         self.clock = RuntimeClock(clock)
         self.logger = logger
+        self.diagnostics = DiagnosticLog(logger: logger, clock: self.clock)
     }
 
     /// The typed events of `subscription` for the current parameters; consumers of one channel share
@@ -113,7 +116,7 @@ public actor ChannelEventHub: ChannelEventSource {
             return
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
-        let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, logger: logger)
+        let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, log: diagnostics)
         if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
         let id = entry.add(consumer, status: nil, priority: priority, replayingHistory: replayingHistory)
@@ -274,7 +277,7 @@ public actor ChannelEventHub: ChannelEventSource {
         do {
             raw = try await connection.subscribe(to: channel)
         } catch {
-            logger.error("cannot subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
+            diagnostics.error("cannot subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
             setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: key, subscriptionID: nil)
             return
         }

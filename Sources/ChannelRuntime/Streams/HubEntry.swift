@@ -76,12 +76,12 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     /// A fixed instance's channel, or `nil` for the channel the hub's parameters name.
     private let instance: Subscription?
     private let metrics: RuntimeMetrics
-    private let logger: Logger
+    private let log: DiagnosticLog
 
-    init(instance: Subscription?, metrics: RuntimeMetrics, logger: Logger) {
+    init(instance: Subscription?, metrics: RuntimeMetrics, log: DiagnosticLog) {
         self.instance = instance
         self.metrics = metrics
-        self.logger = logger
+        self.log = log
     }
 
     private func withState<Result>(_ body: (inout State) -> Result) -> Result {
@@ -239,7 +239,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         guard overflowed > 0 else { return }
         metrics.channel(channel, template: Subscription.template.address) { $0.overflowed += overflowed }
         if !wasOverflowing {
-            logger.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
+            log.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
                 "channel": "\(channel)", "type": "\(Subscription.Event.self)",
             ])
         }
@@ -247,14 +247,14 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
 
     private func dropUndecodable(channel: String, error: any Error) {
         metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
-        logger.error("dropping an event that does not decode", metadata: [
+        log.error("dropping an event that does not decode", metadata: [
             "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
         ])
     }
 
     private func dropForEventType(_ reported: String, expected: String, channel: String) {
         metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
-        logger.error("dropping an event with another eventType", metadata: [
+        log.error("dropping an event with another eventType", metadata: [
             "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
         ])
     }

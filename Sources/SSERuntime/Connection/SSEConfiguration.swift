@@ -14,8 +14,9 @@ public struct SSEConfiguration: Sendable {
     public var hub: URL
     /// How every stream is authorized (headers sent with the `GET`).
     public var authorization: AppSyncAuthorization
-    /// Delay before reconnecting after a drop when the server sent no `retry:`; it also bounds how
-    /// many attempts are made (`.limited(to:)`). Default: 1 s doubling to 30 s.
+    /// Delay before reconnecting after a drop, and how many attempts are made (`.limited(to:)`).
+    /// A server's `retry:` can lengthen a delay, never shorten it: the policy's delay is the floor.
+    /// Default: 1 s doubling to 30 s.
     public var reconnectPolicy: ReconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(30))
     /// Asked before every attempt; while it returns false the connection waits `signedOutRetryInterval`.
     public var isSignedIn: @Sendable () async -> Bool = { true }
@@ -28,8 +29,8 @@ public struct SSEConfiguration: Sendable {
     public var heartbeatTimeout: Duration = .seconds(60)
     /// How long to gather subscription changes before the stream is reopened with the new channels.
     public var resubscribeDelay: Duration = .milliseconds(20)
-    /// The range a server's `retry:` is clamped to; a server cannot make the client hammer it or
-    /// wait for days.
+    /// The range a server's `retry:` is clamped to; a server cannot make the client wait for days
+    /// (and the reconnect policy's delay is a floor under it, so it cannot make it hammer either).
     public var serverRetryRange: ClosedRange<Duration> = .milliseconds(100) ... .seconds(60)
     /// The longest `Retry-After` honoured on 429/503.
     public var maximumRetryAfter: Duration = .seconds(600)
@@ -37,6 +38,9 @@ public struct SSEConfiguration: Sendable {
     public var plannedReconnectInterval: Duration = .seconds(24 * 3600)
     /// An event larger than this is dropped (and counted as malformed): memory stays bounded.
     public var maximumEventBytes: Int = 1 << 20
+    /// An event `id` longer than this is not kept for `Last-Event-ID` (nor one holding a control
+    /// character): a header a proxy refuses (8 KiB is a common limit) would stop every reopen.
+    public var maximumEventIDBytes: Int = 1024
 
     /// Settings with the defaults above; the hub is `/.well-known/mercure` on `endpoint`'s host.
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {

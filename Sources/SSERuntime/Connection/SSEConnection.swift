@@ -21,8 +21,11 @@ import Logging
 /// - `401`/`403` is an authorization failure (tried once more with fresh credentials), `429`/`503`
 ///   wait for `Retry-After` (at most `maximumRetryAfter`), other `5xx` reconnect, `204` and other
 ///   `4xx` fail for good;
-/// - the server's `retry:` replaces the reconnect policy's delay (the policy still bounds the
-///   attempts); bytes and heartbeat comments feed the `heartbeatTimeout` watchdog;
+/// - the server's `retry:` is a hint: it can lengthen the reconnect policy's delay (up to
+///   `serverRetryRange`'s upper bound), never shorten it, so failures still back off as the policy
+///   says; bytes and heartbeat comments feed the `heartbeatTimeout` watchdog;
+/// - an event `id` that cannot be sent back as a `Last-Event-ID` header (`maximumEventIDBytes`,
+///   control characters) is not kept: counted (`ignoredEventIDs`) and logged;
 /// - events larger than `maximumEventBytes` and events naming no subscribed channel are counted
 ///   and dropped.
 public actor SSEConnection: ChannelConnection {
@@ -34,6 +37,8 @@ public actor SSEConnection: ChannelConnection {
     private let transport: any EventStreamTransport
     private let clock: RuntimeClock
     private let logger: Logger
+    /// Error and warning lines: credentials taken out, repeats summarised.
+    private let diagnostics: DiagnosticLog
     private var machine: ConnectionStateMachine
     private let board = ConnectionStatusBoard()
     private var timers = MachineTimers()
@@ -89,8 +94,13 @@ public actor SSEConnection: ChannelConnection {
         self.clock = RuntimeClock(clock)
         self.metrics = metrics
         self.logger = logger
+        self.diagnostics = DiagnosticLog(logger: logger, clock: self.clock)
         self.machine = ConnectionStateMachine(settings: configuration.machineSettings)
-        self.parser = ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes)
+        self.parser = Self.parser(for: configuration)
+    }
+
+    private static func parser(for configuration: SSEConfiguration) -> ServerSentEventParser {
+        ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes, maximumEventIDBytes: configuration.maximumEventIDBytes)
     }
 
     // MARK: Lifecycle
@@ -144,11 +154,11 @@ public actor SSEConnection: ChannelConnection {
         case .sessionEnded(let id):
             if session?.id == id { close(id) }
         case .publishState(let newState):
-            board.publish(newState, logger: logger)
+            board.publish(newState, log: diagnostics)
         case .publishSubscriptionStatus(let id, let status):
             if sinks[id] != nil { board.setStatus(status, of: id) }
         case .count(let metric):
-            metrics.count(metric, logger: logger, silence: "byte within heartbeatTimeout")
+            metrics.count(metric, log: diagnostics, silence: "byte within heartbeatTimeout")
         }
     }
 
@@ -170,11 +180,12 @@ public actor SSEConnection: ChannelConnection {
         let response: EventStreamResponse
         do {
             var headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
-            if let lastEventID { headers["Last-Event-ID"] = lastEventID }
+            diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
+            if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
             response = try await transport.open(hubURL(for: channels), headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
         } catch {
             if opening?.id == id { opening = nil }
-            if !(error is CancellationError) { logger.error("opening the event stream failed", metadata: ["error": "\(error)"]) }
+            if !(error is CancellationError) { diagnostics.error("opening the event stream failed", metadata: ["error": "\(error)"]) }
             run(machine.transportFailed(id))
             return
         }
@@ -186,7 +197,9 @@ public actor SSEConnection: ChannelConnection {
         let refusal = Self.refusal(for: response, maximumRetryAfter: configuration.maximumRetryAfter)
         // Mercure's reconciliation: the hub names the last event it had when the stream opened, so
         // a reopen before the first event still resumes from there instead of losing the gap.
-        if refusal == nil, lastEventID == nil, let current = response.headers["last-event-id"], !current.isEmpty { lastEventID = current }
+        if refusal == nil, lastEventID == nil, let current = response.headers["last-event-id"], !current.isEmpty {
+            keepEventID(current)
+        }
         let reader = refusal == nil ? Task {
             for await chunk in response.body { self.received(chunk, on: id) }
             self.transportEnded(id)
@@ -198,11 +211,11 @@ public actor SSEConnection: ChannelConnection {
     /// The session's transport is open: the response status is the service's answer.
     private func begin(_ newSession: OpenSession, refusal: ConnectionStateMachine.Refusal?) {
         session = newSession
-        parser = ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes)
+        parser = Self.parser(for: configuration)
         lastByteAt = clock.now()
         run(machine.transportOpened(newSession.id))
         if let refusal {
-            logger.error("the hub refused the stream", metadata: ["status": "\(newSession.response?.status ?? 0)"])
+            diagnostics.error("the hub refused the stream", metadata: ["status": "\(newSession.response?.status ?? 0)"])
             run(machine.sessionRefused(newSession.id, refusal))
         } else {
             run(machine.sessionAccepted(newSession.id, keepAliveTimeout: nil))
@@ -272,7 +285,7 @@ public actor SSEConnection: ChannelConnection {
 
     private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
         guard timers.take(timer, token: token) else { return }
-        if case .connect = timer { logger.error("no response from the hub in time; closing") }
+        if case .connect = timer { diagnostics.error("no response from the hub in time; closing") }
         // An idle session has nothing to be silent about.
         if session?.response == nil { lastByteAt = clock.now() }
         run(machine.timerFired(timer, silence: clock.now() - lastByteAt))
@@ -295,9 +308,26 @@ public actor SSEConnection: ChannelConnection {
                 break  // a heartbeat: the byte time above is all it is for
             case .oversizedEventDropped:
                 metrics.update { $0.malformedFrames += 1 }
-                logger.error("dropping an event larger than maximumEventBytes", metadata: ["limit": "\(configuration.maximumEventBytes)"])
+                diagnostics.error("dropping an event larger than maximumEventBytes", metadata: ["limit": "\(configuration.maximumEventBytes)"])
+            case .eventIDIgnored(let problem):
+                reportIgnoredEventID(problem)
             }
         }
+    }
+
+    /// Keeps `id` for `Last-Event-ID` if it can be sent as a header (the parser checked the stream's
+    /// ids; this is for the hub's response header).
+    private func keepEventID(_ id: String) {
+        if let problem = ServerSentEventParser.problem(withEventID: id.utf8, maximumBytes: configuration.maximumEventIDBytes) {
+            reportIgnoredEventID(problem)
+        } else {
+            lastEventID = id
+        }
+    }
+
+    private func reportIgnoredEventID(_ problem: ServerSentEventParser.EventIDProblem) {
+        metrics.update { $0.ignoredEventIDs += 1 }
+        diagnostics.warning("ignoring an event id that cannot be sent back as Last-Event-ID", metadata: ["problem": "\(problem)"])
     }
 
     private func deliver(_ event: ServerSentEvent) {

@@ -23,8 +23,13 @@ public struct ServerSentEvent: Sendable, Equatable {
 /// line dispatches; `:` starts a comment; one space after the field's colon is dropped; `data`
 /// lines are joined with LF; an `id` holding NUL is ignored; `retry` takes ASCII digits only; an
 /// event without a blank line after it when the stream ends is discarded. A value type with no I/O:
-/// the SSE connection feeds it each chunk. Memory stays bounded: an event larger than
-/// `maximumEventBytes` is dropped and reported.
+/// the SSE connection feeds it each chunk.
+///
+/// Memory stays bounded by `maximumEventBytes`, whatever the server sends: a longer line is not
+/// kept (its event is dropped and reported, a comment is skipped). An `id` is kept only when it can
+/// be sent back as a `Last-Event-ID` header: at most `maximumEventIDBytes`, no control characters,
+/// no space at either end; otherwise the previous id stays (resuming from an earlier event repeats
+/// events rather than losing them) and `.eventIDIgnored` reports it.
 ///
 /// mattt/EventSource's parser was the first choice; its 1.1.1 does not compile on Linux.
 package struct ServerSentEventParser: Sendable {
@@ -36,10 +41,23 @@ package struct ServerSentEventParser: Sendable {
         case comment
         /// An event larger than `maximumEventBytes` was dropped.
         case oversizedEventDropped
+        /// An `id` that cannot be sent back as a header was ignored.
+        case eventIDIgnored(EventIDProblem)
+    }
+
+    /// Why an event `id` was not kept.
+    package enum EventIDProblem: Sendable, Equatable {
+        /// Longer than `maximumEventIDBytes`.
+        case tooLong(bytes: Int)
+        /// Holds a control character (NUL included) or begins or ends with a space.
+        case notAHeaderValue
     }
 
     package let maximumEventBytes: Int
+    package let maximumEventIDBytes: Int
     private var line: [UInt8] = []
+    /// The current line passed `maximumEventBytes`; its bytes after that were not kept.
+    private var lineOversized = false
     private var atStreamStart = true
     private var afterCR = false
     private var eventType = ""
@@ -48,8 +66,9 @@ package struct ServerSentEventParser: Sendable {
     private var lastEventID: String?
     private var oversized = false
 
-    package init(maximumEventBytes: Int = 1 << 20) {
+    package init(maximumEventBytes: Int = 1 << 20, maximumEventIDBytes: Int = 1024) {
         self.maximumEventBytes = maximumEventBytes
+        self.maximumEventIDBytes = maximumEventIDBytes
     }
 
     /// The last event ID so far (for `Last-Event-ID` on a reconnect).
@@ -70,7 +89,7 @@ package struct ServerSentEventParser: Sendable {
             case UInt8(ascii: "\n"):
                 endLine(into: &outputs)
             default:
-                if line.count < maximumEventBytes { line.append(byte) } else { oversized = true }
+                if line.count < maximumEventBytes { line.append(byte) } else { lineOversized = true }
             }
         }
         return outputs
@@ -78,7 +97,14 @@ package struct ServerSentEventParser: Sendable {
 
     private mutating func endLine(into outputs: inout [Output]) {
         var bytes = line[...]
-        line.removeAll(keepingCapacity: true)
+        defer { line.removeAll(keepingCapacity: true) }
+        if lineOversized {
+            // Only its first bytes were kept: read as a field they would be a wrong value (a cut id).
+            lineOversized = false
+            atStreamStart = false
+            if bytes.first != UInt8(ascii: ":") { oversized = true }  // a comment costs its event nothing
+            return
+        }
         if atStreamStart {
             atStreamStart = false
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
@@ -113,7 +139,11 @@ package struct ServerSentEventParser: Sendable {
             }
             hasData = true
         case "id":
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if let problem = Self.problem(withEventID: value, maximumBytes: maximumEventIDBytes) {
+                outputs.append(.eventIDIgnored(problem))
+            } else {
+                lastEventID = String(decoding: value, as: UTF8.self)
+            }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
@@ -122,6 +152,16 @@ package struct ServerSentEventParser: Sendable {
         default:
             break  // unknown fields are ignored
         }
+    }
+
+    /// Why `id` cannot be sent back as a `Last-Event-ID` header, or `nil` when it can. The standard
+    /// ignores an id with NUL; HTTP refuses other control characters in a header value and drops
+    /// spaces at either end; proxies refuse long headers.
+    package static func problem(withEventID id: some BidirectionalCollection<UInt8>, maximumBytes: Int) -> EventIDProblem? {
+        if id.count > maximumBytes { return .tooLong(bytes: id.count) }
+        if id.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return .notAHeaderValue }
+        if id.first == UInt8(ascii: " ") || id.last == UInt8(ascii: " ") { return .notAHeaderValue }
+        return nil
     }
 
     private mutating func dispatch(into outputs: inout [Output]) {

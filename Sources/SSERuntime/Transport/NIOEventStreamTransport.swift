@@ -7,16 +7,26 @@ import NIOSSL
 
 /// The default `EventStreamTransport`: HTTP/1.1 on SwiftNIO (TLS for `https`), one connection per
 /// stream, no redirects, no proxy.
+///
+/// The body is read no faster than it is consumed: at most `maximumBufferedBodyBytes` wait between
+/// the socket and the body's reader (plus NIO's few read buffers and the kernel's socket buffer);
+/// past that the socket is not read and TCP stops the server.
 public struct NIOEventStreamTransport: EventStreamTransport {
     /// TLS for `https` URLs; the default verifies the server against the system's trust roots.
     public var tlsConfiguration: TLSConfiguration
     /// Upper bound for the TCP connect alone (the connection's `connectTimeout` bounds the whole open).
     public var socketConnectTimeout: Duration
+    /// Body bytes read from the socket and not yet taken by the body's reader, at most (256 KiB).
+    public var maximumBufferedBodyBytes: Int
 
     /// A transport; `tlsConfiguration` replaces the system trust roots for `https` servers.
-    public init(tlsConfiguration: TLSConfiguration = .makeClientConfiguration(), socketConnectTimeout: Duration = .seconds(10)) {
+    public init(
+        tlsConfiguration: TLSConfiguration = .makeClientConfiguration(), socketConnectTimeout: Duration = .seconds(10),
+        maximumBufferedBodyBytes: Int = 256 * 1024
+    ) {
         self.tlsConfiguration = tlsConfiguration
         self.socketConnectTimeout = socketConnectTimeout
+        self.maximumBufferedBodyBytes = maximumBufferedBodyBytes
     }
 
     public func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
@@ -54,7 +64,7 @@ public struct NIOEventStreamTransport: EventStreamTransport {
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: requestHeaders)
 
         let responseHead = channel.channel.eventLoop.makePromise(of: HTTPResponseHead.self)
-        let (body, bodyContinuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
+        let handOff = BodyHandOff(capacity: maximumBufferedBodyBytes)
         let nioChannel = channel.channel
         let reader = Task {
             // A promise completed twice traps: a server sending several heads (1xx first) must not.
@@ -74,7 +84,8 @@ public struct NIOEventStreamTransport: EventStreamTransport {
                             headReceived = true
                             responseHead.succeed(received)
                         case .body(let buffer):
-                            if headReceived { bodyContinuation.yield(Array(buffer.readableBytesView)) }
+                            // Waits while the consumer is behind: the channel is not read meanwhile.
+                            if headReceived, await !handOff.push(Array(buffer.readableBytesView)) { return }
                         case .end:
                             if headReceived { return }
                         }
@@ -84,9 +95,11 @@ public struct NIOEventStreamTransport: EventStreamTransport {
                 // The peer or the network ended the response; `body` finishing says so.
             }
             if !headReceived { responseHead.fail(EventStreamTransportError.closedBeforeResponse) }
-            bodyContinuation.finish()
+            handOff.finish()
         }
-        bodyContinuation.onTermination = { _ in nioChannel.close(promise: nil) }
+        // The body's consumer going away (cancelled, or the stream dropped unread) closes the socket.
+        let consumer = BodyConsumer(handOff: handOff, channel: nioChannel)
+        let body = AsyncStream(unfolding: { await consumer.next() }, onCancel: { consumer.end() })
         let received: HTTPResponseHead
         do {
             received = try await withTaskCancellationHandler {
@@ -105,9 +118,30 @@ public struct NIOEventStreamTransport: EventStreamTransport {
             fields[key] = fields[key].map { "\($0), \(value)" } ?? value
         }
         return EventStreamResponse(status: Int(received.status.code), headers: fields, body: body) {
-            nioChannel.close(promise: nil)
+            consumer.end()
         }
     }
+}
+
+/// The consumer's side of a response body: ending it (or dropping the body) stops the reader and
+/// closes the socket.
+private final class BodyConsumer: Sendable {
+    let handOff: BodyHandOff
+    let channel: any Channel
+
+    init(handOff: BodyHandOff, channel: any Channel) {
+        self.handOff = handOff
+        self.channel = channel
+    }
+
+    func next() async -> [UInt8]? { await handOff.next() }
+
+    func end() {
+        handOff.cancel()
+        channel.close(promise: nil)
+    }
+
+    deinit { end() }
 }
 
 /// Why an event stream could not be opened.

@@ -1,0 +1,129 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The default `HTTPPostClient`: one HTTP/1.1 `POST` on SwiftNIO (TLS for `https`) whose answer is
+/// bounded in size and time, whatever the server does.
+///
+/// - At most `maximumResponseBytes` of the answer's body are kept; the rest is not read (the socket
+///   is closed). A publish result or an error list is a few hundred bytes.
+/// - `timeout` bounds the whole exchange (connect, send, answer), not just the silence between bytes,
+///   so a server trickling its answer cannot hold a publish.
+/// - Redirects are answers, not followed: credentials never go to another host.
+/// - Cancelling the calling task closes the socket at once.
+public struct NIOHTTPPostClient: HTTPPostClient {
+    /// TLS for `https` URLs; the default verifies the server against the system's trust roots.
+    public var tlsConfiguration: TLSConfiguration
+    /// The longest answer body kept (64 KiB); a longer one comes back cut at this size.
+    public var maximumResponseBytes: Int
+    /// Upper bound for the whole request, from connecting to the end of the answer (30 s).
+    public var timeout: Duration
+
+    /// A client; `tlsConfiguration` replaces the system trust roots for `https` servers.
+    public init(tlsConfiguration: TLSConfiguration = .makeClientConfiguration(), maximumResponseBytes: Int = 64 * 1024, timeout: Duration = .seconds(30)) {
+        self.tlsConfiguration = tlsConfiguration
+        self.maximumResponseBytes = maximumResponseBytes
+        self.timeout = timeout
+    }
+
+    public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
+            throw HTTPPostError.invalidURL(url.absoluteString)
+        }
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
+        let sslContext = scheme == "https" ? try NIOSSLContext(configuration: tlsConfiguration) : nil
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(TimeAmount(timeout))
+            .connect(host: host, port: url.port ?? (scheme == "https" ? 443 : 80)) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        // SNI carries host names only; certificate checks still apply to IP addresses.
+                        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let nioChannel = channel.channel
+        let timedOut = NIOLockedValueBox(false)
+        let deadlineTask = nioChannel.eventLoop.scheduleTask(deadline: deadline) {
+            timedOut.withLockedValue { $0 = true }
+            nioChannel.close(promise: nil)
+        }
+        defer { deadlineTask.cancel() }
+
+        var requestHeaders = HTTPHeaders()
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        requestHeaders.add(name: "Host", value: url.port.map { "\(hostText):\($0)" } ?? hostText)
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "host" {
+            requestHeaders.add(name: name, value: value)
+        }
+        requestHeaders.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        requestHeaders.replaceOrAdd(name: "Connection", value: "close")
+        let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path, headers: requestHeaders)
+        let limit = maximumResponseBytes
+
+        let answer: (status: Int, body: Data)?
+        do {
+            answer = try await withTaskCancellationHandler {
+                try await channel.executeThenClose { inbound, outbound -> (status: Int, body: Data)? in
+                    do {
+                        try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)])
+                    } catch {
+                        // The server answered and closed before taking the whole request; its answer decides.
+                    }
+                    var status: Int?
+                    var received = Data()
+                    for try await part in inbound {
+                        switch part {
+                        case .head(let responseHead):
+                            if status == nil, responseHead.status.code >= 200 { status = Int(responseHead.status.code) }
+                        case .body(var buffer):
+                            guard status != nil else { continue }
+                            let take = min(buffer.readableBytes, limit - received.count)
+                            received.append(contentsOf: buffer.readBytes(length: take) ?? [])
+                            // Enough is kept: the rest is not read, the socket closes on return.
+                            if buffer.readableBytes > 0 { return (status!, received) }
+                        case .end:
+                            if let status { return (status, received) }
+                        }
+                    }
+                    return status.map { ($0, received) }
+                }
+            } onCancel: {
+                nioChannel.close(promise: nil)
+            }
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            if timedOut.withLockedValue({ $0 }) { throw HTTPPostError.timedOut(timeout) }
+            throw error
+        }
+        if Task.isCancelled { throw CancellationError() }
+        if timedOut.withLockedValue({ $0 }) { throw HTTPPostError.timedOut(timeout) }
+        guard let answer else { throw HTTPPostError.closedBeforeResponse }
+        return answer
+    }
+}
+
+/// Why an HTTP `POST` got no answer.
+public enum HTTPPostError: Error, Equatable, CustomStringConvertible {
+    /// The URL is not `http`/`https` with a host.
+    case invalidURL(String)
+    /// The connection ended before a complete answer head arrived.
+    case closedBeforeResponse
+    /// The whole exchange took longer than the client's timeout.
+    case timedOut(Duration)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
+        case .closedBeforeResponse: return "the connection ended before the answer arrived"
+        case .timedOut(let timeout): return "no complete answer within \(timeout)"
+        }
+    }
+}
