@@ -2,7 +2,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Carries a response body from the task reading the socket to the body's consumer, holding at
-/// most `capacity` bytes (or `maximumChunks` chunks) in between.
+/// most `capacity` bytes (or `maximumChunks` chunks) in between, plus the one chunk whose push
+/// reached the bound.
 ///
 /// The reader waits in `push` while the hand-off is full, and while it waits it reads nothing from
 /// the channel, so NIO's own back-pressure stops reading the socket and the server's sends stall in
