@@ -117,8 +117,10 @@ struct VortexDemo: AsyncParsableCommand {
         print("Subscribed to 9 channels of user \(userId) on one \(transport == .sse ? "Server-Sent Events stream" : "WebSocket")")
 
         // 3. One sample event per channel, over HTTP, as the backend would publish them.
-        let publisher = AppSyncHTTPPublisher(endpoint: appSync, authorization: publisherAuthorization)
         for (channel, event) in try Samples.events(userId: userId) {
+            // `--timeout` bounds the publishes too, however slowly a server answers.
+            let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
+            let publisher = AppSyncHTTPPublisher(endpoint: appSync, authorization: publisherAuthorization, client: NIOHTTPPostClient(timeout: remaining))
             let result = try await publisher.publish([event], to: channel)
             guard result.failed.isEmpty else { throw DemoFailure("publishing to \(channel) failed: \(result.failed)") }
         }
