@@ -30,15 +30,16 @@ struct Flood: AsyncParsableCommand {
 
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(port)/event")
         let connection: any ChannelConnection & Sendable
+        let start: @Sendable () async -> Void
         let stop: @Sendable () async -> Void
         let metrics: RuntimeMetrics
         switch transport {
         case "websocket":
             let appSync = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)
-            (connection, metrics, stop) = (appSync, appSync.metrics, { await appSync.disconnect() })
+            (connection, metrics, start, stop) = (appSync, appSync.metrics, { await appSync.start() }, { await appSync.disconnect() })
         case "sse":
             let sse = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)
-            (connection, metrics, stop) = (sse, sse.metrics, { await sse.disconnect() })
+            (connection, metrics, start, stop) = (sse, sse.metrics, { await sse.start() }, { await sse.disconnect() })
         default:
             throw BenchFailure("--transport is websocket or sse")
         }
@@ -46,15 +47,15 @@ struct Flood: AsyncParsableCommand {
         let notifier = BackendNotifier(source: hub)
         let stalled = await notifier.devicePresenceValues()  // held, never read
         let baseline = residentMemoryKB() ?? 0
-        await connection.start()
+        await start()
 
         var peak = baseline
-        let start = ContinuousClock.now
+        let began = ContinuousClock.now
         print("transport=\(transport) mode=\(mode) seconds=\(seconds)")
         print("| second | resident memory | frames received | overflowed |")
         print("|---:|---:|---:|---:|")
         for second in 1...seconds {
-            try await Task.sleep(until: start + .seconds(second), clock: .continuous)
+            try await Task.sleep(until: began + .seconds(second), clock: .continuous)
             let rss = residentMemoryKB() ?? 0
             peak = max(peak, rss)
             let snapshot = metrics.snapshot()
