@@ -267,7 +267,10 @@ struct TransportTests {
 /// HTTP publish never forwards credentials to another host: a redirect is an error, not followed.
 @Suite("HTTP publish over real sockets")
 struct HTTPPublishRedirectTests {
-    @Test func aRedirectIsAnErrorAndTheOtherHostGetsNothing() async throws {
+    static let clients: [any HTTPPostClient] = [NIOHTTPPostClient(), URLSessionPostClient()]
+
+    @Test(arguments: clients)
+    func aRedirectIsAnErrorAndTheOtherHostGetsNothing(_ client: any HTTPPostClient) async throws {
         let reached = NIOLockedValueBox(false)
         let other = try await ScriptedServer.start { _ in
             reached.withLockedValue { $0 = true }
@@ -277,12 +280,34 @@ struct HTTPPublishRedirectTests {
             Array("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:\(other.port)/event\r\nContent-Length: 0\r\n\r\n".utf8)
         }
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(redirecting.port)/event")
-        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: URLSessionPostClient())
+        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: client)
         await #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 307", code: "307")])) {
             try await publisher.publish(["{}"], to: "default/channel")
         }
         #expect(reached.withLockedValue { $0 } == false)
         await other.stop()
         await redirecting.stop()
+    }
+
+    /// `NIOHTTPPostClient` verifies `https` servers against the system's trust roots: a self-signed
+    /// server gets no request (and so no key); with its certificate trusted, the publish goes through.
+    @Test func anUntrustedServerGetsNoRequestAndATrustedOneAnswers() async throws {
+        let localhost = try LocalhostCertificate()
+        let requests = RecordedRequests()
+        let server = try await ScriptedServer.start(tls: localhost.serverConfiguration) { _, request in
+            requests.append(request)
+            return Array("HTTP/1.1 200 OK\r\nContent-Length: 29\r\n\r\n{\"successful\":[],\"failed\":[]}".utf8)
+        }
+        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let untrusting = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"))
+        await #expect(throws: AppSyncError.connectionLost) { try await untrusting.publish(["{}"], to: "default/channel") }
+        #expect(requests.count == 0)
+
+        let trusting = AppSyncHTTPPublisher(
+            endpoint: endpoint, authorization: .apiKey("da2-secret"), client: NIOHTTPPostClient(tlsConfiguration: localhost.clientConfiguration))
+        let result = try await trusting.publish(["{}"], to: "default/channel")
+        #expect(result.failed.isEmpty)
+        #expect(requests.all.first?.hasPrefix("POST /event HTTP/1.1\r\n") == true)
+        await server.stop()
     }
 }
