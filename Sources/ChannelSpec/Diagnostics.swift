@@ -133,6 +133,14 @@ package struct Diagnostics: Sendable {
         return !errors.isEmpty && errors.allSatisfy(\.isOutsideSubset)
     }
 
+    /// Lenient generation, when the spec fails for another reason: what is merely outside the subset
+    /// is reported as the warning it would be on its own, so the errors are the ones to fix. (A
+    /// channel with a real error is not skipped, so its unsupported parts were never demoted.)
+    package mutating func demoteOutsideSubsetErrorsBesideOtherErrors() {
+        guard all.contains(where: { $0.severity == .error && !$0.isOutsideSubset }) else { return }
+        for index in all.indices where all[index].severity == .error && all[index].isOutsideSubset { all[index].severity = .warning }
+    }
+
     /// Any errors from `start` on become warnings (what lenient generation skipped).
     package mutating func demoteErrors(from start: Int) {
         for index in all.indices[start...] where all[index].severity == .error { all[index].severity = .warning }

@@ -22,8 +22,9 @@ struct KeyRules {
             } else if let reason = ignored[entry.key] {
                 diagnostics.warning("'\(entry.key)' in \(object) \(name) is ignored: \(reason)", at: entry.keyLocation)
             } else if unknownKeysAreIgnored {
+                let why = object == "schema" ? "as JSON Schema ignores keywords it does not know" : "as it changes nothing generated"
                 diagnostics.strictWarning(
-                    "unknown keyword '\(entry.key)' in \(object) \(name) is ignored, as JSON Schema ignores keywords it does not know; check its spelling",
+                    "unknown keyword '\(entry.key)' in \(object) \(name) is ignored, \(why); check its spelling",
                     at: entry.keyLocation)
             } else {
                 diagnostics.error(
@@ -48,10 +49,13 @@ extension KeyRules {
         accepted: ["address", "messages", "parameters", "title", "summary", "description", "servers", "tags", "externalDocs"],
         ignored: ["bindings": "AppSync Events has no per-channel protocol bindings"])
 
+    /// Real documents put JSON Schema keywords (`format`, `pattern`, …) on 3.0 parameters; they
+    /// change nothing generated (a parameter is a validated channel segment), so they are ignored.
     static let parameter = KeyRules(
         object: "parameter",
         accepted: ["description", "enum", "default", "examples", "schema"],  // `schema`: AsyncAPI 2.x
-        unsupported: ["location": "parameters are read from the channel address only, not from runtime expressions"])
+        ignored: ["location": "the app sets each parameter; where the value also appears in a message is not used"],
+        unknownKeysAreIgnored: true)
 
     static let operation = KeyRules(
         object: "operation",

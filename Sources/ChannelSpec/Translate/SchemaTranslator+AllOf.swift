@@ -152,6 +152,13 @@ extension SchemaTranslator {
             if let nested = target.child("allOf") {
                 // Flatten: a member that is itself a composition contributes its members.
                 let id = Self.id(of: target)
+                // The flattening recurses once per level: bounded as `type(of:)` is.
+                guard visiting.count < Self.maximumDepth else {
+                    diagnostics.error(
+                        "'allOf' of schema '\(JSONPointer.lastToken(target.pointer) ?? "?")' is nested more than \(Self.maximumDepth) levels deep",
+                        at: member.location)
+                    return nil
+                }
                 guard visiting.insert(id).inserted else {
                     diagnostics.unsupported("'allOf' of schema '\(JSONPointer.lastToken(target.pointer) ?? "?")' includes itself", at: member.location)
                     return nil

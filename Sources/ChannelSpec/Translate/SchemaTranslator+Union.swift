@@ -58,6 +58,11 @@ extension SchemaTranslator {
                 origin: Origin(location: member.location, reference: workspace.displayReference(member))))
             components.append(member.node["$ref"]?.string.map(Self.lastToken))
         }
+        guard !variants.isEmpty else {
+            // Every variant was left out (`anyOf: [X, X]` inside `X`): no Swift type has no cases.
+            diagnostics.unsupported("'\(keyword)' in schema '\(name)' has no variant left but itself; it constrains nothing channelgen can type", at: list.keyLocation ?? list.location)
+            return nil
+        }
         let decoding = decoding(of: cursor, variants: &variants, components: components, name: name)
         types[index].kind = .union(Union(decoding: decoding, variants: variants))
         // Decoding a variant that is this union again (directly or through other unions) reads the

@@ -109,6 +109,12 @@ struct SchemaTranslator {
         // An inline schema reached twice (a shared message's payload, the items of a component used
         // by two properties) is one type, not two with the same name.
         if let index = typeIndex[Self.id(of: cursor)] { return .named(types[index].id) }
+        // JSON Schema's boolean schemas: `true` admits any value (as `{}` does), `false` none.
+        if let admitsAnything = cursor.node.scalar?.bool {
+            if admitsAnything { return .json }
+            diagnostics.unsupported("schema '\(name)' is 'false': no value is valid, so there is nothing to decode", at: cursor.location)
+            return nil
+        }
         guard cursor.node.entries != nil else {
             diagnostics.error("a schema must be a mapping, found \(cursor.node.kindDescription)", at: cursor.location)
             return nil
@@ -160,8 +166,9 @@ struct SchemaTranslator {
             }
             return type(of: items, name: name + "Item", parent: parent).map { .array($0) }
         default:
-            diagnostics.error("a schema of type 'null' alone has no Swift type; use 'nullable: true' on a typed schema", at: cursor.node["type"]?.location ?? cursor.location)
-            return nil
+            // `type: 'null'` alone: the value is always null (a placeholder field, an event with no
+            // body). `JSONValue` holds it, and round-trips it.
+            return .json
         }
     }
 
@@ -360,6 +367,8 @@ struct SchemaTranslator {
 
         var members: [Property] = []
         for (key, keyLocation, propertyCursor) in shape.properties {
+            // `key: false`: the property can never be present, so the type has no member for it.
+            if propertyCursor.node.scalar?.bool == false { continue }
             guard let type = type(of: propertyCursor, name: key, parent: id) else { continue }
             var propertyDocs = self.documentation(of: propertyCursor)
             if propertyCursor.isReference, propertyDocs.description == nil, case .named = type {

@@ -24,7 +24,11 @@ package enum SpecTranslator {
         let api = translator.run()
         var diagnostics = translator.diagnostics
         diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
-        if strict { diagnostics.promoteStrictWarnings() }
+        if strict {
+            diagnostics.promoteStrictWarnings()
+        } else {
+            diagnostics.demoteOutsideSubsetErrorsBesideOtherErrors()
+        }
         let hasErrors = diagnostics.hasErrors
         return SpecResult(api: hasErrors ? nil : api, diagnostics: diagnostics.all, files: workspace.loadedFiles)
     }
@@ -255,10 +259,22 @@ struct Translation {
             return nil
         }
         var messages: [Message] = []
-        for (messageKey, _, messageReference) in messageEntries {
+        for (messageKey, messageKeyLocation, messageReference) in messageEntries {
             let payloadName = payloadName(channel: key, message: messageKey, messageCount: messageEntries.count)
-            guard let message = message(key: messageKey, messageReference, channelKey: key, payloadName: payloadName) else { return nil }
+            let reported = diagnostics.all.count
+            let checkpoint = schemas.checkpoint()
+            let translated = message(key: messageKey, messageReference, channelKey: key, payloadName: payloadName)
+            // A message channelgen cannot serve (binary, an unsupported schema) costs only itself:
+            // the channel's other messages are still served. (A channel's only message: the channel.)
+            if !strict, messageEntries.count > 1, skipOutsideSubset("message '\(messageKey)' of channel '\(key)'", at: messageKeyLocation, reported: reported, checkpoint: checkpoint) {
+                continue
+            }
+            guard let message = translated else { return nil }
             messages.append(message)
+        }
+        guard !messages.isEmpty else {
+            diagnostics.unsupported("channel '\(key)' has no message channelgen can generate", at: messagesCursor.location)
+            return nil
         }
         // Several messages on one channel (a multiplexed socket): the channel carries an enum of them.
         let message = messages.count == 1 ? messages[0] : schemas.messageUnion(
@@ -337,15 +353,19 @@ struct Translation {
               let cursor = applyingTraits(resolved, of: "message '\(key)'") else { return nil }
         // Headers, traits and bindings belong to a transport; models of the payload do not need them.
         (modelsOnly ? KeyRules.messageModel : KeyRules.message).check(cursor, named: "'\(key)'", into: &diagnostics)
+        // Registered before anything can skip it: an operation may list a message that is skipped.
+        resolvedMessages[channelKey, default: []].insert(SchemaTranslator.id(of: cursor))
         if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
             diagnostics.unsupported(
                 "message '\(key)' has contentType '\(contentType)'; channelgen generates JSON payloads",
                 at: cursor.node["contentType"]?.location)
             return nil
         }
+        let name = cursor.node["name"]?.string
+        let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
         guard var payload = cursor.child("payload") else {
-            diagnostics.error("missing required key 'payload' in message '\(key)'", at: cursor.declarationLocation)
-            return nil
+            // `payload` is optional: the message says an event happens, not what it carries.
+            return Message(key: key, name: name, payload: .json, documentation: documentation(cursor), origin: origin)
         }
         // AsyncAPI 2.x names the payload's format on the message.
         if let format = cursor.node["schemaFormat"], let text = format.string, !Self.isSupportedSchemaFormat(text) {
@@ -368,12 +388,8 @@ struct Translation {
             }
             payload = schema
         }
-        let name = cursor.node["name"]?.string
-        resolvedMessages[channelKey, default: []].insert(SchemaTranslator.id(of: cursor))
         guard let type = schemas.type(of: payload, name: payloadName, parent: nil) else { return nil }
-        return Message(
-            key: key, name: name, payload: type, documentation: documentation(cursor),
-            origin: Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference)))
+        return Message(key: key, name: name, payload: type, documentation: documentation(cursor), origin: origin)
     }
 
     // MARK: Operations
@@ -516,8 +532,9 @@ struct Translation {
         upperFirst(messageCount == 1 ? channel : message) + "Payload"
     }
 
+    /// An empty or absent format is the default (an AsyncAPI schema).
     static func isSupportedSchemaFormat(_ format: String) -> Bool {
-        format.hasPrefix("application/schema+json") || format.hasPrefix("application/schema+yaml")
+        format.isEmpty || format.hasPrefix("application/schema+json") || format.hasPrefix("application/schema+yaml")
             || format.hasPrefix("application/vnd.oai.openapi") || format.hasPrefix("application/vnd.aai.asyncapi")
     }
 

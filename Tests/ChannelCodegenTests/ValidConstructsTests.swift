@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+/// Issue 30: a construct that is valid AsyncAPI or JSON Schema never rejects a document. What
+/// channelgen cannot serve is skipped at the smallest scope (the message, then the channel) with a
+/// located warning; everything accepted type-checks.
+@Suite("Valid constructs are served")
+struct ValidConstructsTests {
+    static let spec = """
+        asyncapi: 3.0.0
+        info: {title: Valid, version: 1.0.0}
+        channels:
+          noPayload:
+            address: app/no-payload
+            messages: {ping: {name: ping}}
+          nullPayload:
+            address: app/null-payload
+            messages: {ping: {name: ping, payload: {type: 'null'}}}
+          anything:
+            address: app/anything
+            messages: {ping: {name: ping, payload: true}}
+          booleanProperties:
+            address: app/boolean-properties
+            messages: {ping: {name: ping, payload: {type: object, properties: {kept: true, never: false, id: {type: string}}}}}
+          mixed:
+            address: app/mixed
+            messages:
+              audio: {name: audio, contentType: application/octet-stream, payload: {type: string, format: binary}}
+              transcript: {name: transcript, payload: {type: object, properties: {text: {type: string}}}}
+          emptyFormat:
+            address: app/empty-format
+            messages: {ping: {name: ping, schemaFormat: '', payload: {type: object, properties: {n: {type: integer}}}}}
+          parameterKeywords:
+            address: app/{userId}/keywords
+            parameters:
+              userId: {description: The user., format: uuid, location: '$message.payload#/userId'}
+            messages: {ping: {name: ping, payload: {type: string}}}
+        operations:
+          noPayloadValues: {action: receive, channel: {$ref: '#/channels/noPayload'}}
+          nullPayloadValues: {action: receive, channel: {$ref: '#/channels/nullPayload'}}
+          anythingValues: {action: receive, channel: {$ref: '#/channels/anything'}}
+          booleanPropertiesValues: {action: receive, channel: {$ref: '#/channels/booleanProperties'}}
+          mixedValues:
+            action: receive
+            channel: {$ref: '#/channels/mixed'}
+            messages: [{$ref: '#/channels/mixed/messages/audio'}, {$ref: '#/channels/mixed/messages/transcript'}]
+          emptyFormatValues: {action: receive, channel: {$ref: '#/channels/emptyFormat'}}
+          parameterKeywordsValues: {action: receive, channel: {$ref: '#/channels/parameterKeywords'}}
+        """
+
+    @Test func everyChannelIsServedAndTheOutputTypeChecks() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: Self.spec, named: "valid.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        for operation in ["noPayload", "nullPayload", "anything", "booleanProperties", "mixed", "emptyFormat", "parameterKeywords"] {
+            #expect(notifier.contains("func \(operation)Values() async -> AsyncStream<"), "\(operation)")
+        }
+        // No payload, a null payload and `true` carry any JSON; `never: false` can never be present.
+        #expect(notifier.contains("func noPayloadValues() async -> AsyncStream<JSONValue>"))
+        #expect(notifier.contains("func anythingValues() async -> AsyncStream<JSONValue>"))
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public var kept: JSONValue?"))
+        #expect(!models.contains("never"))
+        // The binary message is left out; its channel carries the JSON one.
+        #expect(notifier.contains("func mixedValues() async -> AsyncStream<TranscriptPayload>"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    @Test func whatIsSkippedIsWarnedAtItsLinesAndStrictMakesItAnError() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try Self.spec.write(to: work.appendingPathComponent("valid.yaml"), atomically: true, encoding: .utf8)
+        let lenient = try await TestSupport.channelgen(["lint", "valid.yaml"], in: work)
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        #expect(!lenient.stderr.contains(": error: "))
+        #expect(lenient.stderr.contains("valid.yaml:19:41: warning: message 'audio' has contentType 'application/octet-stream'"))
+        #expect(lenient.stderr.contains("valid.yaml:19:7: warning: message 'audio' of channel 'mixed' is skipped"))
+        #expect(lenient.stderr.contains("valid.yaml:27:40: warning: unknown keyword 'format' in parameter 'userId' is ignored"))
+        #expect(lenient.stderr.contains("valid.yaml:27:54: warning: 'location' in parameter 'userId' is ignored"))
+
+        let strict = try await TestSupport.channelgen(["lint", "--strict", "valid.yaml"], in: work)
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("valid.yaml:19:41: error: message 'audio' has contentType"))
+        #expect(strict.stderr.contains("valid.yaml:27:40: error: unknown keyword 'format'"))
+    }
+
+    /// A chain of 1 500 `Sn: {allOf: [{$ref: Sn+1}]}` overflowed the stack (SIGSEGV) in every
+    /// command: flattening nested `allOf`s recursed once per level with no limit.
+    @Test func aLongAllOfChainIsALocatedErrorNotACrash() async throws {
+        var spec = Self.header(payload: "S0")
+        for index in 0..<1500 { spec += "    S\(index): {allOf: [{$ref: '#/components/schemas/S\(index + 1)'}]}\n" }
+        spec += "    S1500: {type: object, properties: {a: {type: string}}}\n"
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("chain.yaml"), atomically: true, encoding: .utf8)
+        let lint = try await TestSupport.channelgen(["lint", "chain.yaml"], in: work)
+        #expect(lint.status == 1)
+        #expect(lint.stderr.contains("error: 'allOf' of schema 'S64' is nested more than 64 levels deep"), "\(lint.stderr)")
+    }
+
+    /// `anyOf: [S0, S0]` inside `S0` left a union with no variants: accepted, and its Swift did
+    /// not compile. Now the union is outside the subset: its channel is skipped with a warning.
+    @Test func aUnionWithNoVariantLeftIsSkippedAndTheRestCompiles() async throws {
+        var spec = Self.header(payload: "S0", extraChannel: true)
+        spec += "    S0: {anyOf: [{$ref: '#/components/schemas/S0'}, {$ref: '#/components/schemas/S0'}]}\n"
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "union.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: 'anyOf' in schema 'S0' has no variant left but itself"))
+        #expect(result.stderr.contains("warning: channel 'ping' is skipped"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    /// A spec with one channel `ping` whose payload is component `payload`, and optionally a
+    /// plain second channel; `components.schemas` is left open for the caller.
+    static func header(payload: String, extraChannel: Bool = false) -> String {
+        """
+        asyncapi: 3.0.0
+        info: {title: T, version: 1.0.0}
+        channels:
+          ping:
+            address: app/ping
+            messages: {ping: {name: ping, payload: {$ref: '#/components/schemas/\(payload)'}}}
+        \(extraChannel ? "  pong:\n    address: app/pong\n    messages: {pong: {name: pong, payload: {type: string}}}\n" : "")\
+        operations:
+          pingValues: {action: receive, channel: {$ref: '#/channels/ping'}}
+        \(extraChannel ? "  pongValues: {action: receive, channel: {$ref: '#/channels/pong'}}\n" : "")\
+        components:
+          schemas:
+
+        """
+    }
+}
