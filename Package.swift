@@ -49,7 +49,7 @@ let package = Package(
         // The channel naming rules of each transport, shared by the generator, the runtime and the
         // emulator. No dependencies, so the generator tool stays light.
         .target(name: "ChannelNaming"),
-        .target(name: "ChannelCodegen", dependencies: ["ChannelSpec"]),
+        .target(name: "ChannelCodegen", dependencies: ["ChannelSpec", "ChannelNaming"]),
         .executableTarget(
             name: "channelgen",
             dependencies: [
@@ -178,7 +178,7 @@ let package = Package(
             name: "ChannelCodegenTests",
             // `channelgen` so the CLI is built for the tests that run it; `ChannelRuntime` so generated
             // code can be type-checked against the runtime module.
-            dependencies: ["ChannelSpec", "ChannelCodegen", "channelgen", "ChannelRuntime", "ChildProcessSupport", "SeededRandom"],
+            dependencies: ["ChannelSpec", "ChannelCodegen", "ChannelNaming", "channelgen", "ChannelRuntime", "ChildProcessSupport", "SeededRandom"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -96,7 +96,8 @@ package enum Generator {
     /// Load → resolve → translate → name.
     static func name(config: GeneratorConfig) -> Result<Named, FailedGeneration> {
         var spec = SpecTranslator.translate(
-            specAt: config.specPath, allowedFolder: config.allowedFolder, strict: config.strict, modelsOnly: config.mode == .models)
+            specAt: config.specPath, allowedFolder: config.allowedFolder, strict: config.strict, modelsOnly: config.mode == .models,
+            channelRules: config.transport.channelRules)
         // A spec file that cannot be read is the config's problem: report it at the `spec:` line.
         spec.diagnostics = spec.diagnostics.map { diagnostic in
             var diagnostic = diagnostic

@@ -1,3 +1,4 @@
+import ChannelNaming
 import ChannelSpec
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,6 +14,7 @@ import Foundation
 /// accessModifier: public                        # public (default), package or internal
 /// generate: client                              # client (default), mocks or models
 /// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
+/// transport: appsync                            # appsync (default) or sse: whose channel rules addresses follow
 /// ```
 package struct GeneratorConfig: Sendable, Equatable {
     /// The access level of the generated declarations.
@@ -29,6 +31,21 @@ package struct GeneratorConfig: Sendable, Equatable {
         /// Payload models only, for a document of any protocol (MQTT, Kafka, raw WebSocket): no
         /// channel rules apply, and every component schema is a model too.
         case models
+    }
+
+    /// The transport the client targets: channel addresses are checked by its rules.
+    package enum Transport: String, Sendable, CaseIterable {
+        /// AWS AppSync Events (1–5 segments of `A–Z a–z 0–9 -`).
+        case appsync
+        /// Server-Sent Events from a Mercure hub (topics: up to 32 segments of printable ASCII).
+        case sse
+
+        package var channelRules: ChannelNamingRules {
+            switch self {
+            case .appsync: return .appSyncEvents
+            case .sse: return .serverSentEvents
+            }
+        }
     }
 
     /// Path of the AsyncAPI document, resolved against the config file's folder.
@@ -49,6 +66,8 @@ package struct GeneratorConfig: Sendable, Equatable {
     /// `strict: true`: a construct outside the subset is an error; by default its channel (or
     /// operation) is skipped with warnings and the rest generates.
     package var strict = false
+    /// The transport whose channel rules addresses are checked by.
+    package var transport: Transport = .appsync
 
 /// A configuration for the spec at `specPath`.
     package init(
@@ -62,7 +81,7 @@ package struct GeneratorConfig: Sendable, Equatable {
         self.clientModule = clientModule
     }
 
-    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict"]
+    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict", "transport"]
 
     /// Reads and checks a config file; every problem is reported at its line.
     package static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
@@ -110,6 +129,13 @@ package struct GeneratorConfig: Sendable, Equatable {
                 config.mode = value
             } else {
                 diagnostics.append(.error("'generate' must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))", at: generate.location))
+            }
+        }
+        if let transport = root["transport"] {
+            if let value = transport.string.flatMap(Transport.init(rawValue:)) {
+                config.transport = value
+            } else {
+                diagnostics.append(.error("'transport' must be one of \(Transport.allCases.map(\.rawValue).joined(separator: ", "))", at: transport.location))
             }
         }
         if let strict = root["strict"] {

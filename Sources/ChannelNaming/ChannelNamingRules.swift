@@ -13,20 +13,47 @@ public struct ChannelNamingRules: Sendable, Hashable {
     public let maximumSegmentLength: Int
     /// Whether the first segment names a namespace (and so cannot be a parameter).
     public let firstSegmentIsNamespace: Bool
+    private let alphabet: Alphabet
+
+    private enum Alphabet: Sendable, Hashable {
+        /// `A–Z a–z 0–9 -`, no `-` at either end of a segment.
+        case appSync
+        /// Printable ASCII but what would change a topic's meaning or its quoting.
+        case topic
+    }
 
     /// AppSync Events: 1–5 segments of 1–50 characters `A–Z a–z 0–9 -`, not starting or ending
     /// with `-`; the first segment is the namespace; a subscription may end in `*`.
     public static let appSyncEvents = ChannelNamingRules(
-        transportName: "AppSync Events", maximumSegments: 5, maximumSegmentLength: 50, firstSegmentIsNamespace: true)
+        transportName: "AppSync Events", maximumSegments: 5, maximumSegmentLength: 50, firstSegmentIsNamespace: true, alphabet: .appSync)
+
+    /// Server-Sent Events from a Mercure hub, where a channel is a topic (any string): up to 32
+    /// segments of 1–255 printable ASCII characters, so the addresses of MQTT, Kafka, Pusher or
+    /// Centrifugo documents (`.`, `:`, `_`, `+`, `=`, `?`, …) are carried as they are. Refused:
+    /// `*` (a wildcard in channel routes), `{` `}` (templates), `#`, spaces, quotes, `\`, `<` `>`,
+    /// `^`, `` ` `` and `|`.
+    public static let serverSentEvents = ChannelNamingRules(
+        transportName: "Server-Sent Events", maximumSegments: 32, maximumSegmentLength: 255, firstSegmentIsNamespace: false, alphabet: .topic)
 
     /// The characters a segment allows, as messages spell them.
-    public var allowedCharacters: String { "A-Z, a-z, 0-9 and '-'" }
+    public var allowedCharacters: String {
+        switch alphabet {
+        case .appSync: return "A-Z, a-z, 0-9 and '-'"
+        case .topic: return "printable ASCII except * { } # \" < > \\ ^ ` | and space"
+        }
+    }
 
     /// Whether `scalar` may appear in a segment.
     public func allows(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "-": return true
-        default: return false
+        switch alphabet {
+        case .appSync:
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", "-": return true
+            default: return false
+            }
+        case .topic:
+            guard scalar.value > 0x20, scalar.value < 0x7F else { return false }
+            return !"*{}#\"<>\\^`|/".unicodeScalars.contains(scalar)
         }
     }
 
@@ -36,7 +63,7 @@ public struct ChannelNamingRules: Sendable, Hashable {
         // In UTF-8 bytes: every allowed character is one byte, and a long text is refused before it is scanned.
         if segment.utf8.count > maximumSegmentLength { return .tooLong(length: segment.utf8.count) }
         if let bad = segment.unicodeScalars.first(where: { !allows($0) }) { return .invalidCharacter(bad) }
-        if segment.hasPrefix("-") || segment.hasSuffix("-") { return .edgeHyphen }
+        if alphabet == .appSync, segment.hasPrefix("-") || segment.hasSuffix("-") { return .edgeHyphen }
         return nil
     }
 

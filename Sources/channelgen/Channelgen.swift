@@ -167,9 +167,13 @@ struct Lint: ParsableCommand {
     @Flag(help: "Check the payload models alone, as `generate: models` does (any protocol; no channel rules).")
     var models = false
 
+    @Option(help: "The transport whose channel rules addresses are checked by: appsync (default) or sse, as `transport:` in channelgen.yaml.")
+    var transport: GeneratorConfig.Transport = .appsync
+
     func run() throws {
         var config = GeneratorConfig(specPath: spec, mode: models ? .models : .client)
         config.strict = strict
+        config.transport = transport
         let result = Generator.generate(config: config)
         if report(result.diagnostics) { throw ExitCode(1) }
     }
@@ -253,3 +257,5 @@ extension Check {
         print(DiffReport.render(changes, format: .text))
     }
 }
+
+extension GeneratorConfig.Transport: ExpressibleByArgument {}

@@ -1,3 +1,4 @@
+import ChannelNaming
 import Foundation
 import Testing
 
@@ -134,5 +135,62 @@ struct ValidConstructsTests {
           schemas:
 
         """
+    }
+}
+
+/// Issue 30: addresses are checked by the rules of the transport the client targets. AppSync's
+/// (1–5 segments of `A–Z a–z 0–9 -`) stay the default; `transport: sse` carries the topics of
+/// MQTT, Kafka, Pusher or Centrifugo documents as they are.
+@Suite("Address rules per transport")
+struct AddressRulesPerTransportTests {
+    static let spec = """
+        asyncapi: 3.0.0
+        info: {title: Topics, version: 1.0.0}
+        channels:
+          measured:
+            address: smartylighting/streetlights/1/0/event/{streetlightId}/lighting/measured
+            parameters: {streetlightId: {description: The light.}}
+            messages: {m: {payload: {type: object, properties: {lumens: {type: integer}}}}}
+          pusher:
+            address: private-orders.eu_west:v1
+            messages: {m: {payload: {type: string}}}
+          query:
+            address: feeds/prices?symbol=BTC&depth=5
+            messages: {m: {payload: {type: number}}}
+        operations:
+          measuredValues: {action: receive, channel: {$ref: '#/channels/measured'}}
+          pusherValues: {action: receive, channel: {$ref: '#/channels/pusher'}}
+          queryValues: {action: receive, channel: {$ref: '#/channels/query'}}
+        """
+
+    @Test func appSyncRulesSkipTheTopicsAndSSERulesServeThem() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try Self.spec.write(to: work.appendingPathComponent("topics.yaml"), atomically: true, encoding: .utf8)
+        let appSync = try await TestSupport.channelgen(["lint", "topics.yaml"], in: work)
+        #expect(appSync.status == 0)
+        #expect(appSync.stderr.contains("it has 8 segments; AppSync Events allows at most 5"))
+        #expect(appSync.stderr.contains("warning: channel 'pusher' is skipped"))
+        #expect(appSync.stderr.contains("warning: channel 'query' is skipped"))
+
+        let sse = try await TestSupport.channelgen(["lint", "--transport", "sse", "topics.yaml"], in: work)
+        #expect(sse.status == 0)
+        #expect(!sse.stderr.contains("skipped"), "\(sse.stderr)")
+
+        let (result, output) = try await TestSupport.generate(spec: Self.spec, named: "topics.yaml", in: work, extra: "transport: sse\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let channels = try TestSupport.contents(output.appendingPathComponent("Channels.swift"))
+        #expect(channels.contains("\"private-orders.eu_west:v1\""))
+        #expect(channels.contains("\"feeds/prices?symbol=BTC&depth=5\""))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    /// What would change a topic's meaning or its quoting in Swift stays out on every transport.
+    @Test(arguments: ["app/*", "app/{", "a b", "app/\"x", "app/x\\\\y", "app/#"])
+    func charactersThatChangeATopicAreRefused(_ address: String) {
+        let rules = ChannelNamingRules.serverSentEvents
+        let refused = address.split(separator: "/").contains { !rules.isValidSegment($0) } || address.contains("{")
+        #expect(refused, "\(address)")
     }
 }

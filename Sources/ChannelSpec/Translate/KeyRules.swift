@@ -47,7 +47,7 @@ extension KeyRules {
     static let channel = KeyRules(
         object: "channel",
         accepted: ["address", "messages", "parameters", "title", "summary", "description", "servers", "tags", "externalDocs"],
-        ignored: ["bindings": "AppSync Events has no per-channel protocol bindings"])
+        ignored: ["bindings": "channelgen's transports have no per-channel protocol bindings"])
 
     /// Real documents put JSON Schema keywords (`format`, `pattern`, …) on 3.0 parameters; they
     /// change nothing generated (a parameter is a validated channel segment), so they are ignored.
@@ -60,10 +60,11 @@ extension KeyRules {
     static let operation = KeyRules(
         object: "operation",
         accepted: ["action", "channel", "messages", "title", "summary", "description", "security", "tags", "externalDocs"],
-        unsupported: [
-            "reply": "request/reply operations are not part of the channel subset",
-        ],
-        ignored: ["bindings": "AppSync Events has no per-operation protocol bindings"])
+        ignored: [
+            "bindings": "channelgen's transports have no per-operation protocol bindings",
+            // The operation's own channel is still served; a reply channel is served by its own operation.
+            "reply": "request/reply is not modelled; the operation is generated for its own channel",
+        ])
 
     static let message = KeyRules(
         object: "message",
@@ -71,10 +72,11 @@ extension KeyRules {
             "name", "payload", "title", "summary", "description", "contentType", "tags", "externalDocs", "examples", "correlationId",
             "messageId", "schemaFormat", "deprecated",  // AsyncAPI 2.x
         ],
-        unsupported: [
-            "headers": "AppSync Events messages carry no headers; put the fields into the payload",
-        ],
-        ignored: ["bindings": "AppSync Events has no per-message protocol bindings"])
+        ignored: [
+            "bindings": "channelgen's transports have no per-message protocol bindings",
+            // The payload is what a stream delivers; a transport's headers are not part of it.
+            "headers": "the payload is generated; message headers are not part of the delivered event",
+        ])
 
     /// A message read for its payload model alone (`generate: models`).
     static let messageModel = KeyRules(

@@ -18,9 +18,14 @@ package enum SpecTranslator {
     ///     skipped with warnings and the rest generates.
     ///   - modelsOnly: only payload models are wanted (any protocol): channels and operations are
     ///     not checked against a transport, and every component schema is a model too.
-    package static func translate(specAt path: String, allowedFolder: String? = nil, strict: Bool = false, modelsOnly: Bool = false) -> SpecResult {
+    ///   - channelRules: the rules of the transport the client targets, that channel addresses are
+    ///     checked by (AppSync Events by default).
+    package static func translate(
+        specAt path: String, allowedFolder: String? = nil, strict: Bool = false, modelsOnly: Bool = false,
+        channelRules: ChannelNamingRules = .appSyncEvents
+    ) -> SpecResult {
         let workspace = SpecWorkspace(rootFile: path, allowedFolder: allowedFolder)
-        var translator = Translation(workspace: workspace, strict: strict, modelsOnly: modelsOnly)
+        var translator = Translation(workspace: workspace, strict: strict, modelsOnly: modelsOnly, channelRules: channelRules)
         let api = translator.run()
         var diagnostics = translator.diagnostics
         diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
@@ -49,11 +54,14 @@ struct Translation {
     let strict: Bool
     /// `generate: models`: payload models only.
     let modelsOnly: Bool
+    /// The target transport's channel rules, that addresses are checked by.
+    let channelRules: ChannelNamingRules
 
-    init(workspace: SpecWorkspace, strict: Bool, modelsOnly: Bool) {
+    init(workspace: SpecWorkspace, strict: Bool, modelsOnly: Bool, channelRules: ChannelNamingRules = .appSyncEvents) {
         self.workspace = workspace
         self.strict = strict
         self.modelsOnly = modelsOnly
+        self.channelRules = channelRules
         self.schemas = SchemaTranslator(workspace: workspace)
     }
 
@@ -286,11 +294,11 @@ struct Translation {
             message: message, documentation: documentation(cursor), origin: origin)
     }
 
-    /// The transport's channel rules (AppSync Events: 1–5 segments of `[A-Za-z0-9-]`, 1–50 chars, no
-    /// leading or trailing `-`); `{name}` parameters stand for whole or partial segments and are
-    /// validated again at runtime, against the same rules.
+    /// The target transport's channel rules (AppSync Events: 1–5 segments of `[A-Za-z0-9-]`, 1–50
+    /// chars, no leading or trailing `-`; Server-Sent Events: topics of up to 32 segments);
+    /// `{name}` parameters stand for whole or partial segments and are validated again at runtime.
     private mutating func parseAddress(_ text: String, at location: SourceLocation) -> ChannelAddressTemplate? {
-        let rules = ChannelNamingRules.appSyncEvents
+        let rules = channelRules
         func fail(_ reason: String) -> ChannelAddressTemplate? {
             diagnostics.error("invalid channel address '\(text)': \(reason)", at: location)
             return nil
