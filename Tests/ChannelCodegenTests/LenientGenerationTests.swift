@@ -49,7 +49,7 @@ struct LenientGenerationTests {
                 messages: {m: {payload: {type: object, properties: {id: {type: string}}}}}
               negated:
                 address: app/negated
-                messages: {m: {payload: {type: object, patternProperties: {x: {}}}}}
+                messages: {m: {payload: {type: array, prefixItems: [{}]}}}
               mqtt:
                 address: a/b/c/d/e/f/g
                 messages: {m: {payload: {type: string}}}
@@ -64,14 +64,14 @@ struct LenientGenerationTests {
 
         let lenient = try await TestSupport.channelgen(["lint", "main.yaml"], in: work)
         #expect(lenient.status == 0, "\(lenient.stderr)")
-        #expect(lenient.stderr.contains("main.yaml:9:44: warning: 'patternProperties' in schema"))
+        #expect(lenient.stderr.contains("main.yaml:9:43: warning: 'prefixItems' in schema"))
         #expect(lenient.stderr.contains("main.yaml:8:5: warning: channel 'negated' is skipped"))
         #expect(lenient.stderr.contains("main.yaml:11:14: warning: invalid channel address 'a/b/c/d/e/f/g'"))
         #expect(lenient.stderr.contains("main.yaml:11:5: warning: channel 'mqtt' is skipped"))
 
         let strict = try await TestSupport.channelgen(["lint", "--strict", "main.yaml"], in: work)
         #expect(strict.status == 1)
-        #expect(strict.stderr.contains("main.yaml:9:44: error: 'patternProperties' in schema"))
+        #expect(strict.stderr.contains("main.yaml:9:43: error: 'prefixItems' in schema"))
         #expect(strict.stderr.contains("main.yaml:11:14: error: invalid channel address"))
 
         let config = try TestSupport.writeConfig(in: work, spec: work.appendingPathComponent("main.yaml"))
@@ -96,7 +96,7 @@ struct LenientGenerationTests {
                 messages: {m: {payload: {$ref: '#/components/schemas/Order'}}}
               negated:
                 address: app/negated
-                messages: {m: {payload: {type: object, properties: {order: {$ref: '#/components/schemas/Order'}, rest: {type: object, patternProperties: {x: {}}}}}}}
+                messages: {m: {payload: {type: object, properties: {order: {$ref: '#/components/schemas/Order'}, rest: {type: array, prefixItems: [{}]}}}}}
               good:
                 address: app/good
                 messages: {m: {payload: {$ref: '#/components/schemas/Order'}}}

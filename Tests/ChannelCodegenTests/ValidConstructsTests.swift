@@ -88,6 +88,57 @@ struct ValidConstructsTests {
         #expect(strict.stderr.contains("valid.yaml:27:40: error: unknown keyword 'format'"))
     }
 
+    /// Common shapes that were skipped: `patternProperties` (a dictionary, or the other keys of a
+    /// struct), `properties` beside `oneOf` (an `allOf` of the object and the union), and a `$ref`
+    /// whose file part is percent-encoded.
+    @Test func commonShapesAreServedAndTypeCheck() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Shapes, version: 1.0.0}
+            channels:
+              counters:
+                address: app/counters
+                messages: {m: {payload: {type: object, patternProperties: {'^c-': {type: integer}}}}}
+              labelled:
+                address: app/labelled
+                messages: {m: {payload: {type: object, properties: {id: {type: string}}, patternProperties: {'^x-': {type: string}}}}}
+              shapes:
+                address: app/shapes
+                messages:
+                  m:
+                    payload:
+                      type: object
+                      properties: {kind: {type: string}}
+                      oneOf: [{$ref: '#/components/schemas/Circle'}, {$ref: '#/components/schemas/Square'}]
+              spaced:
+                address: app/spaced
+                messages: {m: {payload: {$ref: './o%20x.yaml#/Thing'}}}
+            operations:
+              countersValues: {action: receive, channel: {$ref: '#/channels/counters'}}
+              labelledValues: {action: receive, channel: {$ref: '#/channels/labelled'}}
+              shapesValues: {action: receive, channel: {$ref: '#/channels/shapes'}}
+              spacedValues: {action: receive, channel: {$ref: '#/channels/spaced'}}
+            components:
+              schemas:
+                Circle: {type: object, required: [radius], properties: {radius: {type: number}}}
+                Square: {type: object, required: [side], properties: {side: {type: number}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try "Thing: {type: object, properties: {name: {type: string}}}\n".write(to: work.appendingPathComponent("o x.yaml"), atomically: true, encoding: .utf8)
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "shapes.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("skipped"), "\(result.stderr)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func countersValues() async -> AsyncStream<[String: Int]>"))
+        #expect(notifier.contains("func spacedValues() async -> AsyncStream<Thing>"))
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public var additionalProperties: [String: String]"))
+        #expect(models.contains("public var value1: Value1"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
     /// A chain of 1 500 `Sn: {allOf: [{$ref: Sn+1}]}` overflowed the stack (SIGSEGV) in every
     /// command: flattening nested `allOf`s recursed once per level with no limit.
     @Test func aLongAllOfChainIsALocatedErrorNotACrash() async throws {

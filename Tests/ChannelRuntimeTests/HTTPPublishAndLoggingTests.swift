@@ -127,8 +127,8 @@ struct HTTPPublishAnswerTests {
 /// summarised instead of written at the rate a server sends them.
 @Suite("Diagnostic log")
 struct DiagnosticLogTests {
-    static func log(lines: LockedBox<[String]>, clock: ManualClock = ManualClock()) -> DiagnosticLog {
-        DiagnosticLog(logger: Logger(label: "capture") { _ in CapturingLogHandler(lines: lines) }, clock: RuntimeClock(clock), interval: .seconds(10), burst: 3)
+    static func log(lines: LockedBox<[String]>, clock: ManualClock = ManualClock(), burst: Int = 3) -> DiagnosticLog {
+        DiagnosticLog(logger: Logger(label: "capture") { _ in CapturingLogHandler(lines: lines) }, clock: RuntimeClock(clock), interval: .seconds(10), burst: burst)
     }
 
     static let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLXNlY3JldA"
@@ -143,14 +143,14 @@ struct DiagnosticLogTests {
     ])
     func credentialsOfEveryAuthorizationSchemeAreRedacted(_ headers: [String: String]) throws {
         let lines = LockedBox<[String]>([])
-        let log = Self.log(lines: lines)
+        let log = Self.log(lines: lines, burst: 10)  // every line written: this test is about redaction
         let subprotocol = AppSyncAuthorization.headerSubprotocol(headers)
         log.setSecrets(AppSyncAuthorization.secrets(in: headers))
         for (_, value) in headers {
             log.error("connect failed", metadata: ["error": "the server chose \(subprotocol) and said \(value)"])
         }
         let captured = lines.value
-        #expect(captured.count == min(headers.count, 3))
+        #expect(captured.count == headers.count)
         for (name, value) in headers where !["host", "x-amz-date"].contains(name) {
             #expect(!captured.contains { $0.contains(value) }, "\(name)")
         }

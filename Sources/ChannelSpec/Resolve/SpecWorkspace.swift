@@ -315,7 +315,11 @@ package final class SpecWorkspace {
         guard let tokens = JSONPointer.tokens(decoded) else {
             throw DiagnosticsError(.error("$ref '\(ref)' has an invalid JSON pointer (it must start with '#/')", at: location))
         }
-        let targetFile = filePart.isEmpty ? file : FilePath.join(FilePath.directory(of: file), String(filePart))
+        // A `$ref` is a URI reference: its path may be percent-encoded (`./o%20x.yaml` names `o x.yaml`).
+        guard let path = JSONPointer.percentDecoded(String(filePart)) else {
+            throw DiagnosticsError(.error("$ref '\(ref)' has an invalid percent-escape (each '%' must be followed by two hex digits)", at: location))
+        }
+        let targetFile = filePart.isEmpty ? file : FilePath.join(FilePath.directory(of: file), path)
         var cursor = Cursor(node: try document(at: targetFile, requestedAt: location), file: targetFile, pointer: "")
         for token in tokens {
             if let next = child(of: cursor, token) {

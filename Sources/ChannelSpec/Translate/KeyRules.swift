@@ -94,10 +94,9 @@ extension KeyRules {
             "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "pattern", "minLength", "maxLength",
             "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "default", "example", "examples",
             "deprecated", "readOnly", "writeOnly", "externalDocs", "xml", "$schema", "$id", "$comment",
-            "contentEncoding", "contentMediaType", "allOf", "oneOf", "anyOf", "discriminator",
+            "contentEncoding", "contentMediaType", "allOf", "oneOf", "anyOf", "discriminator", "patternProperties",
         ] + SchemaTranslator.constraintKeywords.map(\.key)),
         unsupported: [
-            "patternProperties": "use additionalProperties with one value schema",
             "prefixItems": "tuples cannot be expressed as a Swift array",
         ],
         unknownKeysAreIgnored: true)

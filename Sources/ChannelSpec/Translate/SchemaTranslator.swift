@@ -127,6 +127,14 @@ struct SchemaTranslator {
         if let allOf = cursor.child("allOf") {
             return composed(cursor, allOf: allOf, name: name, parent: parent, documentation: documentation)
         }
+        for keyword in ["oneOf", "anyOf"] where cursor.node[keyword] != nil && cursor.node["properties"] != nil {
+            // `properties` beside a union: both describe the value, as an `allOf` of the object
+            // and the union does (a struct holding each, decoded from the whole value).
+            let rewritten = Self.allOf(ofObjectAndUnion: cursor, keyword: keyword)
+            if let allOf = rewritten.child("allOf") {
+                return composed(rewritten, allOf: allOf, name: name, parent: parent, documentation: documentation)
+            }
+        }
         for keyword in ["oneOf", "anyOf"] {
             if let variants = cursor.child(keyword) {
                 return union(cursor, variants: variants, keyword: keyword, name: name, parent: parent, documentation: documentation)
@@ -170,6 +178,20 @@ struct SchemaTranslator {
             // body). `JSONValue` holds it, and round-trips it.
             return .json
         }
+    }
+
+    /// `{properties: …, oneOf: […]}` written as `{properties: …, allOf: [{oneOf: […]}]}`: the
+    /// schema's own keywords are the object member, the union the other. Locations stay those of
+    /// the spec's own nodes.
+    static func allOf(ofObjectAndUnion cursor: Cursor, keyword: String) -> Cursor {
+        let entries = cursor.node.entries ?? []
+        guard let union = entries.first(where: { $0.key == keyword }) else { return cursor }
+        let member = YAMLNode(.mapping([union]), at: union.value.location)
+        var rewritten = cursor
+        rewritten.node = YAMLNode(
+            .mapping(entries.filter { $0.key != keyword } + [YAMLNode.Entry(key: "allOf", keyLocation: union.keyLocation, value: YAMLNode(.sequence([member]), at: union.value.location))]),
+            at: cursor.node.location)
+        return rewritten
     }
 
     /// Keywords that only mean something for some types.
@@ -250,7 +272,7 @@ struct SchemaTranslator {
             }
             return nonNull.first ?? "null"
         }
-        if cursor.node["properties"] != nil || cursor.node["additionalProperties"] != nil { return "object" }
+        if cursor.node["properties"] != nil || cursor.node["additionalProperties"] != nil || cursor.node["patternProperties"] != nil { return "object" }
         if cursor.node["items"] != nil { return "array" }
         if let values = cursor.node["enum"]?.items ?? cursor.node["const"].map({ [$0] }) {
             let kinds = Set(values.filter { $0.scalar?.isNull != true }.map(\.kindDescription))
@@ -264,7 +286,11 @@ struct SchemaTranslator {
 
     private mutating func object(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool, documentation: Documentation) -> TypeReference? {
         let properties = cursor.child("properties")
-        let additional = cursor.child("additionalProperties")
+        var additional = cursor.child("additionalProperties")
+        if let patterns = cursor.child("patternProperties") {
+            guard let extras = patternExtras(patterns, additional: additional) else { return nil }
+            additional = extras
+        }
         if let additional, additional.node.entries != nil, properties == nil {
             return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
         }
@@ -277,6 +303,22 @@ struct SchemaTranslator {
         }
         shape.extras = additional
         return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: shape)
+    }
+
+    /// `patternProperties`: the keys no property names, typed by the one pattern's schema (the
+    /// patterns are documented, not enforced). Several patterns, or a pattern beside a different
+    /// `additionalProperties`, keep those values as `JSONValue` (a `true` schema). `nil` after an error.
+    private mutating func patternExtras(_ patterns: Cursor, additional: Cursor?) -> Cursor? {
+        guard let entries = patterns.node.entries else {
+            diagnostics.error("'patternProperties' must be a mapping, found \(patterns.node.kindDescription)", at: patterns.location)
+            return nil
+        }
+        if entries.count == 1, additional == nil || additional?.node.scalar?.bool == false, let only = patterns.children.first {
+            return only.cursor
+        }
+        var anything = patterns
+        anything.node = YAMLNode(.scalar(YAMLScalar(text: "true", isPlain: true)), at: patterns.node.location)
+        return anything
     }
 
     /// An object schema's properties (each with the schema it is declared by) and required names.
