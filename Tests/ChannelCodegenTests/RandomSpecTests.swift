@@ -108,7 +108,7 @@ enum RandomSpec {
     static func schema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
-        switch Int.random(in: 0..<(depth < 2 ? 16 : 8), using: &random) {
+        switch Int.random(in: 0..<(depth < 2 ? 20 : 8), using: &random) {
         case 0: return "{type: string, \(doc)}"
         case 1: return "{type: integer, format: \(["int32", "int64", "int"].randomElement(using: &random)!)}"
         case 2: return "{type: number, example: \(y(texts.randomElement(using: &random)!))}"
@@ -151,6 +151,21 @@ enum RandomSpec {
                 Bool.random(using: &random) ? objectSchema(depth: depth, refs: refs, using: &random) : schema(depth: depth + 1, refs: refs, using: &random)
             } + (Bool.random(using: &random) ? ["{type: 'null'}"] : [])
             return "{anyOf: [\(variants.joined(separator: ", "))], \(doc)}"
+        case 16:
+            // Boolean schemas (`true`: any value) and a placeholder that is always null.
+            return Bool.random(using: &random) ? "true" : "{type: 'null', \(doc)}"
+        case 17:
+            // Keys by pattern: a dictionary, or beside properties the struct's other keys.
+            let value = schema(depth: depth + 1, refs: refs, using: &random)
+            let beside = Bool.random(using: &random) ? "properties: {\(y(names.randomElement(using: &random)!)): {type: string}, never: false}, " : ""
+            return "{type: object, \(beside)patternProperties: {\(y(texts.randomElement(using: &random)!)): \(value)}}"
+        case 18, 19:
+            // Properties beside a union of objects: the allOf of the object and the union.
+            let keyword = Bool.random(using: &random) ? "oneOf" : "anyOf"
+            let variants = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? objectSchema(depth: depth, refs: refs, using: &random)
+            }
+            return "{type: object, properties: {\(y(names.randomElement(using: &random)!)): {type: string}}, \(keyword): [\(variants.joined(separator: ", "))]}"
         default:
             let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
                 "\(y(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"

@@ -139,6 +139,41 @@ struct ValidConstructsTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// Models mode reads more than client generation (every component; the messages of channels a
+    /// client cannot subscribe to), and used to fail on what the default mode never looked at. Now
+    /// each payload or component with a problem is skipped alone, so it is never stricter.
+    @Test func modelsModeIsNeverStricterThanTheDefault() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Mixed, version: 1.0.0}
+            channels:
+              good:
+                address: app/good
+                messages: {m: {payload: {$ref: '#/components/schemas/Good'}}}
+              mqtt:
+                address: a/b/c/d/e/f/g
+                messages: {m: {payload: {type: integr}}}
+            operations:
+              goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
+            components:
+              schemas:
+                Good: {type: object, properties: {id: {type: string}}}
+                Unused: {type: object, properties: {n: {type: numbr}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let client = try await TestSupport.generate(spec: spec, named: "mixed.yaml", in: work)
+        #expect(client.result.status == 0, "\(client.result.stderr)")
+        let models = try await TestSupport.generate(spec: spec, named: "mixed.yaml", in: work, extra: "generate: models\n")
+        #expect(models.result.status == 0, "\(models.result.stderr)")
+        #expect(models.result.stderr.contains("warning: unknown schema type 'numbr'"))
+        #expect(models.result.stderr.contains("warning: schema 'Unused' is skipped"))
+        let text = try TestSupport.contents(models.output.appendingPathComponent("Models.swift"))
+        #expect(text.contains("struct Good"))
+        let strict = try await TestSupport.generate(spec: spec, named: "mixed.yaml", in: work, extra: "generate: models\nstrict: true\n")
+        #expect(strict.result.status == 1)
+    }
+
     /// A chain of 1 500 `Sn: {allOf: [{$ref: Sn+1}]}` overflowed the stack (SIGSEGV) in every
     /// command: flattening nested `allOf`s recursed once per level with no limit.
     @Test func aLongAllOfChainIsALocatedErrorNotACrash() async throws {

@@ -127,7 +127,7 @@ struct SchemaTranslator {
         if let allOf = cursor.child("allOf") {
             return composed(cursor, allOf: allOf, name: name, parent: parent, documentation: documentation)
         }
-        for keyword in ["oneOf", "anyOf"] where cursor.node[keyword] != nil && cursor.node["properties"] != nil {
+        for keyword in ["oneOf", "anyOf"] where cursor.node["properties"] != nil && isObjectUnion(cursor, keyword) {
             // `properties` beside a union: both describe the value, as an `allOf` of the object
             // and the union does (a struct holding each, decoded from the whole value).
             let rewritten = Self.allOf(ofObjectAndUnion: cursor, keyword: keyword)
@@ -177,6 +177,18 @@ struct SchemaTranslator {
             // `type: 'null'` alone: the value is always null (a placeholder field, an event with no
             // body). `JSONValue` holds it, and round-trips it.
             return .json
+        }
+    }
+
+    /// Whether `cursor` has a `keyword` union whose values are objects: the schema says `type:
+    /// object`, or no variant declares another type. (`properties` beside a union of strings and
+    /// numbers constrains nothing, as JSON Schema applies `properties` to objects only.)
+    private func isObjectUnion(_ cursor: Cursor, _ keyword: String) -> Bool {
+        guard let variants = cursor.child(keyword), variants.node.items != nil else { return false }
+        if cursor.node["type"]?.string == "object" { return true }
+        return variants.elements.allSatisfy { variant in
+            let target = variant.isReference ? (try? workspace.resolve(variant)) ?? variant : variant
+            return target.node["type"].map { $0.string == "object" } ?? true
         }
     }
 

@@ -2,6 +2,10 @@
 /// WebSocket). Channel addresses are not held to a transport's rules and operations are not read;
 /// every message payload and every schema under `components/schemas` becomes a model. Whatever
 /// still cannot be a model (an Avro payload) is skipped with warnings, as in client generation.
+///
+/// This mode reads more of a document than client generation does (every component, the messages
+/// of channels a client could not subscribe to), so it is never stricter than it: a payload or
+/// component with any problem is skipped alone, with its diagnostics as warnings (`strict`: errors).
 extension Translation {
     mutating func translateModels(_ root: Cursor) {
         if let channelsCursor = root.child("channels"), let entries = mapping(channelsCursor, "channels") {
@@ -9,7 +13,7 @@ extension Translation {
                 let reported = diagnostics.all.count
                 let checkpoint = schemas.checkpoint()
                 translateMessages(ofChannel: key, reference)
-                if !strict { _ = skipOutsideSubset("channel '\(key)' (its payloads)", at: reference.location, reported: reported, checkpoint: checkpoint) }
+                if !strict { _ = skipOutsideSubset("channel '\(key)' (its payloads)", at: reference.location, reported: reported, checkpoint: checkpoint, whateverTheError: true) }
             }
         }
         if let schemasCursor = root.child("components")?.child("schemas"), let entries = mapping(schemasCursor, "components/schemas") {
@@ -17,7 +21,7 @@ extension Translation {
                 let reported = diagnostics.all.count
                 let checkpoint = schemas.checkpoint()
                 _ = schemas.type(of: cursor, name: name, parent: nil)
-                if !strict { _ = skipOutsideSubset("schema '\(name)'", at: cursor.declarationLocation, reported: reported, checkpoint: checkpoint) }
+                if !strict { _ = skipOutsideSubset("schema '\(name)'", at: cursor.declarationLocation, reported: reported, checkpoint: checkpoint, whateverTheError: true) }
             }
         }
     }

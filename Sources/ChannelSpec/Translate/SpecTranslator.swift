@@ -166,12 +166,16 @@ struct Translation {
 
     /// Lenient generation: when everything wrong with channel `key` is outside the subset, its errors
     /// become warnings, the types it introduced are forgotten and it is skipped (its operations too).
-    mutating func skipOutsideSubset(_ what: String, at location: SourceLocation, reported: Int, checkpoint: SchemaTranslator.Checkpoint) -> Bool {
+    /// `whateverTheError`: skip for any error, not only for what is outside the subset (models mode).
+    mutating func skipOutsideSubset(
+        _ what: String, at location: SourceLocation, reported: Int, checkpoint: SchemaTranslator.Checkpoint, whateverTheError: Bool = false
+    ) -> Bool {
         let ownErrors = diagnostics.all[reported...].contains { $0.severity == .error }
         let schemaErrors = schemas.diagnostics.all[checkpoint.diagnosticCount...].contains { $0.severity == .error }
         guard ownErrors || schemaErrors else { return false }
-        guard (!ownErrors || diagnostics.onlyOutsideSubsetErrors(from: reported)),
-              (!schemaErrors || schemas.diagnostics.onlyOutsideSubsetErrors(from: checkpoint.diagnosticCount))
+        guard whateverTheError
+            || ((!ownErrors || diagnostics.onlyOutsideSubsetErrors(from: reported))
+                && (!schemaErrors || schemas.diagnostics.onlyOutsideSubsetErrors(from: checkpoint.diagnosticCount)))
         else { return false }
         diagnostics.demoteErrors(from: reported)
         schemas.diagnostics.demoteErrors(from: checkpoint.diagnosticCount)
