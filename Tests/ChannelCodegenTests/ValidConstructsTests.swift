@@ -174,6 +174,33 @@ struct ValidConstructsTests {
         #expect(strict.result.status == 1)
     }
 
+    /// Discriminator problems were accepted silently and every value then decoded as `.unknown`:
+    /// now each is a warning at its line (the spec is valid; the output still compiles).
+    @Test(arguments: [
+        ("discriminator: {propertyName: kind, mapping: {cat: '#/components/schemas/Cat', fish: '#/components/schemas/Fish'}}",
+         "warning: discriminator mapping 'fish' of 'Pet' names '#/components/schemas/Fish', which is not one of its variants"),
+        ("discriminator: {propertyName: species}", "warning: discriminator property 'species' of 'Pet' is declared by none of its variants"),
+        ("discriminator: kind", "warning: discriminator property 'kind' of 'Pet' is not a string in variant 'Num'"),
+    ])
+    func discriminatorProblemsAreWarnedAtTheirLine(_ discriminator: String, _ warning: String) async throws {
+        var spec = Self.header(payload: "Pet")
+        spec += """
+                Cat: {type: object, required: [kind], properties: {kind: {type: string}, meow: {type: boolean}}}
+                Num: {type: object, required: [kind], properties: {kind: {type: integer}}}
+                Pet:
+                  oneOf: [{$ref: '#/components/schemas/Cat'}, {$ref: '#/components/schemas/Num'}]
+                  \(discriminator)
+
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "pets.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains(warning), "\(result.stderr)")
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
     /// A chain of 1 500 `Sn: {allOf: [{$ref: Sn+1}]}` overflowed the stack (SIGSEGV) in every
     /// command: flattening nested `allOf`s recursed once per level with no limit.
     @Test func aLongAllOfChainIsALocatedErrorNotACrash() async throws {

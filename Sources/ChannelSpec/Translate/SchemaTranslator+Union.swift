@@ -124,13 +124,23 @@ extension SchemaTranslator {
             } else {
                 property = discriminator.node["propertyName"]?.string
                 for (key, _, target) in discriminator.child("mapping")?.children ?? [] {
-                    if let reference = target.node.string { mapping.append((key, Self.lastToken(of: reference))) }
+                    guard let reference = target.node.string else { continue }
+                    let component = Self.lastToken(of: reference)
+                    // A mapping to a schema that is not a variant names nothing the union can decode.
+                    if !components.contains(component) {
+                        diagnostics.warning(
+                            "discriminator mapping '\(key)' of '\(name)' names '\(reference)', which is not one of its variants; values '\(key)' decode as the unknown case",
+                            at: target.location)
+                        continue
+                    }
+                    mapping.append((key, component))
                 }
             }
             guard let property else {
                 diagnostics.error("'discriminator' in schema '\(name)' names no property ('propertyName')", at: discriminator.location)
                 return .firstThatDecodes
             }
+            warnAboutDiscriminatorProperty(property, of: name, variants: variants, at: discriminator)
             for (offset, variant) in variants.enumerated() {
                 guard let component = components[offset] else {
                     variants[offset].tags = constant(property, of: variant.type).map { [$0] } ?? []
@@ -152,6 +162,38 @@ extension SchemaTranslator {
             return .property(property)
         }
         return constantProperty(tagging: &variants) ?? .firstThatDecodes
+    }
+
+    /// The discriminator property must be a string every object variant declares: otherwise no value
+    /// names a variant and everything decodes as the unknown case, which a warning should say.
+    private mutating func warnAboutDiscriminatorProperty(_ property: String, of name: String, variants: [UnionVariant], at discriminator: Cursor) {
+        var declaredBy = 0
+        var allObjects = true
+        for variant in variants {
+            guard case .named(let id) = variant.type, let index = typeIndex[id], case .object(let properties) = types[index].kind else {
+                allObjects = false  // a composition or a union may declare it inside
+                continue
+            }
+            guard let declared = properties.first(where: { $0.jsonName == property }) else { continue }
+            declaredBy += 1
+            if !isString(declared.type) {
+                diagnostics.warning(
+                    "discriminator property '\(property)' of '\(name)' is not a string in variant '\(types[index].preferredName)'; a discriminator names its variant with a string",
+                    at: declared.origin.location)
+            }
+        }
+        if declaredBy == 0, allObjects {
+            diagnostics.warning(
+                "discriminator property '\(property)' of '\(name)' is declared by none of its variants; every value decodes as the unknown case",
+                at: discriminator.location)
+        }
+    }
+
+    /// A string or a string enum.
+    private func isString(_ type: TypeReference) -> Bool {
+        if type == .string { return true }
+        guard case .named(let id) = type, let index = typeIndex[id], case .stringEnum = types[index].kind else { return false }
+        return true
     }
 
     /// A string property each variant (an object) fixes to its own value, with the variants tagged by it.
