@@ -22,6 +22,11 @@ struct MutationFuzzTests {
         "type: [string, 'null']", "type: [string, integer]", "enum: []", "items: {}", "oneOf: []", "allOf: []", "not: {}",
         "required: [nope]", "format: date-time", "additionalProperties: {$ref: '#/components/schemas/AISettingsOutput'}",
         "x-swift-name: Self", "x-swift-name: ''", "address: a/{b}/{b}", "address: '*'", "action: send", "name: \"\\r\\n\"",
+        // Valid constructs that used to reject a document (issue 30).
+        "payload: true", "payload: false", "type: 'null'", "patternProperties: {'^x-': {type: integer}}", "schemaFormat: ''",
+        "contentType: application/octet-stream", "headers: {type: object}", "reply: {channel: {$ref: '#/channels/x'}}",
+        "format: uuid", "location: '$message.payload#/id'", "anyOf: [{$ref: '#/components/schemas/DevicePresenceOutput'}]",
+        "discriminator: {propertyName: nope, mapping: {a: '#/components/schemas/Nope'}}",
     ]
     static let values = [
         "", "~", "null", "true", "1e400", "-0", "0x1F", "'*/'", "\"\\u0000\"", "[]", "{}", "String", "Self", "init", "CodingKeys",

@@ -19,6 +19,15 @@ final class BodyHandOff: Sendable {
         var waitingConsumer: CheckedContinuation<[UInt8]?, Never>?
 
         func isFull(capacity: Int, maximumChunks: Int) -> Bool { bytes >= capacity || chunks.count >= maximumChunks }
+
+        /// The oldest chunk, and the waiting reader to wake if taking it made room.
+        mutating func take(capacity: Int, maximumChunks: Int) -> (chunk: [UInt8], wake: CheckedContinuation<Void, Never>?)? {
+            guard let chunk = chunks.popFirst() else { return nil }
+            bytes -= chunk.count
+            guard !isFull(capacity: capacity, maximumChunks: maximumChunks) else { return (chunk, nil) }
+            defer { waitingProducer = nil }
+            return (chunk, waitingProducer)
+        }
     }
 
     let capacity: Int
@@ -70,15 +79,7 @@ final class BodyHandOff: Sendable {
         enum Step { case chunk([UInt8], wake: CheckedContinuation<Void, Never>?), end, wait }
         let step: Step = state.withLockedValue { state in
             if state.cancelled { return .end }
-            if let chunk = state.chunks.popFirst() {
-                state.bytes -= chunk.count
-                var wake: CheckedContinuation<Void, Never>?
-                if !state.isFull(capacity: capacity, maximumChunks: maximumChunks) {
-                    wake = state.waitingProducer
-                    state.waitingProducer = nil
-                }
-                return .chunk(chunk, wake: wake)
-            }
+            if let (chunk, wake) = state.take(capacity: capacity, maximumChunks: maximumChunks) { return .chunk(chunk, wake: wake) }
             return state.finished ? .end : .wait
         }
         switch step {
@@ -92,12 +93,7 @@ final class BodyHandOff: Sendable {
                 enum Outcome { case waiting, chunk([UInt8], wake: CheckedContinuation<Void, Never>?), end }
                 let outcome: Outcome = state.withLockedValue { state in
                     if state.cancelled { return .end }
-                    if let chunk = state.chunks.popFirst() {
-                        state.bytes -= chunk.count
-                        let wake = state.waitingProducer
-                        state.waitingProducer = nil
-                        return .chunk(chunk, wake: wake)
-                    }
+                    if let (chunk, wake) = state.take(capacity: capacity, maximumChunks: maximumChunks) { return .chunk(chunk, wake: wake) }
                     if state.finished { return .end }
                     state.waitingConsumer = continuation
                     return .waiting
