@@ -230,6 +230,45 @@ struct ValidConstructsTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// A channel with 800 messages (and a union of 1 000 variants) emitted an `encode(to:)` whose
+    /// `switch` the compiler gave up proving exhaustive ("unable to check … in reasonable time"):
+    /// accepted, and it did not compile. Large unions now encode through one `if case` per case.
+    @Test func aChannelOf800MessagesAndAUnionOf1000VariantsCompile() async throws {
+        var spec = """
+            asyncapi: 3.0.0
+            info: {title: Large, version: 1.0.0}
+            channels:
+              many:
+                address: app/many
+                messages:
+
+            """
+        for index in 0..<800 {
+            spec += "      m\(index): {name: m\(index), payload: {type: object, required: [eventType], properties: {eventType: {type: string, const: m\(index)}, v\(index): {type: integer}}}}\n"
+        }
+        spec += """
+              union:
+                address: app/union
+                messages: {u: {payload: {$ref: '#/components/schemas/U'}}}
+            operations:
+              manyValues: {action: receive, channel: {$ref: '#/channels/many'}}
+              unionValues: {action: receive, channel: {$ref: '#/channels/union'}}
+            components:
+              schemas:
+                U:
+                  oneOf:
+
+            """
+        for index in 0..<1000 { spec += "        - {$ref: '#/components/schemas/V\(index)'}\n" }
+        for index in 0..<1000 { spec += "    V\(index): {type: object, required: [k\(index)], properties: {k\(index): {type: integer}}}\n" }
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "large.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr.prefix(2000))")
+    }
+
     /// A spec with one channel `ping` whose payload is component `payload`, and optionally a
     /// plain second channel; `components.schemas` is left open for the caller.
     static func header(payload: String, extraChannel: Bool = false) -> String {

@@ -420,15 +420,27 @@ struct ModelsStructure {
             access: access, name: .initializer,
             parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
             effects: "throws", body: decode))))
+        let encode: [Statement]
+        if cases.count <= Self.largestCheckedSwitch {
+            encode = [.switch("self", cases.map { variant, name in
+                SwitchCase(pattern: ".\(name)(let value)", body: [.code("try \(toWire("value", variant.type)).encode(to: encoder)")])
+            } + [SwitchCase(pattern: ".unknown(let value)", body: [.code("try value.encode(to: encoder)")])])]
+        } else {
+            // The compiler gives up proving a switch over some hundreds of cases exhaustive ("unable
+            // to check … in reasonable time"); one `if case` per case is checked case by case.
+            encode = cases.map { variant, name in
+                .code("if case .\(name)(let value) = self { try \(toWire("value", variant.type)).encode(to: encoder); return }")
+            } + [.code("if case .unknown(let value) = self { try value.encode(to: encoder) }")]
+        }
         result.append(Declaration(.function(Function(
             access: access, name: .function(Identifier("encode")),
             parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
-            effects: "throws",
-            body: [.switch("self", cases.map { variant, name in
-                SwitchCase(pattern: ".\(name)(let value)", body: [.code("try \(toWire("value", variant.type)).encode(to: encoder)")])
-            } + [SwitchCase(pattern: ".unknown(let value)", body: [.code("try value.encode(to: encoder)")])])]))))
+            effects: "throws", body: encode))))
         return result
     }
+
+    /// Unions with more variants encode through `if case` statements instead of one `switch`.
+    static let largestCheckedSwitch = 100
 
     /// `try decoder.value()` for a variant's type, through the ISO 8601 coder for dates.
     private func decodedValue(_ type: TypeReference, in owner: String) -> Code {
