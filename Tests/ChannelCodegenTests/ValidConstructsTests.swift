@@ -269,6 +269,48 @@ struct ValidConstructsTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr.prefix(2000))")
     }
 
+    /// A `clientModule` equal to a generated type's name: the mocks run renamed the type (`Shop2`),
+    /// the client run did not, so `Mocks.swift` did not compile against the client module. Both
+    /// runs now name every type alike; compiled here as two modules, as a package builds them.
+    @Test func mocksCompileAgainstAClientModuleNamedLikeOneOfItsTypes() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Shop, version: 1.0.0}
+            channels:
+              orders:
+                address: app/orders
+                messages: {m: {payload: {$ref: '#/components/schemas/Shop'}}}
+            operations:
+              ordersValues: {action: receive, channel: {$ref: '#/channels/orders'}}
+            components:
+              schemas:
+                Shop: {type: object, properties: {id: {type: string}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try spec.write(to: work.appendingPathComponent("shop.yaml"), atomically: true, encoding: .utf8)
+        try "spec: shop.yaml\n".write(to: work.appendingPathComponent("client.yaml"), atomically: true, encoding: .utf8)
+        try "spec: shop.yaml\ngenerate: mocks\nclientModule: Shop\n".write(to: work.appendingPathComponent("mocks.yaml"), atomically: true, encoding: .utf8)
+        for (config, output) in [("client.yaml", "client"), ("mocks.yaml", "mocks")] {
+            let result = try await TestSupport.channelgen(["generate", "--config", config, "--output", output, "--quiet"], in: work)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let modules = TestSupport.productsDirectory.appendingPathComponent("Modules").path
+        let client = TestSupport.clientSources.map { work.appendingPathComponent("client/\($0)").path }
+        let module = try await TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-emit-module", "-parse-as-library", "-module-name", "Shop", "-swift-version", "6", "-package-name", "channelgen", "-I", modules,
+             "-emit-module-path", work.appendingPathComponent("Shop.swiftmodule").path] + client,
+            background: true)
+        #expect(module.status == 0, "\(module.stderr)")
+        let mocks = try await TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules, "-I", work.path,
+             work.appendingPathComponent("mocks/Mocks.swift").path],
+            background: true)
+        #expect(mocks.status == 0, "\(mocks.stderr)")
+    }
+
     /// A spec with one channel `ping` whose payload is component `payload`, and optionally a
     /// plain second channel; `components.schemas` is left open for the caller.
     static func header(payload: String, extraChannel: Bool = false) -> String {

@@ -80,7 +80,9 @@ struct SwiftNaming {
         var topLevel = Scope(what: "type")
         topLevel.reserve(channelsNamespace.name, "the channel constants")
         for (name, description) in Self.reservedTopLevel { topLevel.reserve(name, description) }
-        if let module = config.clientModule { topLevel.reserve(module, "the client module's name") }
+        // Not the client module's name: the mocks must name every type as the client run did, and
+        // that run does not know it. A type named like its module still compiles in the mocks,
+        // which refer to it unqualified.
         let notifierCandidate = Scope.Candidate(notifierName, explicit: false, location: rootLocation, what: "notifier type")
         notifier = Identifier(topLevel.claim([notifierCandidate], &diagnostics)[0])
         notifierProtocol = Identifier(notifier.name + "Protocol")
