@@ -380,6 +380,46 @@ struct AddressRulesPerTransportTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// The root topic `/` (raw WebSocket and SSE documents) is a channel under SSE rules; a second
+    /// channel on the same address used to reject the whole document as a duplicate: now it alone
+    /// is skipped with a warning (strict: still an error).
+    @Test func theRootTopicIsServedAndASecondChannelOnItIsSkippedAlone() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Root, version: 1.0.0}
+            channels:
+              root:
+                address: /
+                messages: {m: {payload: {type: object, properties: {event: {type: string}}}}}
+              again:
+                address: /
+                messages: {m: {payload: {type: string}}}
+              other:
+                address: app/other
+                messages: {m: {payload: {type: string}}}
+            operations:
+              rootValues: {action: receive, channel: {$ref: '#/channels/root'}}
+              againValues: {action: receive, channel: {$ref: '#/channels/again'}}
+              otherValues: {action: receive, channel: {$ref: '#/channels/other'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "root.yaml", in: work, extra: "transport: sse\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("root.yaml:7:3: warning: duplicate channel: 'again' has the same address as 'root'"), "\(result.stderr)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func rootValues()") && notifier.contains("func otherValues()") && !notifier.contains("func againValues()"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let strict = try await TestSupport.channelgen(["lint", "--strict", "--transport", "sse", "root.yaml"], in: work)
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("root.yaml:7:3: error: duplicate channel: 'again'"))
+        let appSync = try await TestSupport.channelgen(["lint", "root.yaml"], in: work)
+        #expect(appSync.status == 0)
+        #expect(appSync.stderr.contains("invalid channel address '/': it has no segments"))
+    }
+
     /// What would change a topic's meaning or its quoting in Swift stays out on every transport.
     @Test(arguments: ["app/*", "app/{", "a b", "app/\"x", "app/x\\\\y", "app/#"])
     func charactersThatChangeATopicAreRefused(_ address: String) {

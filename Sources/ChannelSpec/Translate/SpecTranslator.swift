@@ -124,9 +124,15 @@ struct Translation {
                     parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
                 }.joined(separator: "/")
                 if let (other, location) = addresses[shape] {
-                    diagnostics.error(
-                        "duplicate channel: '\(key)' has the same address as '\(other)' (\(location.file):\(location.line):\(location.column))",
-                        at: channel.origin.location)
+                    // Valid AsyncAPI 3 (several channels multiplexed on one socket path), but a
+                    // subscription could not tell their events apart yet: the later one is skipped.
+                    let message = "duplicate channel: '\(key)' has the same address as '\(other)' (\(location.file):\(location.line):\(location.column))"
+                    if strict {
+                        diagnostics.error(message, at: channel.origin.location)
+                    } else {
+                        schemas.rollBack(to: checkpoint)
+                        diagnostics.warning(message + "; it is skipped: channels sharing an address are not told apart yet", at: channel.origin.location)
+                    }
                     continue
                 }
                 addresses[shape] = (key, channel.origin.location)
@@ -314,7 +320,11 @@ struct Translation {
         }
         var body = Substring(text)
         if body.hasPrefix("/") { body = body.dropFirst() }
-        if body.isEmpty { return unsupported("it has no segments") }
+        if body.isEmpty {
+            // The root (`/`): a topic like any other where the transport has no namespaces.
+            guard !rules.firstSegmentIsNamespace, text == "/" else { return unsupported("it has no segments") }
+            return ChannelAddressTemplate(text: text, segments: [])
+        }
         let rawSegments = body.split(separator: "/", omittingEmptySubsequences: false)
         if !rules.allowsSegmentCount(rawSegments.count) {
             return unsupported("it has \(rawSegments.count) segments; \(rules.transportName) allows at most \(rules.maximumSegments)")
