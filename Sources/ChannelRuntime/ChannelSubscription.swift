@@ -17,6 +17,37 @@ public protocol ChannelSubscription: Hashable, Sendable {
     var parameters: [String: ChannelSegment] { get }
     /// The concrete channel path to subscribe to.
     var channel: String { get }
+
+    /// How to tell this channel's events from those of other channels on the same address;
+    /// `nil` (the default) when the channel has its address to itself.
+    static var sharedAddress: SharedAddressRouting? { get }
+}
+
+extension ChannelSubscription {
+    public static var sharedAddress: SharedAddressRouting? { nil }
+}
+
+/// Several channels on one address (valid AsyncAPI 3: streams multiplexed on one path), told apart
+/// by a top-level string property whose value names the message (`"event": "heartbeat"`). Each
+/// channel's subscription skips the events whose value names only other channels' messages (they
+/// are theirs); every other event, a message of its own or one nobody declared, is decoded as usual.
+public struct SharedAddressRouting: Sendable, Hashable {
+    /// The property whose value names the message.
+    public let property: String
+    /// The values that name messages of other channels on the address and none of this one's.
+    public let otherChannelsValues: Set<String>
+
+    public init(property: String, otherChannelsValues: Set<String>) {
+        self.property = property
+        self.otherChannelsValues = otherChannelsValues
+    }
+
+    /// Whether `text` is another channel's event. Text that is not a JSON object, or has no such
+    /// string property, is not: it goes on to decoding, which reports what is wrong with it.
+    public func isOtherChannelsEvent(_ text: String) -> Bool {
+        guard let value = try? JSONReader.peekString(forKey: property, in: text) else { return false }
+        return otherChannelsValues.contains(value)
+    }
 }
 
 /// Where a generated notifier gets its streams: `ChannelEventHub` over an `AppSyncConnection`, or a

@@ -27,6 +27,9 @@ struct MutationFuzzTests {
         "contentType: application/octet-stream", "headers: {type: object}", "reply: {channel: {$ref: '#/channels/x'}}",
         "format: uuid", "location: '$message.payload#/id'", "anyOf: [{$ref: '#/components/schemas/DevicePresenceOutput'}]",
         "discriminator: {propertyName: nope, mapping: {a: '#/components/schemas/Nope'}}",
+        // Channels sharing an address, told apart by a fixed property (or not at all).
+        "address: vortex-app/user/{userId}/device/presenceChanged", "address: vortex-app/user/{id}/device/firmwareUpdated",
+        "const: presenceChanged", "eventType: {type: string, const: \"*/\"}",
     ]
     static let values = [
         "", "~", "null", "true", "1e400", "-0", "0x1F", "'*/'", "\"\\u0000\"", "[]", "{}", "String", "Self", "init", "CodingKeys",

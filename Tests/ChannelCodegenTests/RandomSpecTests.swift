@@ -83,8 +83,12 @@ enum RandomSpec {
         let operationIds = unique(count: channelKeys.count, from: names.map { $0 + "Values" } + names, using: &random)
         var channels: [SpecBuilder.ChannelSpec] = []
         for (index, key) in channelKeys.enumerated() {
-            let parameters = unique(count: Int.random(in: 0...2, using: &random), from: parameterNames, using: &random)
-            let address = (["ns", "c\(index)"] + parameters.map { "{\($0)}" }).joined(separator: "/")
+            var parameters = unique(count: Int.random(in: 0...2, using: &random), from: parameterNames, using: &random)
+            var address = (["ns", "c\(index)"] + parameters.map { "{\($0)}" }).joined(separator: "/")
+            if let earlier = channels.randomElement(using: &random), Int.random(in: 0..<4, using: &random) == 0 {
+                // Channels multiplexed on one address.
+                (address, parameters) = (earlier.address, earlier.parameters)
+            }
             var channel = SpecBuilder.ChannelSpec(
                 key: key, address: address, parameters: parameters, operationId: operationIds[index],
                 messageName: Bool.random(using: &random) ? texts.randomElement(using: &random)! : nil,
@@ -109,7 +113,9 @@ enum RandomSpec {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
         switch Int.random(in: 0..<(depth < 2 ? 20 : 8), using: &random) {
-        case 0: return "{type: string, \(doc)}"
+        case 0:
+            // Half the strings are fixed (`const`): what tells messages, and channels on one address, apart.
+            return Bool.random(using: &random) ? "{type: string, \(doc)}" : "{type: string, const: \(y(texts.randomElement(using: &random)!))}"
         case 1: return "{type: integer, format: \(["int32", "int64", "int"].randomElement(using: &random)!)}"
         case 2: return "{type: number, example: \(y(texts.randomElement(using: &random)!))}"
         case 3: return "{type: boolean, nullable: true}"

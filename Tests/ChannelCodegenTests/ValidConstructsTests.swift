@@ -142,6 +142,54 @@ struct ValidConstructsTests {
     /// Models mode reads more than client generation (every component; the messages of channels a
     /// client cannot subscribe to), and used to fail on what the default mode never looked at. Now
     /// each payload or component with a problem is skipped alone, so it is never stricter.
+    /// `é` written as U+00E9 and as `e` + U+0301 are two JSON keys and two enum values, though
+    /// Swift's `String ==` calls them equal: the loader called such keys duplicates, and the enum's
+    /// `switch` made the second value decode as the first (re-encoding changed the bytes).
+    @Test func canonicallyEquivalentKeysAndValuesAreKeptApart() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Accents, version: 1.0.0}
+            channels:
+              c:
+                address: app/c
+                messages: {m: {payload: {$ref: '#/components/schemas/Accents'}}}
+            operations:
+              cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+            components:
+              schemas:
+                Accents:
+                  type: object
+                  properties:
+                    "caf\\u00E9": {type: string}
+                    "cafe\\u0301": {type: integer}
+                    mood: {type: string, enum: ["\\u00E9t\\u00E9", "e\\u0301te\\u0301", plain]}
+            """
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "accents.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("duplicate key"))
+        let models = output.appendingPathComponent("Models.swift")
+        let text = try TestSupport.contents(models)
+        #expect(text.contains("CodingKeys") && text.components(separatedBy: "public var caf").count - 1 == 2, "\(text)")
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let main = work.appendingPathComponent("main.swift")
+        try """
+            import Foundation
+            for raw in ["\\u{E9}t\\u{E9}", "e\\u{301}te\\u{301}", "plain", "E\\u{301}"] {
+                let value = Accents.Mood(rawValue: raw)
+                let index = Accents.Mood.knownCases.firstIndex { $0 == value }.map(String.init) ?? "unknown"
+                let encoded = String(decoding: try JSONEncoder().encode([value]), as: UTF8.self)
+                print(index, encoded.unicodeScalars.elementsEqual("[\\"\\(raw)\\"]".unicodeScalars))
+            }
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let run = try await TestSupport.runProgram(models: models, main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
+        #expect(run.stdout == "0 true\n1 true\n2 true\nunknown true\n")
+    }
+
     @Test func modelsModeIsNeverStricterThanTheDefault() async throws {
         let spec = """
             asyncapi: 3.0.0
@@ -376,48 +424,104 @@ struct AddressRulesPerTransportTests {
         let channels = try TestSupport.contents(output.appendingPathComponent("Channels.swift"))
         #expect(channels.contains("\"private-orders.eu_west:v1\""))
         #expect(channels.contains("\"feeds/prices?symbol=BTC&depth=5\""))
+        // Parameter values are checked at runtime by the same rules (a light id `eu_1.7` is fine).
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains(#"ChannelSegment(streetlightId, parameter: "streetlightId", rules: .serverSentEvents)"#), "\(subscriptions)")
         let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
-    /// The root topic `/` (raw WebSocket and SSE documents) is a channel under SSE rules; a second
-    /// channel on the same address used to reject the whole document as a duplicate: now it alone
-    /// is skipped with a warning (strict: still an error).
-    @Test func theRootTopicIsServedAndASecondChannelOnItIsSkippedAlone() async throws {
+    /// Several channels on one address (valid AsyncAPI 3: Kraken's, Slack's and most exchanges'
+    /// sockets) used to reject the document, then to skip every channel but the first: each is now
+    /// served, its subscription told apart by the property every message fixes. Where nothing tells
+    /// them apart they are still served, with a warning (strict: an error). Under SSE rules the bare
+    /// `/` is the root topic.
+    @Test func channelsSharingAnAddressAreEachServed() async throws {
         let spec = """
             asyncapi: 3.0.0
             info: {title: Root, version: 1.0.0}
             channels:
-              root:
+              ping:
                 address: /
-                messages: {m: {payload: {type: object, properties: {event: {type: string}}}}}
-              again:
+                messages: {ping: {payload: {type: object, required: [event], properties: {event: {type: string, const: ping}, reqid: {type: integer}}}}}
+              status:
                 address: /
+                messages:
+                  status: {payload: {type: object, properties: {event: {type: string, enum: [systemStatus]}, status: {type: string}}}}
+                  ping: {payload: {type: object, properties: {event: {type: string, const: ping}}}}
+              heartbeat:
+                address: /
+                messages: {heartbeat: {payload: {type: object, properties: {event: {type: string, const: heartbeat}}}}}
+              loose:
+                address: app/loose
                 messages: {m: {payload: {type: string}}}
-              other:
-                address: app/other
-                messages: {m: {payload: {type: string}}}
+              looseAgain:
+                address: app/loose
+                messages: {m: {payload: {type: integer}}}
             operations:
-              rootValues: {action: receive, channel: {$ref: '#/channels/root'}}
-              againValues: {action: receive, channel: {$ref: '#/channels/again'}}
-              otherValues: {action: receive, channel: {$ref: '#/channels/other'}}
+              pingValues: {action: receive, channel: {$ref: '#/channels/ping'}}
+              statusValues: {action: receive, channel: {$ref: '#/channels/status'}}
+              heartbeatValues: {action: receive, channel: {$ref: '#/channels/heartbeat'}}
+              looseValues: {action: receive, channel: {$ref: '#/channels/loose'}}
+              looseAgainValues: {action: receive, channel: {$ref: '#/channels/looseAgain'}}
             """
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let (result, output) = try await TestSupport.generate(spec: spec, named: "root.yaml", in: work, extra: "transport: sse\n")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("root.yaml:7:3: warning: duplicate channel: 'again' has the same address as 'root'"), "\(result.stderr)")
+        #expect(result.stderr.contains("root.yaml:18:3: warning: channel 'looseAgain' has the same address as 'loose' ("), "\(result.stderr)")
+        #expect(result.stderr.contains("root.yaml:15:3) and their events cannot be told apart"), "\(result.stderr)")
+        #expect(!result.stderr.contains("'status' has the same address"), "\(result.stderr)")
         let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
-        #expect(notifier.contains("func rootValues()") && notifier.contains("func otherValues()") && !notifier.contains("func againValues()"))
+        for operation in ["ping", "status", "heartbeat", "loose", "looseAgain"] {
+            #expect(notifier.contains("func \(operation)Values()"), "\(operation)")
+        }
+        // Each skips the values that name only the others' messages; `ping` is also `status`'s.
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains(#"SharedAddressRouting(property: "event", otherChannelsValues: ["heartbeat", "systemStatus"])"#), "\(subscriptions)")
+        #expect(subscriptions.contains(#"SharedAddressRouting(property: "event", otherChannelsValues: ["heartbeat"])"#))
+        #expect(subscriptions.contains(#"SharedAddressRouting(property: "event", otherChannelsValues: ["ping", "systemStatus"])"#))
+        #expect(subscriptions.components(separatedBy: "SharedAddressRouting(").count - 1 == 3)
         let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
 
         let strict = try await TestSupport.channelgen(["lint", "--strict", "--transport", "sse", "root.yaml"], in: work)
         #expect(strict.status == 1)
-        #expect(strict.stderr.contains("root.yaml:7:3: error: duplicate channel: 'again'"))
+        #expect(strict.stderr.contains("root.yaml:18:3: error: channel 'looseAgain' has the same address as 'loose'"), "\(strict.stderr)")
+        #expect(!strict.stderr.contains("'status' has the same address"))
         let appSync = try await TestSupport.channelgen(["lint", "root.yaml"], in: work)
         #expect(appSync.status == 0)
         #expect(appSync.stderr.contains("invalid channel address '/': it has no segments"))
+    }
+
+    /// AppSync's convention: messages named by their `eventType`, which tells channels apart too.
+    @Test func channelsOnOneAddressAreToldApartByEventType() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Shared, version: 1.0.0}
+            channels:
+              created:
+                address: app/orders
+                messages: {m: {name: order/created, payload: {$ref: '#/components/schemas/OrderEvent'}}}
+              cancelled:
+                address: app/orders
+                messages: {m: {name: order/cancelled, payload: {$ref: '#/components/schemas/OrderEvent'}}}
+            operations:
+              createdValues: {action: receive, channel: {$ref: '#/channels/created'}}
+              cancelledValues: {action: receive, channel: {$ref: '#/channels/cancelled'}}
+            components:
+              schemas:
+                OrderEvent: {type: object, required: [eventType], properties: {eventType: {type: string}, id: {type: string}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "shared.yaml", in: work)
+        #expect(result.status == 0 && !result.stderr.contains("warning"), "\(result.stderr)")
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains(#"SharedAddressRouting(property: "eventType", otherChannelsValues: ["order/cancelled"])"#), "\(subscriptions)")
+        #expect(subscriptions.contains(#"SharedAddressRouting(property: "eventType", otherChannelsValues: ["order/created"])"#))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
     /// What would change a topic's meaning or its quoting in Swift stays out on every transport.

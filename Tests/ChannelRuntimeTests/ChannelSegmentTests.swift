@@ -35,6 +35,25 @@ struct ChannelSegmentTests {
         #expect(throws: expected) { try ChannelSegment(value, parameter: "userId") }
     }
 
+    /// Under `transport: sse` a topic segment may hold what MQTT, Kafka or Pusher ids do, but never
+    /// what would widen a subscription or change the topic's meaning.
+    @Test func serverSentEventsRulesAcceptTopicValuesAndStillRefuseWidening() throws {
+        for value in ["user_1", "eu-west.1", "orders:v2", "a+b=c", "-x-", String(repeating: "x", count: 255)] {
+            #expect(try ChannelSegment(value, parameter: "id", rules: .serverSentEvents).value == value)
+        }
+        let allowed = ChannelNamingRules.serverSentEvents.allowedCharacters
+        for (value, character) in [("a/b", "/"), ("*", "*"), ("a{b", "{"), ("#", "#"), ("a b", " "), ("é", "é"), ("a\nb", "\n")] as [(String, Character)] {
+            #expect(throws: ChannelParameterError.invalidCharacter(parameter: "id", character: character, allowed: allowed)) {
+                try ChannelSegment(value, parameter: "id", rules: .serverSentEvents)
+            }
+        }
+        #expect(throws: ChannelParameterError.tooLong(parameter: "id", length: 256, maximum: 255)) {
+            try ChannelSegment(String(repeating: "x", count: 256), parameter: "id", rules: .serverSentEvents)
+        }
+        let error = ChannelParameterError.tooLong(parameter: "id", length: 256, maximum: 255)
+        #expect(error.description == "channel parameter 'id' is 256 characters long; at most 255 are allowed")
+    }
+
     @Test func errorsDoNotEchoTheValue() {
         let error = ChannelParameterError.invalidCharacter(parameter: "userId", character: "/")
         #expect(error.description == "channel parameter 'userId' contains '/'; only A-Z, a-z, 0-9 and '-' are allowed")

@@ -143,6 +143,80 @@ struct HubTests {
     }
 }
 
+/// A message of a socket that carries several channels on one address, named by `event`.
+struct SocketEvent: Codable, Sendable, Equatable {
+    var event: String
+    var n: Int?
+}
+
+/// Two channels on the address `app/socket`, as channelgen generates them for such a spec.
+struct SocketPingSubscription: ChannelSubscription {
+    typealias Event = SocketEvent
+    static let template = ChannelTemplate("app/socket")
+    static let eventType: String? = nil
+    static let sharedAddress: SharedAddressRouting? = SharedAddressRouting(property: "event", otherChannelsValues: ["heartbeat"])
+    init() {}
+    init(parameters: [String: ChannelSegment]) {}
+    var parameters: [String: ChannelSegment] { [:] }
+    var channel: String { "app/socket" }
+}
+
+struct SocketHeartbeatSubscription: ChannelSubscription {
+    typealias Event = SocketEvent
+    static let template = ChannelTemplate("app/socket")
+    static let eventType: String? = nil
+    static let sharedAddress: SharedAddressRouting? = SharedAddressRouting(property: "event", otherChannelsValues: ["ping"])
+    init() {}
+    init(parameters: [String: ChannelSegment]) {}
+    var parameters: [String: ChannelSegment] { [:] }
+    var channel: String { "app/socket" }
+}
+
+@Suite("Channels sharing an address")
+struct SharedAddressTests {
+    /// Each channel's stream gets its own messages and those nobody declared (nothing is lost);
+    /// the other channel's are skipped and counted, not logged as undecodable.
+    @Test func eachStreamGetsItsOwnEventsAndTheUndeclaredOnes() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
+        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
+        let server = try await harness.connect()
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let message = try #require(await server.nextMessage())
+            #expect(message["channel"] as? String == "app/socket")
+            let id = try #require(message["id"] as? String)
+            ids.append(id)
+            server.push(["type": "subscribe_success", "id": id])
+        }
+        let events = [
+            #"{"event":"ping","n":1}"#, #"{"event":"heartbeat"}"#, #"{"n":2,"event":"ping"}"#,
+            #"{"event":"subscriptionStatus","n":3}"#, #"  { "event" : "heartbeat" , "n": 4}"#,
+        ]
+        for event in events {
+            for id in ids { server.push(["type": "data", "id": id, "event": event]) }
+        }
+        try await pings.waitFor(count: 3)
+        try await heartbeats.waitFor(count: 3)
+        await harness.settle()
+        #expect(pings.elements == [SocketEvent(event: "ping", n: 1), SocketEvent(event: "ping", n: 2), SocketEvent(event: "subscriptionStatus", n: 3)])
+        #expect(heartbeats.elements == [SocketEvent(event: "heartbeat"), SocketEvent(event: "subscriptionStatus", n: 3), SocketEvent(event: "heartbeat", n: 4)])
+        let counts = harness.connection.metrics.snapshot().channels["app/socket"]
+        #expect(counts == RuntimeMetrics.Channel(received: 10, decoded: 6, dropped: 0, otherChannels: 4))
+        await harness.connection.disconnect()
+    }
+
+    @Test func textThatIsNotAnObjectWithTheStringGoesOnToDecoding() {
+        let routing = SharedAddressRouting(property: "event", otherChannelsValues: ["ping"])
+        #expect(routing.isOtherChannelsEvent(#"{"event":"ping"}"#))
+        #expect(routing.isOtherChannelsEvent(#"{"a":{"event":"x"},"event":"p\u0069ng"}"#))
+        for text in [#"{"event":"pong"}"#, #"{"a":{"event":"ping"}}"#, #"["ping"]"#, "not json", "", #"{"event":1}"#, #"{"event":"ping","event":"ping"}"#, #"{"event":"ping""#] {
+            #expect(!routing.isOtherChannelsEvent(text), "\(text)")
+        }
+    }
+}
+
 /// Bounded buffers, gaps and statuses as consumers and the notifier's source see them.
 @Suite("Hub buffering and status")
 struct HubBufferingTests {

@@ -79,7 +79,7 @@ struct MocksStructure {
                     parameters: [Parameter(label: nil, localName: local, type: types.string)],
                     effects: "async throws(\(types.runtime("ChannelParameterError")))",
                     body: [
-                        .code("_ = try \(types.runtime("ChannelSegment"))(\(local), parameter: \(literal: parameter.name))"),
+                        .code("_ = \(types.channelSegment("\(local)", parameter: parameter.name))"),
                         .code("self.\(parameter.mockChanges).send(\(local))"),
                     ])))
         }

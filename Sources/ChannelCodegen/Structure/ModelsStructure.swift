@@ -281,12 +281,21 @@ struct ModelsStructure {
                 "A value this client does not know yet: decoding never fails on a new server value,\nand the raw value is encoded back unchanged.",
             ]),
             .enumCase(EnumCase(name: Identifier("unknown"), associatedValue: string))))
+        // Swift's `String ==` (and so `switch`) calls `é` and `e` + U+0301 equal; JSON does not. When
+        // two values are canonically equivalent, they are told apart by their Unicode scalars.
+        let byScalars = Set(values.map(\.value)).count < values.count
         result.append(Declaration(.function(Function(
             access: access, name: .initializer,
             parameters: [Parameter(label: Identifier("rawValue"), type: string)],
-            body: [.switch("rawValue", cases.map { value, name in
-                SwitchCase(pattern: .literal(value.value), body: [.code("self = .\(name)")])
-            } + [SwitchCase(pattern: nil, body: [.code("self = .unknown(rawValue)")])])]))))
+            body: byScalars
+                ? cases.map { value, name in
+                    .block("if rawValue.unicodeScalars.elementsEqual(\(literal: value.value).unicodeScalars)", [
+                        .code("self = .\(name)"), .code("return"),
+                    ])
+                } + [.code("self = .unknown(rawValue)")]
+                : [.switch("rawValue", cases.map { value, name in
+                    SwitchCase(pattern: .literal(value.value), body: [.code("self = .\(name)")])
+                } + [SwitchCase(pattern: nil, body: [.code("self = .unknown(rawValue)")])])]))))
         result.append(Declaration(.variable(Variable(
             access: access, binding: .var, name: Identifier("rawValue"), type: string,
             getter: [.switch("self", cases.map { value, name in
@@ -303,7 +312,8 @@ struct ModelsStructure {
         result.append(Declaration(.function(Function(
             access: access, isStatic: true, name: .operator("=="),
             parameters: [Parameter(label: Identifier("lhs"), type: "Self"), Parameter(label: Identifier("rhs"), type: "Self")],
-            returnType: types.swift("Bool"), body: [.code("lhs.rawValue == rhs.rawValue")]))))
+            returnType: types.swift("Bool"),
+            body: [byScalars ? .code("lhs.rawValue.unicodeScalars.elementsEqual(rhs.rawValue.unicodeScalars)") : .code("lhs.rawValue == rhs.rawValue")]))))
         result.append(Declaration(.function(Function(
             access: access, name: .function(Identifier("hash")),
             parameters: [Parameter(label: Identifier("into"), localName: Identifier("hasher"), type: "inout \(types.swift("Hasher"))")],

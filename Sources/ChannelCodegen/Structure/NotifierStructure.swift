@@ -31,7 +31,7 @@ struct NotifierStructure {
         members += api.publishers.map { publishMethod($0.operation, $0.channel, implemented: true) }
         members += names.notifierParameters.map { parameter in
             setter(parameter, body: [
-                .code("await self.source.setParameter(\(literal: parameter.name), to: try \(types.runtime("ChannelSegment"))(\(local(parameter)), parameter: \(literal: parameter.name)))"),
+                .code("await self.source.setParameter(\(literal: parameter.name), to: \(types.channelSegment("\(local(parameter))", parameter: parameter.name)))"),
             ])
         }
         let notifier = Declaration(

@@ -44,6 +44,15 @@ struct SubscriptionsStructure {
                 access: access, isStatic: true, binding: .let, name: Identifier("eventType"), type: "\(string)?",
                 value: .code(channel.message.name.map(Code.literal) ?? "nil")))),
         ]
+        if let shared = channel.sharedAddress {
+            let routing = types.runtime("SharedAddressRouting")
+            let values = Code.joined(shared.otherChannelsValues.map { "\(literal: $0)" }, separator: ", ")
+            members.append(Declaration(
+                documentation: DocComment(["Other channels have this address: their events are told apart by `\(shared.property)`."]),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: Identifier("sharedAddress"), type: "\(routing)?",
+                    value: .code("\(routing)(property: \(literal: shared.property), otherChannelsValues: [\(values)])")))))
+        }
         members += parameters.map { parameter, name in
             Declaration(
                 documentation: SwiftTypes.documentation(parameter.documentation, remark: nil),
@@ -57,7 +66,7 @@ struct SubscriptionsStructure {
             body: zip(parameters, locals).map { parameter, local in .code("self.\(parameter.1) = \(local)") }))))
         if !parameters.isEmpty {
             let arguments = zip(parameters, locals).map { parameter, local -> Code in
-                "\(parameter.1): try \(segment)(\(local), parameter: \(literal: parameter.0.name))"
+                "\(parameter.1): \(types.channelSegment("\(local)", parameter: parameter.0.name))"
             }
             members.append(Declaration(
                 documentation: DocComment(["Validates each value against the channel segment rules before it can form a channel path."]),

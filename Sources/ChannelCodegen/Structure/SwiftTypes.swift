@@ -27,6 +27,15 @@ struct SwiftTypes {
         declaredFirstBytesAndLengths = table
     }
 
+    /// `try ChannelSegment(value, parameter: "name")`: a parameter value validated by the rules of
+    /// the transport the spec targets (AppSync Events unless `transport: sse`).
+    func channelSegment(_ value: Code, parameter: String) -> Code {
+        let segment = runtime("ChannelSegment")
+        return api.channelRules == .serverSentEvents
+            ? "try \(segment)(\(value), parameter: \(literal: parameter), rules: .serverSentEvents)"
+            : "try \(segment)(\(value), parameter: \(literal: parameter))"
+    }
+
     /// A standard-library, Foundation or runtime type, module-qualified when a generated type of the
     /// same name would shadow it (a spec schema named `String` or `Date` is legal and compiles).
     func builtin(_ name: StaticString, in module: StaticString) -> Code {

@@ -19,13 +19,16 @@ public final class RuntimeMetrics: Sendable {
         /// Events a consumer did not get because its buffer was full (it stopped reading); counted
         /// once per consumer that missed the event. The consumer learns of it as a gap.
         public var overflowed = 0
+        /// Events of another channel on the same address (a shared address), left to that channel.
+        public var otherChannels = 0
 
         /// Counts for one channel.
-        public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0, overflowed: Int = 0) {
+        public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0, overflowed: Int = 0, otherChannels: Int = 0) {
             self.received = received
             self.decoded = decoded
             self.dropped = dropped
             self.overflowed = overflowed
+            self.otherChannels = otherChannels
         }
     }
 
@@ -198,6 +201,7 @@ private final class MetricsReporter: Sendable {
         if new.decoded > old.decoded { add(channelCounter("events_decoded", template: template), new.decoded - old.decoded) }
         if new.dropped > old.dropped { add(channelCounter("events_dropped", template: template), new.dropped - old.dropped) }
         if new.overflowed > old.overflowed { add(channelCounter("events_overflowed", template: template), new.overflowed - old.overflowed) }
+        if new.otherChannels > old.otherChannels { add(channelCounter("events_other_channels", template: template), new.otherChannels - old.otherChannels) }
     }
 
     func channelCounter(_ name: String, template: String?) -> Counter {

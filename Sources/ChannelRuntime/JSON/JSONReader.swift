@@ -195,6 +195,19 @@ public struct JSONReader {
         return found
     }
 
+    /// `peekString(forKey:)` of the whole of `text`.
+    package static func peekString(forKey key: String, in text: String) throws(JSONReadError) -> String? {
+        var text = text
+        let result = text.withUTF8 { bytes -> Result<String?, JSONReadError> in
+            do throws(JSONReadError) {
+                return .success(try JSONReader(bytes).peekString(forKey: key))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Skips a value of any kind (an unknown key's), checking it is well-formed.
     public mutating func skipValue() throws(JSONReadError) {
         try scanner.skipValue()

@@ -136,11 +136,16 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         let pump = Task.detached { [self] in
             let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
+            let sharedAddress = Subscription.sharedAddress
             // Per event, this generic code (not specialized for the subscription type) builds no
             // optionals or tuples of the event type: each would cost a metadata lookup.
             let subscription = raw
             var events = subscription.events.makeAsyncIterator()
             while let raw = await nextEvent(of: subscription, from: &events) {
+                if let sharedAddress, sharedAddress.isOtherChannelsEvent(raw.text) {
+                    metrics.channel(channel, template: Subscription.template.address) { $0.otherChannels += 1 }
+                    continue
+                }
                 let event: Subscription.Event
                 do {
                     event = try decodePayload(raw.text)

@@ -156,9 +156,9 @@ private struct TreeBuilder {
         var isMapping: Bool
         var items: [YAMLNode] = []
         var entries: [YAMLNode.Entry] = []
-        /// Key → entry index, built once a mapping is large enough that a linear search costs more
-        /// than the hashing (most mappings hold a handful of keys).
-        var keyIndex: [String: Int]?
+        /// Key (its UTF-8) → entry index, built once a mapping is large enough that a linear search
+        /// costs more than the hashing (most mappings hold a handful of keys).
+        var keyIndex: [[UInt8]: Int]?
         var key: (String, SourceLocation)?
         var location: SourceLocation
         var anchor: String?
@@ -167,14 +167,17 @@ private struct TreeBuilder {
         /// Levels below this node, after alias expansion.
         var childDepth = 0
 
-        /// Where `key` was first written in this mapping, if it was.
+        /// Where `key` was first written in this mapping, if it was. Keys are compared by their
+        /// Unicode scalars, as JSON and YAML do: `é` (U+00E9) and `e` + U+0301 are two keys,
+        /// though Swift's `String ==` calls them equal.
         mutating func firstKeyLocation(of key: String) -> SourceLocation? {
-            if entries.count < 16 { return entries.first { $0.key == key }?.keyLocation }
+            if entries.count < 16 { return entries.first { $0.key.utf8.elementsEqual(key.utf8) }?.keyLocation }
             if keyIndex == nil {
-                keyIndex = Dictionary(entries.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+                keyIndex = Dictionary(entries.enumerated().map { (Array($1.key.utf8), $0) }, uniquingKeysWith: { first, _ in first })
             }
-            if let position = keyIndex?[key] { return entries[position].keyLocation }
-            keyIndex?[key] = entries.count  // the entry this key is about to become
+            let bytes = Array(key.utf8)
+            if let position = keyIndex?[bytes] { return entries[position].keyLocation }
+            keyIndex?[bytes] = entries.count  // the entry this key is about to become
             return nil
         }
     }

@@ -24,7 +24,8 @@ package struct YAMLNode: Sendable {
     /// The value for `key` when this node is a mapping.
     package subscript(key: String) -> YAMLNode? {
         guard case .mapping(let entries) = content else { return nil }
-        return entries.first { $0.key == key }?.value
+        // By Unicode scalars: two keys Swift's `==` calls canonically equal are two keys here.
+        return entries.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
     }
 
     package var entries: [Entry]? {

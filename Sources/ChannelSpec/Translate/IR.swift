@@ -1,3 +1,5 @@
+import ChannelNaming
+
 /// The language-neutral result of validation: what the spec means, with every element's
 /// origin kept so later stages (naming, rendering) can report problems at the YAML line.
 package struct ChannelAPI: Sendable {
@@ -15,6 +17,8 @@ package struct ChannelAPI: Sendable {
     package var types: [NamedType]
     /// Every spec file read (the root first).
     package var files: [String]
+    /// The channel rules of the transport the client targets: parameter values are checked by them.
+    package var channelRules: ChannelNamingRules = .appSyncEvents
 
     /// The title and version, as doc comments name the API (`Vortex 1.0.0`).
     package var displayName: String { version.isEmpty ? title : "\(title) \(version)" }
@@ -67,6 +71,16 @@ package struct Channel: Sendable {
     package var message: Message
     package var documentation: Documentation
     package var origin: Origin
+    /// Set when other channels have the same address: how this one's events are told from theirs.
+    package var sharedAddress: SharedAddress? = nil
+}
+
+/// Channels on one address, told apart by a top-level string property whose value names the
+/// message: a channel skips the events whose value names only other channels' messages.
+package struct SharedAddress: Sendable, Hashable {
+    package var property: String
+    /// Values naming other channels' messages and none of this channel's, sorted.
+    package var otherChannelsValues: [String]
 }
 
 /// A channel address such as `vortex-app/user/{userId}/device/presenceChanged`.

@@ -236,13 +236,19 @@ extension SchemaTranslator {
             documentation: Documentation(), origin: Origin(location: cursor.declarationLocation, reference: reference))
     }
 
-    private func hasRequiredString(_ property: String, in type: TypeReference) -> Bool {
+    /// The named type `type` refers to, if it is one.
+    func namedType(_ type: TypeReference) -> NamedType? {
+        guard case .named(let id) = type, let index = typeIndex[id] else { return nil }
+        return types[index]
+    }
+
+    func hasRequiredString(_ property: String, in type: TypeReference) -> Bool {
         guard case .named(let id) = type, let index = typeIndex[id], case .object(let properties) = types[index].kind else { return false }
         return properties.contains { $0.jsonName == property && $0.type == .string && !$0.isOptional }
     }
 
     /// The fixed value of `property` in `type`, when it is an object that fixes one.
-    private func constant(_ property: String, of type: TypeReference) -> String? {
+    func constant(_ property: String, of type: TypeReference) -> String? {
         guard case .named(let id) = type, let index = typeIndex[id], case .object(let properties) = types[index].kind else { return nil }
         return properties.first { $0.jsonName == property }?.constant
     }

@@ -49,6 +49,8 @@ struct Translation {
     var resolvedChannels: [String: String] = [:]
     /// Every key under `channels`, valid or not.
     var declaredChannelKeys: Set<String> = []
+    /// Channel key → its messages, before several become one union (to tell channels on one address apart).
+    var channelMessages: [String: [Message]] = [:]
 
     /// Whether constructs outside the subset fail the spec instead of skipping their channel.
     let strict: Bool
@@ -113,31 +115,15 @@ struct Translation {
         var channels: [Channel] = []
         // `channels` is optional in AsyncAPI 3.0: a document without it describes no streams.
         if let channelsCursor = root.child("channels"), let entries = mapping(channelsCursor, "channels") {
-            var addresses: [String: (String, SourceLocation)] = [:]
             for (key, _, cursor) in entries {
                 let reported = diagnostics.all.count
                 let checkpoint = schemas.checkpoint()
                 let translated = channel(key: key, cursor)
                 if !strict, skipOutsideSubset("channel '\(key)'", at: cursor.location, reported: reported, checkpoint: checkpoint) { continue }
                 guard let channel = translated else { continue }
-                let shape = channel.address.segments.map { parts in
-                    parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
-                }.joined(separator: "/")
-                if let (other, location) = addresses[shape] {
-                    // Valid AsyncAPI 3 (several channels multiplexed on one socket path), but a
-                    // subscription could not tell their events apart yet: the later one is skipped.
-                    let message = "duplicate channel: '\(key)' has the same address as '\(other)' (\(location.file):\(location.line):\(location.column))"
-                    if strict {
-                        diagnostics.error(message, at: channel.origin.location)
-                    } else {
-                        schemas.rollBack(to: checkpoint)
-                        diagnostics.warning(message + "; it is skipped: channels sharing an address are not told apart yet", at: channel.origin.location)
-                    }
-                    continue
-                }
-                addresses[shape] = (key, channel.origin.location)
                 channels.append(channel)
             }
+            routeSharedAddresses(&channels)
         }
 
         var operations: [ChannelOperation] = []
@@ -167,7 +153,8 @@ struct Translation {
 
         return ChannelAPI(
             title: title, version: version, description: description, notifierName: notifierName,
-            channels: channels, operations: operations, sends: sends, types: schemas.types, files: workspace.loadedFiles)
+            channels: channels, operations: operations, sends: sends, types: schemas.types, files: workspace.loadedFiles,
+            channelRules: channelRules)
     }
 
     /// Lenient generation: when everything wrong with channel `key` is outside the subset, its errors
@@ -294,6 +281,7 @@ struct Translation {
             diagnostics.unsupported("channel '\(key)' has no message channelgen can generate", at: messagesCursor.location)
             return nil
         }
+        channelMessages[key] = messages
         // Several messages on one channel (a multiplexed socket): the channel carries an enum of them.
         let message = messages.count == 1 ? messages[0] : schemas.messageUnion(
             of: messages, name: upperFirst(key) + "Message", declaredAt: messagesCursor,
