@@ -21,10 +21,16 @@ public protocol ChannelSubscription: Hashable, Sendable {
     /// How to tell this channel's events from those of other channels on the same address;
     /// `nil` (the default) when the channel has its address to itself.
     static var sharedAddress: SharedAddressRouting? { get }
+
+    /// Whether the transport carries each event as plain text rather than JSON (a `text/plain`
+    /// message over Server-Sent Events, whose `Event` is `String`): an event is the text as it
+    /// arrived and is published as it is. `false` (the default): events are JSON values.
+    static var eventsAreText: Bool { get }
 }
 
 extension ChannelSubscription {
     public static var sharedAddress: SharedAddressRouting? { nil }
+    public static var eventsAreText: Bool { false }
 }
 
 /// Several channels on one address (valid AsyncAPI 3: streams multiplexed on one path), told apart

@@ -524,6 +524,58 @@ struct AddressRulesPerTransportTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// `text/*` messages are `String` events: over SSE the text as it arrived (`eventsAreText`),
+    /// over AppSync Events (JSON values only) a JSON string. Text beside JSON on one channel is
+    /// skipped alone; binary stays out on both transports, costing only itself.
+    @Test func textMessagesAreStringEventsAndBinaryOnesAreSkippedAlone() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Text, version: 1.0.0}
+            channels:
+              ticker:
+                address: app/ticker
+                messages: {t: {contentType: text/plain, payload: {type: string}}}
+              lines:
+                address: app/lines
+                messages:
+                  csv: {contentType: text/csv}
+                  log: {contentType: 'text/plain; charset=utf-8'}
+              mixed:
+                address: app/mixed
+                messages:
+                  text: {contentType: text/plain}
+                  json: {payload: {type: object, properties: {n: {type: integer}}}}
+              audio:
+                address: app/audio
+                messages: {frame: {contentType: audio/pcm, payload: {type: string, format: binary}}}
+            operations:
+              tickerValues: {action: receive, channel: {$ref: '#/channels/ticker'}}
+              linesValues: {action: receive, channel: {$ref: '#/channels/lines'}}
+              mixedValues: {action: receive, channel: {$ref: '#/channels/mixed'}}
+              audioValues: {action: receive, channel: {$ref: '#/channels/audio'}}
+              say: {action: send, channel: {$ref: '#/channels/ticker'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        for (transport, textFlag) in [("sse", true), ("appsync", false)] {
+            let (result, output) = try await TestSupport.generate(spec: spec, named: "text.yaml", in: work, extra: "transport: \(transport)\n")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("text.yaml:15:7: warning: message 'text' of channel 'mixed' is text beside JSON messages; it is skipped"), "\(result.stderr)")
+            #expect(result.stderr.contains("text.yaml:19:37: warning: message 'frame' has contentType 'audio/pcm'"), "\(result.stderr)")
+            #expect(result.stderr.contains("warning: channel 'audio' is skipped"), "\(result.stderr)")
+            let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+            #expect(notifier.contains("func tickerValues() async -> AsyncStream<String>"), "\(notifier)")
+            #expect(notifier.contains("func linesValues() async -> AsyncStream<String>"))
+            #expect(notifier.contains("func say(_ events: [String])"))
+            #expect(notifier.contains("func mixedValues() async -> AsyncStream<MixedPayload>") || notifier.contains("func mixedValues() async -> AsyncStream<JsonPayload>"), "\(notifier)")
+            #expect(!notifier.contains("audioValues"))
+            let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+            #expect(subscriptions.components(separatedBy: "static let eventsAreText: Bool = true").count - 1 == (textFlag ? 2 : 0), "\(subscriptions)")
+            let typecheck = try await TestSupport.typecheckClient(in: output)
+            #expect(typecheck.status == 0, "\(typecheck.stderr)")
+        }
+    }
+
     /// What would change a topic's meaning or its quoting in Swift stays out on every transport.
     @Test(arguments: ["app/*", "app/{", "a b", "app/\"x", "app/x\\\\y", "app/#"])
     func charactersThatChangeATopicAreRefused(_ address: String) {

@@ -172,6 +172,43 @@ struct SocketHeartbeatSubscription: ChannelSubscription {
     var channel: String { "app/socket" }
 }
 
+/// A `text/plain` channel over Server-Sent Events, as channelgen generates it.
+struct TickerTextSubscription: ChannelSubscription {
+    typealias Event = String
+    static let template = ChannelTemplate("app/ticker")
+    static let eventType: String? = nil
+    static let eventsAreText = true
+    init(parameters: [String: ChannelSegment]) {}
+    var parameters: [String: ChannelSegment] { [:] }
+    var channel: String { "app/ticker" }
+}
+
+@Suite("Text events")
+struct TextEventTests {
+    /// The text is the event, as it arrived: not JSON-decoded (a JSON string keeps its quotes).
+    @Test func aTextChannelDeliversTheTextAsItArrived() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let consumer = TypedCollector(await hub.events(TickerTextSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["app/ticker"])
+        for text in ["BTC 97000.5", "", #""quoted""#, "two\nlines", "{not json"] {
+            server.push(["type": "data", "id": id, "event": text])
+        }
+        try await consumer.waitFor(count: 5)
+        #expect(consumer.elements == ["BTC 97000.5", "", #""quoted""#, "two\nlines", "{not json"])
+        #expect(harness.connection.metrics.snapshot().channels["app/ticker"]?.dropped == 0)
+        await harness.connection.disconnect()
+    }
+
+    @Test func textEventsArePublishedAsTheyAreWithinTheLimits() throws {
+        #expect(try ChannelPublishError.texts(["a b", #"{"x":1}"#]) == ["a b", #"{"x":1}"#])
+        #expect(throws: ChannelPublishError.eventCount(0)) { try ChannelPublishError.texts([String]()) }
+        let large = String(repeating: "x", count: ChannelPublishError.maximumEventBytes + 1)
+        #expect(throws: ChannelPublishError.eventTooLarge(index: 1, bytes: large.utf8.count)) { try ChannelPublishError.texts(["a", large]) }
+    }
+}
+
 @Suite("Channels sharing an address")
 struct SharedAddressTests {
     /// Each channel's stream gets its own messages and those nobody declared (nothing is lost);

@@ -44,6 +44,13 @@ struct SubscriptionsStructure {
                 access: access, isStatic: true, binding: .let, name: Identifier("eventType"), type: "\(string)?",
                 value: .code(channel.message.name.map(Code.literal) ?? "nil")))),
         ]
+        if channel.message.isText, api.channelRules == .serverSentEvents {
+            members.append(Declaration(
+                documentation: DocComment(["A `text/*` message: each event is the text as the server sent it."]),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: Identifier("eventsAreText"), type: types.swift("Bool"),
+                    value: .code("true")))))
+        }
         if let shared = channel.sharedAddress {
             let routing = types.runtime("SharedAddressRouting")
             let values = Code.joined(shared.otherChannelsValues.map { "\(literal: $0)" }, separator: ", ")

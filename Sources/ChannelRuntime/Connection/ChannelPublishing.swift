@@ -58,4 +58,16 @@ public enum ChannelPublishError: Error, Equatable, Sendable, CustomStringConvert
         }
         return texts
     }
+
+    /// Events carried as plain text (`String` events), with the same limits as `encoded`.
+    package static func texts<Event>(_ events: [Event]) throws(ChannelPublishError) -> [String] {
+        guard (1...5).contains(events.count) else { throw .eventCount(events.count) }
+        var texts: [String] = []
+        for (index, event) in events.enumerated() {
+            guard let text = event as? String else { throw .encoding(index: index, reason: "events carried as text must be String, not \(Event.self)") }
+            guard text.utf8.count <= maximumEventBytes else { throw .eventTooLarge(index: index, bytes: text.utf8.count) }
+            texts.append(text)
+        }
+        return texts
+    }
 }

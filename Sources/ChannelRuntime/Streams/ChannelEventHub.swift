@@ -179,7 +179,7 @@ public actor ChannelEventHub: ChannelEventSource {
     public func publish<Subscription: ChannelSubscription>(
         _ events: [Subscription.Event], to subscription: Subscription.Type
     ) async throws(ChannelPublishError) {
-        let texts = try ChannelPublishError.encoded(events)
+        let texts = Subscription.eventsAreText ? try ChannelPublishError.texts(events) : try ChannelPublishError.encoded(events)
         let instance: Subscription
         do {
             instance = try Subscription(parameters: parameters)

@@ -12,6 +12,20 @@ enum EventDecoding {
         return { text in try fallback.decode(Event.self, from: Data(text.utf8)) }
     }
 
+    /// Events carried as plain text: a `String` event is the text itself; any other type cannot
+    /// be (generated code never pairs them), so each such event fails to decode and is counted.
+    static func textDecoder<Event: Decodable>(for type: Event.Type) -> (String) throws -> Event {
+        { text in
+            guard let event = text as? Event else { throw NotText(type: "\(Event.self)") }
+            return event
+        }
+    }
+
+    struct NotText: Error, CustomStringConvertible {
+        let type: String
+        var description: String { "events carried as text need the event type String, not \(type)" }
+    }
+
     private static func fastDecoder<Readable: JSONReadable, Event: Decodable>(
         _ readable: Readable.Type, as event: Event.Type, fallback: JSONDecoder
     ) -> (String) throws -> Event {

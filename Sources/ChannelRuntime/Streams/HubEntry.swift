@@ -134,7 +134,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         let channel = raw.channel
         let counter = metrics.counter(forChannel: channel, template: Subscription.template.address)
         let pump = Task.detached { [self] in
-            let decodePayload = EventDecoding.decoder(for: Subscription.Event.self)
+            let decodePayload = Subscription.eventsAreText
+                ? EventDecoding.textDecoder(for: Subscription.Event.self)
+                : EventDecoding.decoder(for: Subscription.Event.self)
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             let sharedAddress = Subscription.sharedAddress
             // Per event, this generic code (not specialized for the subscription type) builds no

@@ -114,6 +114,9 @@ package struct Message: Sendable {
     package var payload: TypeReference
     package var documentation: Documentation
     package var origin: Origin
+    /// A `text/*` message: its payload is `.string`, carried as text (not JSON) where the transport
+    /// allows it (Server-Sent Events), else as a JSON string (AppSync Events).
+    package var isText = false
 }
 
 /// A `receive` operation (a stream of the channel's events) or a `send` (a publish to it).

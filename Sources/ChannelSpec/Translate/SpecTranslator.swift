@@ -281,7 +281,24 @@ struct Translation {
             diagnostics.unsupported("channel '\(key)' has no message channelgen can generate", at: messagesCursor.location)
             return nil
         }
+        // A channel's events are all JSON or all text: text beside JSON is skipped alone.
+        if messages.contains(where: \.isText), messages.contains(where: { !$0.isText }) {
+            for text in messages where text.isText {
+                diagnostics.strictWarning(
+                    "message '\(text.key)' of channel '\(key)' is text beside JSON messages; it is skipped (a channel's events are either JSON or text)",
+                    at: text.origin.location)
+            }
+            messages.removeAll(where: \.isText)
+        }
         channelMessages[key] = messages
+        if messages.allSatisfy(\.isText) {
+            // Text messages are all `String`s: nothing to tell apart.
+            let only = messages.count == 1 ? messages[0] : Message(
+                key: "messages", name: nil, payload: .string, documentation: Documentation(), origin: messages[0].origin, isText: true)
+            return Channel(
+                key: key, swiftName: cursor.node["x-swift-name"]?.string, address: address, parameters: parameters,
+                message: only, documentation: documentation(cursor), origin: origin)
+        }
         // Several messages on one channel (a multiplexed socket): the channel carries an enum of them.
         let message = messages.count == 1 ? messages[0] : schemas.messageUnion(
             of: messages, name: upperFirst(key) + "Message", declaredAt: messagesCursor,
@@ -365,14 +382,19 @@ struct Translation {
         (modelsOnly ? KeyRules.messageModel : KeyRules.message).check(cursor, named: "'\(key)'", into: &diagnostics)
         // Registered before anything can skip it: an operation may list a message that is skipped.
         resolvedMessages[channelKey, default: []].insert(SchemaTranslator.id(of: cursor))
+        let name = cursor.node["name"]?.string
+        let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
         if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
+            // Text (`text/plain`, `text/csv`, …) is a `String` event on either transport; binary
+            // (audio, images, msgpack, protobuf, XML) cannot travel as JSON or SSE text.
+            if contentType.lowercased().hasPrefix("text/"), !modelsOnly {
+                return Message(key: key, name: name, payload: .string, documentation: documentation(cursor), origin: origin, isText: true)
+            }
             diagnostics.unsupported(
-                "message '\(key)' has contentType '\(contentType)'; channelgen generates JSON payloads",
+                "message '\(key)' has contentType '\(contentType)'; channelgen generates JSON and text (`text/*`) payloads",
                 at: cursor.node["contentType"]?.location)
             return nil
         }
-        let name = cursor.node["name"]?.string
-        let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
         guard var payload = cursor.child("payload") else {
             // `payload` is optional: the message says an event happens, not what it carries.
             return Message(key: key, name: name, payload: .json, documentation: documentation(cursor), origin: origin)
