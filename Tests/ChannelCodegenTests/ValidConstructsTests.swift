@@ -139,6 +139,30 @@ struct ValidConstructsTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// libyaml capped JSON keys at 1 024 characters (YAML's implicit-key limit) and needed a key on
+    /// its colon's line; JSON has neither rule, and such a document rejected all its channels.
+    @Test func aJSONDocumentWithAKeyOfAnyLengthIsServed() async throws {
+        let long = String(repeating: "a", count: 2_000)
+        let spec = """
+            {"asyncapi": "3.0.0", "info": {"title": "Long", "version": "1.0.0"},
+             "channels": {"c": {"address": "app/c", "messages": {"m": {"payload": {"$ref": "#/components/schemas/Thing"}}}}},
+             "operations": {"cValues": {"action": "receive", "channel": {"$ref": "#/channels/c"}}},
+             "components": {"schemas": {"Thing": {"type": "object", "properties": {
+               "\(long)": {"type": "string"},
+               "wrapped"
+                 : {"type": "integer"}}}}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "long.json", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public var \(long): String?"))
+        #expect(models.contains("public var wrapped: Int?"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
     /// Models mode reads more than client generation (every component; the messages of channels a
     /// client cannot subscribe to), and used to fail on what the default mode never looked at. Now
     /// each payload or component with a problem is skipped alone, so it is never stricter.

@@ -13,10 +13,31 @@ package enum YAMLLoader {
     static let amplificationFactor = 10
     /// Upper bound on nesting, aliases included: every later stage walks the tree, and a deeper tree
     /// would overflow the stack somewhere (freeing it, at the latest). Real specs nest a few dozen levels.
-    static let maximumDepth = 256
+    package static let maximumDepth = 256
 
     package static func load(_ text: String, file: String) throws(DiagnosticsError) -> YAMLNode {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
+        guard looksLikeJSON(bytes) else { return try loadWithLibyaml(bytes, file: file) }
+        // JSON goes to the JSON reader (libyaml would cap its keys at 1 024 characters); a document
+        // that only looks like JSON (YAML flow style: comments, unquoted keys) is still YAML.
+        do {
+            return try JSONDocumentReader.read(bytes, file: file)
+        } catch let jsonError {
+            if let node = try? loadWithLibyaml(bytes, file: file) { return node }
+            throw jsonError
+        }
+    }
+
+    /// Whether the text starts (after a byte-order mark and whitespace) with `{` or `[`.
+    static func looksLikeJSON(_ bytes: [UInt8]) -> Bool {
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let first = bytes[start...].first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    /// Any YAML, JSON included (with YAML's limits on JSON: keys of at most 1 024 characters on one line).
+    package static func loadWithLibyaml(_ bytes: [UInt8], file: String) throws(DiagnosticsError) -> YAMLNode {
+        var bytes = bytes
         return try bytes.withUnsafeMutableBufferPointer { buffer throws(DiagnosticsError) -> YAMLNode in
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) == 1 else {
