@@ -13,16 +13,13 @@ struct ChannelPath: Hashable, Sendable {
     }
 
     init(_ text: String, allowWildcard: Bool, namespaces: Set<String>) throws(Invalid) {
+        guard Self.rules.isValidPath(text, allowingWildcard: allowWildcard) else { throw .syntax }
         var body = Substring(text)
         if body.hasPrefix("/") { body = body.dropFirst() }
         if body.hasSuffix("/") { body = body.dropLast() }
-        var parts = body.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        var wildcard = false
-        if allowWildcard, parts.count > 1, parts.last == "*" {
-            parts.removeLast()
-            wildcard = true
-        }
-        guard Self.rules.allowsSegmentCount(parts.count), parts.allSatisfy(Self.rules.isValidSegment) else { throw .syntax }
+        var parts = body.split(separator: "/").map(String.init)
+        let wildcard = parts.last == "*"
+        if wildcard { parts.removeLast() }
         guard namespaces.contains(parts[0]) else { throw .unknownNamespace(parts[0]) }
         segments = parts
         isWildcard = wildcard

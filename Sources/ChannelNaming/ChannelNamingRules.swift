@@ -72,6 +72,38 @@ public struct ChannelNamingRules: Sendable, Hashable {
 
     /// Whether a path of `count` segments is allowed.
     public func allowsSegmentCount(_ count: Int) -> Bool { (1...maximumSegments).contains(count) }
+
+    /// What is wrong with a concrete channel path, or `nil`. One `/` may lead and one may end it;
+    /// with `allowingWildcard` (a subscription) the last segment may be `*`, everything below the
+    /// segments before it. Where there are no namespaces, `/` alone is the root topic.
+    public func problem(inPath path: some StringProtocol, allowingWildcard: Bool) -> PathProblem? {
+        var body = Substring(path)
+        if body.hasPrefix("/") { body = body.dropFirst() }
+        if body.hasSuffix("/") { body = body.dropLast() }
+        if body.isEmpty { return !firstSegmentIsNamespace && path.hasPrefix("/") ? nil : .noSegments }
+        var segments = body.split(separator: "/", omittingEmptySubsequences: false)
+        if allowingWildcard, segments.count > 1, segments.last == "*" { segments.removeLast() }
+        guard allowsSegmentCount(segments.count) else { return .segmentCount(segments.count) }
+        for (index, segment) in segments.enumerated() {
+            if let problem = problem(inSegment: segment) { return .segment(position: index + 1, problem) }
+        }
+        return nil
+    }
+
+    /// Whether `path` is a valid concrete channel path (see `problem(inPath:allowingWildcard:)`).
+    public func isValidPath(_ path: some StringProtocol, allowingWildcard: Bool) -> Bool {
+        problem(inPath: path, allowingWildcard: allowingWildcard) == nil
+    }
+}
+
+/// Why a text cannot be a channel path.
+public enum PathProblem: Sendable, Hashable {
+    /// Nothing but slashes.
+    case noSegments
+    /// More segments than the transport allows (wildcard not counted).
+    case segmentCount(Int)
+    /// The segment at `position` (from 1) is not valid.
+    case segment(position: Int, SegmentProblem)
 }
 
 /// Why a text cannot be a channel segment.

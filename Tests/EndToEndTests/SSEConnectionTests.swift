@@ -57,7 +57,7 @@ struct SSEConnectionTests {
 
     @Test func aDropWhile1000EventsArePublishedLosesAndRepeatsNone() async throws {
         let setup = try await Self.start()
-        let subscription = await setup.connection.subscribe(to: "/app/orders/eu")
+        let subscription = try await setup.connection.subscribe(to: "/app/orders/eu")
         let received = Collected { subscription.events }
         await setup.connection.start()
         try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/orders/eu"] }
@@ -84,12 +84,12 @@ struct SSEConnectionTests {
 
     @Test func theStreamIsReopenedWithANewChannelAndNothingIsLostMeanwhile() async throws {
         let setup = try await Self.start()
-        let first = await setup.connection.subscribe(to: "/app/a")
+        let first = try await setup.connection.subscribe(to: "/app/a")
         let firstEvents = Collected { first.events }
         await setup.connection.start()
         try await waitFor("the first channel") { await setup.connection.acknowledgedChannels == ["/app/a"] }
 
-        let second = await setup.connection.subscribe(to: "/app/b")
+        let second = try await setup.connection.subscribe(to: "/app/b")
         let secondEvents = Collected { second.events }
         // Published while the stream is being reopened: Last-Event-ID brings these back.
         for index in 0..<20 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
@@ -110,7 +110,7 @@ struct SSEConnectionTests {
         let setup = try await Self.start()
         setup.emulator.refuseNextEventStreams(1, status: 429, retryAfterSeconds: 1)
         let states = Collected { await setup.connection.stateUpdates() }
-        let subscription = await setup.connection.subscribe(to: "/app/a")
+        let subscription = try await setup.connection.subscribe(to: "/app/a")
         defer { withExtendedLifetime(subscription) {} }
         await setup.connection.start()
         try await waitFor("the stream after the refusal") { await setup.connection.acknowledgedChannels == ["/app/a"] }
@@ -127,7 +127,7 @@ struct SSEConnectionTests {
             asked.withLockedValue { $0 += 1 }
             return "not-a-jwt"
         })
-        let subscription = await setup.connection.subscribe(to: "/app/a")
+        let subscription = try await setup.connection.subscribe(to: "/app/a")
         defer { withExtendedLifetime(subscription) {} }
         await setup.connection.start()
         try await waitFor("the failure") {
@@ -143,7 +143,7 @@ struct SSEConnectionTests {
         let setup = try await Self.start(emulator: { $0.eventStreamHeartbeatInterval = .milliseconds(50) }) {
             $0.heartbeatTimeout = .milliseconds(500)
         }
-        let subscription = await setup.connection.subscribe(to: "/app/a")
+        let subscription = try await setup.connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await setup.connection.start()
         try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
@@ -158,7 +158,7 @@ struct SSEConnectionTests {
 
     @Test func eventsPublishedWhileSuspendedArriveAfterResume() async throws {
         let setup = try await Self.start()
-        let subscription = await setup.connection.subscribe(to: "/app/a")
+        let subscription = try await setup.connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await setup.connection.start()
         try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
@@ -185,7 +185,7 @@ struct SSEConnectionTests {
             configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key")),
             transport: NIOEventStreamTransport(tlsConfiguration: certificate.clientConfiguration),
             logger: Self.quiet)
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
         try await waitFor("the event over TLS") { received.count == 1 }
@@ -205,7 +205,7 @@ struct SSEConnectionTests {
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("secret-key"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         let connection = SSEConnection(configuration: configuration, logger: Self.quiet)  // system trust roots
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("two refused handshakes") { server.openedConnections.withLockedValue { $0 } >= 2 }
         await connection.disconnect()

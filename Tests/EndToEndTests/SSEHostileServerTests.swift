@@ -27,7 +27,7 @@ struct SSEHostileServerTests {
             + "id: 7\nevent: /app/a\ndata: {\"n\":1}\n\n"
         let server = try await ScriptedServer.start(closing: false) { _ in Array((Self.eventStreamHead + body).utf8) }
         let connection = try Self.connection(to: server) { $0.maximumEventBytes = 1024 }
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
         try await waitFor("the valid event") { received.count == 1 }
@@ -43,7 +43,7 @@ struct SSEHostileServerTests {
         let reply = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + Self.eventStreamHead + "event: /app/a\ndata: {}\n\n"
         let server = try await ScriptedServer.start(closing: false) { _ in Array(reply.utf8) }
         let connection = try Self.connection(to: server)
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
         try await waitFor("the event after the informational heads") { received.count == 1 }
@@ -57,7 +57,7 @@ struct SSEHostileServerTests {
             Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/steal\r\nContent-Length: 0\r\n\r\n".utf8)
         }
         let connection = try Self.connection(to: server)
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("the refusal") {
             if case .failed(.rejected(let errors)) = await connection.state { return errors.first?.code == "302" }
@@ -71,7 +71,7 @@ struct SSEHostileServerTests {
     @Test func aServerThatNeverAnswersIsCutOffAndLeavesNoSocketOpen() async throws {
         let server = try await ScriptedServer.start(closing: false) { _ in [] }
         let connection = try Self.connection(to: server) { $0.connectTimeout = .milliseconds(200) }
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("three timed-out attempts") { server.openedConnections.withLockedValue { $0 } >= 3 }
         await connection.disconnect()
@@ -104,7 +104,7 @@ struct SSEHostileServerTests {
             return Array((Self.eventStreamHead + "retry: 10\nid: \(requests.count)\nevent: /app/a\ndata: {}\n\n").utf8)
         }
         let connection = try Self.connection(to: server)
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("three streams") { requests.count >= 3 }
         await connection.disconnect()

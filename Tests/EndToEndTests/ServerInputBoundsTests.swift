@@ -52,7 +52,7 @@ struct ServerInputBoundsTests {
             return Array((Self.eventStreamHead + bodies[min(requests.count, bodies.count) - 1]).utf8)
         }
         let connection = try SSEHostileServerTests.connection(to: server)
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
         try await waitFor("the fourth request") { requests.count >= 4 }
@@ -79,7 +79,7 @@ struct ServerInputBoundsTests {
         let connection = try SSEHostileServerTests.connection(to: server) {
             $0.reconnectPolicy = .exponential(initial: .milliseconds(200), maximum: .seconds(10))
         }
-        let subscription = await connection.subscribe(to: "/app/a")
+        let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         // Before: every delay was 100 ms (`retry: 0` clamped). Now the policy's: 0.2, 0.4, 0.8, 1.6 s.
         try await waitFor("the fourth delay") { await connection.state == .reconnecting(after: .milliseconds(1600)) }

@@ -1,3 +1,4 @@
+import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 @testable import SSERuntime
@@ -53,5 +54,27 @@ struct SSEConnectionRulesTests {
         #expect(wildcard.matches(ChannelRoute.normalized("/app/orders/eu")))
         #expect(!wildcard.matches(ChannelRoute.normalized("/app/orders")))
         #expect(!wildcard.matches(ChannelRoute.normalized("/app/ordersX/eu")))
+    }
+
+    /// Topics are checked by the SSE rules before they reach the hub's URL: a space or `#` there
+    /// would change the topic, or the URL.
+    @Test func aTopicTheSSERulesRefuseIsNotSubscribed() async throws {
+        let endpoint = try AppSyncEndpoint(http: "https://hub.example.com/event")
+        let connection = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")))
+        await #expect(throws: Self.pathError("rooms/a b")!) {
+            try await connection.subscribe(to: "rooms/a b")
+        }
+        let topic = try await connection.subscribe(to: "orders.eu/v1:created")
+        #expect(topic.channel == "orders.eu/v1:created")
+        await connection.disconnect()
+    }
+
+    static func pathError(_ channel: String) -> ChannelPathError? {
+        do {
+            try ChannelPathError.check(channel, rules: .serverSentEvents, allowingWildcard: true)
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -325,6 +325,7 @@ public actor AppSyncConnection: ChannelConnection {
     /// Subscribes to `channel`. The stream stays open across reconnects (every active subscription
     /// is resubscribed); `unsubscribe(_:)` or the consumer stopping ends it.
     public func subscribe(to channel: String) async throws(AppSyncError) -> RawSubscription {
+        do { try ChannelPathError.check(channel, rules: .appSyncEvents, allowingWildcard: true) } catch { throw .invalidChannel(error) }
         guard sinks.count < Self.maximumSubscriptions else {
             throw .subscriptionLimitReached(Self.maximumSubscriptions)
         }
@@ -378,6 +379,7 @@ public actor AppSyncConnection: ChannelConnection {
     /// Publishes 1–5 events (each a JSON text) over the WebSocket; per-event results come back.
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
+        do { try ChannelPathError.check(channel, rules: .appSyncEvents, allowingWildcard: false) } catch { throw .invalidChannel(error) }
         guard machine.isConnected, let session else { throw .notConnected }
         let headers: [String: String]
         do {

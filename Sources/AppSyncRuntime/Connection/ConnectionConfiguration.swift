@@ -49,4 +49,6 @@ public enum AppSyncError: Error, Sendable, Equatable {
     case service([ServiceError])
     /// The publish cannot be sent as it is (event count, authorization).
     case invalidPublish(String)
+    /// The channel path breaks AppSync Events' channel rules; nothing was sent.
+    case invalidChannel(ChannelPathError)
 }

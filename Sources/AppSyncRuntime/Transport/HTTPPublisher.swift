@@ -80,6 +80,7 @@ public struct AppSyncHTTPPublisher: Sendable {
     /// Publishes 1–5 events (JSON texts) to `channel`; per-event results come back in the `PublishResult`.
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
+        do { try ChannelPathError.check(channel, rules: .appSyncEvents, allowingWildcard: false) } catch { throw .invalidChannel(error) }
         let request = AuthorizationRequest(operation: .publish(channel: channel, events: events), endpoint: endpoint)
         var headers: [String: String]
         do {

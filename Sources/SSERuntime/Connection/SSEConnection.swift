@@ -357,9 +357,11 @@ public actor SSEConnection: ChannelConnection {
 
     // MARK: Subscriptions
 
-    /// Subscribes to `channel`. The stream stays open across reconnects; `unsubscribe(_:)` or the
-    /// consumer stopping ends it.
-    public func subscribe(to channel: String) async -> RawChannelSubscription {
+    /// Subscribes to `channel`, a topic path by the Server-Sent Events channel rules
+    /// (`ChannelNamingRules.serverSentEvents`; a last segment `*` is everything below). The stream
+    /// stays open across reconnects; `unsubscribe(_:)` or the consumer stopping ends it.
+    public func subscribe(to channel: String) async throws(ChannelPathError) -> RawChannelSubscription {
+        try ChannelPathError.check(channel, rules: .serverSentEvents, allowingWildcard: true)
         let id = UUID().uuidString
         let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
