@@ -214,6 +214,43 @@ struct ValidConstructsTests {
         #expect(run.stdout == "0 true\n1 true\n2 true\nunknown true\n")
     }
 
+    /// Schemas, channels and operations whose names are canonically equivalent were one entry of a
+    /// `[String: _]` (Swift's `String ==`): the second channel streamed the first one's payload
+    /// type, and two subscriptions got one Swift name, which did not compile.
+    @Test func schemasAndChannelsNamedAlikeButForNormalizationStayApart() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Accents, version: 1.0.0}
+            channels:
+              "caf\\u00E9":
+                address: app/c
+                messages: {m: {payload: {$ref: "#/components/schemas/Caf\\u00E9"}}}
+              "cafe\\u0301":
+                address: app/d
+                messages: {m: {payload: {$ref: "#/components/schemas/Cafe\\u0301"}}}
+            operations:
+              "caf\\u00E9Values": {action: receive, channel: {$ref: "#/channels/caf\\u00E9"}}
+              "cafe\\u0301Values": {action: receive, channel: {$ref: "#/channels/cafe\\u0301"}}
+            components:
+              schemas:
+                "Caf\\u00E9": {type: object, properties: {a: {type: string}}}
+                "Cafe\\u0301": {type: object, properties: {b: {type: integer}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "accents.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public var a: String?") && models.contains("public var b: Int?"), "\(models)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func caf\u{E9}Values() async -> AsyncStream<Caf\u{E9}>"), "\(notifier)")
+        #expect(notifier.contains("func caf\u{E9}Values2() async -> AsyncStream<Caf\u{E9}2>"), "\(notifier)")
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains("Caf\u{E9}Subscription2: ChannelSubscription"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
     @Test func modelsModeIsNeverStricterThanTheDefault() async throws {
         let spec = """
             asyncapi: 3.0.0

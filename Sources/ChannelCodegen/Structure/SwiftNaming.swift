@@ -40,15 +40,16 @@ struct SwiftNaming {
     let recursion: Recursion
     /// Type id → property index → the stored property holding a boxed property's value.
     var boxStorage: [String: [Int: Identifier]] = [:]
-    /// Channel key → constant in `Channels`, subscription type, and parameter names in order.
-    var channelConstants: [String: Identifier] = [:]
-    var subscriptions: [String: Identifier] = [:]
-    var parameters: [String: [Identifier]] = [:]
+    /// Channel key → constant in `Channels`, subscription type, and parameter names in order (keys by
+    /// Unicode scalars, as every spec name).
+    var channelConstants: ExactKeyDictionary<Identifier> = [:]
+    var subscriptions: ExactKeyDictionary<Identifier> = [:]
+    var parameters: ExactKeyDictionary<[Identifier]> = [:]
     /// Operation id → notifier method, and the mock's broadcaster (`devicePresenceValues` → `devicePresence`).
-    var methods: [String: Identifier] = [:]
+    var methods: ExactKeyDictionary<Identifier> = [:]
     /// The envelope variant of each receive method (`devicePresenceEnvelopes()`).
-    var envelopeMethods: [String: Identifier] = [:]
-    var mockProperties: [String: Identifier] = [:]
+    var envelopeMethods: ExactKeyDictionary<Identifier> = [:]
+    var mockProperties: ExactKeyDictionary<Identifier> = [:]
     /// Every channel parameter in first-use order; the notifier holds their values.
     var notifierParameters: [NotifierParameter] = []
     /// Every type name the generated module declares, at any depth: standard-library, Foundation
@@ -162,7 +163,7 @@ struct SwiftNaming {
         }
 
         // The notifier: one setter per distinct parameter, one method per receive operation.
-        var seen: [String: SourceLocation] = [:]
+        var seen: ExactKeyDictionary<SourceLocation> = [:]
         var distinct: [ChannelParameter] = []
         for channel in api.channels {
             for parameter in channel.parameters where seen[parameter.name] == nil {

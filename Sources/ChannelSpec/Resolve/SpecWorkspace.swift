@@ -29,7 +29,8 @@ package struct Cursor: Sendable {
     package var declarationLocation: SourceLocation { keyLocation ?? node.location }
 
     package func child(_ key: String) -> Cursor? {
-        guard let entry = node.entries?.first(where: { $0.key == key }) else { return nil }
+        // By Unicode scalars, as `YAMLNode`'s subscript: canonically equivalent keys are two keys.
+        guard let entry = node.entries?.first(where: { $0.key.utf8.elementsEqual(key.utf8) }) else { return nil }
         return Cursor(node: entry.value, file: file, pointer: pointer + "/" + JSONPointer.escape(key), keyLocation: entry.keyLocation)
     }
 
@@ -107,26 +108,27 @@ package final class SpecWorkspace {
     /// Worked out once per file; every schema and property asks.
     private func displayPrefix(of file: String) -> String {
         if file == rootFile { return "" }
-        if let known = displayPrefixes[file] { return known }
+        if let known = displayPrefixes[exactKey(file)] { return known }
         let prefix = FilePath.relative(file, to: FilePath.directory(of: rootFile))
-        displayPrefixes[file] = prefix
+        displayPrefixes[exactKey(file)] = prefix
         return prefix
     }
 
     func document(at path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
-        if let node = documents[path] { return node }
-        if failedFiles.contains(path) { throw DiagnosticsError([]) }
+        // By scalars: on Linux, file names that differ only in normalization are two files.
+        if let node = documents[exactKey(path)] { return node }
+        if failedFiles.contains(exactKey(path)) { throw DiagnosticsError([]) }
         do {
             return try load(path, requestedAt: location)
         } catch {
-            failedFiles.insert(path)
+            failedFiles.insert(exactKey(path))
             throw error
         }
     }
 
     private func load(_ path: String, requestedAt location: SourceLocation?) throws(DiagnosticsError) -> YAMLNode {
         let node: YAMLNode
-        if let ahead = readAhead.removeValue(forKey: path), let parsed = ahead.wait() {
+        if let ahead = readAhead.removeValue(forKey: exactKey(path)), let parsed = ahead.wait() {
             readAhead(parsed.references, from: path)
             node = parsed.node
         } else {
@@ -136,7 +138,7 @@ package final class SpecWorkspace {
             readAhead(ReferenceScan.files(in: bytes), from: path)
             node = try Self.parse(bytes, file: path)
         }
-        documents[path] = node
+        documents[exactKey(path)] = node
         loadedFiles.append(path)
         return node
     }
@@ -211,9 +213,9 @@ package final class SpecWorkspace {
     private func readAhead(_ references: [String], from file: String) {
         for reference in references where readAheadStarted.count < Self.maximumReadsAhead {
             let path = FilePath.join(FilePath.directory(of: file), reference)
-            guard documents[path] == nil, let kind = FileSystem.kind(of: path), kind.size >= readAheadMinimumSize,
-                  readAheadStarted.insert(path).inserted else { continue }
-            readAhead[path] = ReadAhead(path: path, allowedFolder: allowedFolder)
+            guard documents[exactKey(path)] == nil, let kind = FileSystem.kind(of: path), kind.size >= readAheadMinimumSize,
+                  readAheadStarted.insert(exactKey(path)).inserted else { continue }
+            readAhead[exactKey(path)] = ReadAhead(path: path, allowedFolder: allowedFolder)
         }
     }
 
@@ -267,7 +269,7 @@ package final class SpecWorkspace {
                 throw DiagnosticsError(.error("$ref must be a string, found \(refNode.kindDescription)", at: refNode.location))
             }
             let key = current.file + "#" + current.pointer
-            if !seen.insert(key).inserted {
+            if !seen.insert(exactKey(key)).inserted {
                 let names = (chain + [key]).map { displayName($0) }
                 throw DiagnosticsError(.error("$ref cycle: \(names.joined(separator: " → "))", at: refNode.location))
             }
@@ -284,9 +286,9 @@ package final class SpecWorkspace {
 
     private func target(of ref: String, from file: String, at location: SourceLocation) throws(DiagnosticsError) -> Cursor {
         // The same `$ref` from the same file (a shared parameter on every channel) resolves once.
-        if let resolved = targets[file]?[ref] { return resolved }
+        if let resolved = targets[file]?[exactKey(ref)] { return resolved }
         let cursor = try findTarget(of: ref, from: file, at: location)
-        targets[file, default: [:]][ref] = cursor
+        targets[file, default: [:]][exactKey(ref)] = cursor
         return cursor
     }
 
@@ -340,15 +342,15 @@ package final class SpecWorkspace {
     private func child(of cursor: Cursor, _ key: String) -> Cursor? {
         guard let entries = cursor.node.entries else { return nil }
         if entries.count < 16 { return cursor.child(key) }
-        let id = cursor.file + "#" + cursor.pointer
+        let id = exactKey(cursor.file + "#" + cursor.pointer)
         let index: [String: Int]
         if let cached = childIndexes[id] {
             index = cached
         } else {
-            index = Dictionary(entries.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+            index = Dictionary(entries.enumerated().map { (exactKey($1.key), $0) }, uniquingKeysWith: { first, _ in first })
             childIndexes[id] = index
         }
-        guard let position = index[key] else { return nil }
+        guard let position = index[exactKey(key)] else { return nil }
         let entry = entries[position]
         return Cursor(node: entry.value, file: cursor.file, pointer: cursor.pointer + "/" + JSONPointer.escape(key), keyLocation: entry.keyLocation)
     }

@@ -30,7 +30,8 @@ package struct ChannelAPI: Sendable {
     package var publishers: [(operation: ChannelOperation, channel: Channel)] { withChannels(sends) }
 
     private func withChannels(_ operations: [ChannelOperation]) -> [(operation: ChannelOperation, channel: Channel)] {
-        let byKey = Dictionary(channels.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        var byKey: ExactKeyDictionary<Channel> = [:]
+        for channel in channels where byKey[channel.key] == nil { byKey[channel.key] = channel }
         return operations.compactMap { operation in byKey[operation.channelKey].map { (operation, $0) } }
     }
 }

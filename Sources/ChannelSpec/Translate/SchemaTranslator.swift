@@ -103,7 +103,8 @@ struct SchemaTranslator {
         return false
     }
 
-    static func id(of cursor: Cursor) -> String { cursor.file + "#" + cursor.pointer }
+    /// A schema's identity: where it is written, compared by Unicode scalars (`exactKey`).
+    static func id(of cursor: Cursor) -> String { exactKey(cursor.file + "#" + cursor.pointer) }
 
     private mutating func translate(_ cursor: Cursor, name: String, parent: String?, isComponent: Bool) -> TypeReference? {
         // An inline schema reached twice (a shared message's payload, the items of a component used
@@ -382,7 +383,7 @@ struct SchemaTranslator {
     /// Whether an `allOf` in the schema's file refers to it. Found on first use (only an undeclared
     /// `required` name asks), by one walk over the file.
     private mutating func isAllOfMember(_ cursor: Cursor) -> Bool {
-        if let members = allOfMembers[cursor.file] { return members.contains(Self.id(of: cursor)) }
+        if let members = allOfMembers[exactKey(cursor.file)] { return members.contains(Self.id(of: cursor)) }
         var members: Set<String> = []
         var pending: [YAMLNode] = (try? workspace.document(at: cursor.file, requestedAt: nil)).map { [$0] } ?? []
         while let node = pending.popLast() {
@@ -397,7 +398,7 @@ struct SchemaTranslator {
                 }
             }
         }
-        allOfMembers[cursor.file] = members
+        allOfMembers[exactKey(cursor.file)] = members
         return members.contains(Self.id(of: cursor))
     }
 

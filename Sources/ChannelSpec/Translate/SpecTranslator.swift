@@ -44,13 +44,13 @@ struct Translation {
     var diagnostics = Diagnostics()
     var schemas: SchemaTranslator
     /// Channel key → file#pointer of its messages after following `$ref`s, to check operation messages.
-    var resolvedMessages: [String: Set<String>] = [:]
+    var resolvedMessages: ExactKeyDictionary<Set<String>> = [:]
     /// Channel key → file#pointer of the channel after following `$ref`s, to match operations.
-    var resolvedChannels: [String: String] = [:]
+    var resolvedChannels: ExactKeyDictionary<String> = [:]
     /// Every key under `channels`, valid or not.
-    var declaredChannelKeys: Set<String> = []
+    var declaredChannelKeys: ExactKeyDictionary<Bool> = [:]
     /// Channel key → its messages, before several become one union (to tell channels on one address apart).
-    var channelMessages: [String: [Message]] = [:]
+    var channelMessages: ExactKeyDictionary<[Message]> = [:]
 
     /// Whether constructs outside the subset fail the spec instead of skipping their channel.
     let strict: Bool
@@ -202,7 +202,7 @@ struct Translation {
     // MARK: Channels
 
     private mutating func channel(key: String, _ reference: Cursor) -> Channel? {
-        declaredChannelKeys.insert(key)
+        declaredChannelKeys[key] = true
         guard let cursor = resolve(reference), mapping(cursor, "channel '\(key)'") != nil else { return nil }
         resolvedChannels[key] = SchemaTranslator.id(of: cursor)
         KeyRules.channel.check(cursor, named: "'\(key)'", into: &diagnostics)
@@ -428,10 +428,10 @@ struct Translation {
 
     /// Channels by key and by resolved target, so matching operations stays linear in their number.
     private struct ChannelLookup {
-        var byKey: [String: Channel] = [:]
+        var byKey: ExactKeyDictionary<Channel> = [:]
         var byTarget: [String: Channel] = [:]
 
-        init(channels: [Channel], resolved: [String: String]) {
+        init(channels: [Channel], resolved: ExactKeyDictionary<String>) {
             for channel in channels {
                 byKey[channel.key] = channel
                 if let target = resolved[channel.key], byTarget[target] == nil { byTarget[target] = channel }
@@ -471,7 +471,7 @@ struct Translation {
         let named = localChannelKey(channelReference)
         let targetID = SchemaTranslator.id(of: target)
         guard let channel = named.flatMap({ channels.byKey[$0] }) ?? channels.byTarget[targetID] else {
-            if let named, declaredChannelKeys.contains(named) {
+            if let named, declaredChannelKeys[named] == true {
                 return nil  // the channel itself was reported
             }
             diagnostics.error("operation '\(id)' must reference a channel under '#/channels'", at: channelReference.node["$ref"]?.location)
@@ -550,7 +550,7 @@ struct Translation {
         var entries = (cursor.node.entries ?? []).filter { $0.key != "traits" }
         for element in traits.elements {
             guard let trait = resolve(element), let traitEntries = mapping(trait, "a trait of \(what)") else { return nil }
-            for entry in traitEntries where !entries.contains(where: { $0.key == entry.key }) {
+            for entry in traitEntries where !entries.contains(where: { $0.key.utf8.elementsEqual(entry.key.utf8) }) {
                 entries.append(YAMLNode.Entry(key: entry.key, keyLocation: entry.keyLocation, value: entry.cursor.node))
             }
         }
