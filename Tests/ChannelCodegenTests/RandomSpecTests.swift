@@ -56,8 +56,10 @@ enum RandomSpec {
         "parameters", "channel", "template", "value", "Value", "items", "Item", "PASSWORD_CHANGED", "*/", "\r\n", "x.y",
         "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "description", "encode", "container", "state", "status",
         "additionalProperties", "ExtraPropertyKey", "others", "tag", "Case1",
+        // Canonically equivalent, but two JSON keys: `é` as U+00E9 and as `e` + U+0301.
+        "caf\u{E9}", "cafe\u{301}", "Caf\u{E9}", "Cafe\u{301}",
     ]
-    static let parameterNames = ["userId", "user_id", "orgId", "self", "channel", "parameters", "source", "Type", "été", "id", "init", "value"]
+    static let parameterNames = ["userId", "user_id", "orgId", "self", "channel", "parameters", "source", "Type", "\u{E9}t\u{E9}", "e\u{301}te\u{301}", "id", "init", "value"]
     static let texts = [
         "Plain.", "Two\nlines", "CR\rpublic static let injected = 1", "*/ /* //", "\"q\" \\b \\(x)", "\u{2028}LS", "\u{85}NEL",
         "\u{1B}[1mbold", "\u{202E}rtl", "", "#\"raw\"#", "tab\there", "trailing   ", "é 日付 🚀",
@@ -100,6 +102,19 @@ enum RandomSpec {
                     (key, Bool.random(using: &random) ? texts.randomElement(using: &random)! : nil, schemaNames.randomElement(using: &random)!)
                 }
             }
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                // Messages a transport may not carry as JSON: served as events with no body or as
+                // text, or skipped alone, never their channel.
+                let kinds = [
+                    "{name: \(TypeCheckSupport.yaml(texts.randomElement(using: &random)!))}",
+                    "{contentType: application/octet-stream, payload: {type: string, format: binary}}",
+                    "{contentType: text/plain, payload: {type: string}}",
+                    "{payload: {type: 'null'}}",
+                ]
+                let keys = unique(count: Int.random(in: 1...2, using: &random), from: names.filter { $0 != "message" }, using: &random)
+                    .filter { key in !channel.moreMessages.contains { $0.key.unicodeScalars.elementsEqual(key.unicodeScalars) } }
+                channel.writtenMessages = keys.map { ($0, kinds.randomElement(using: &random)!) }
+            }
             channel.isSend = Int.random(in: 0..<4, using: &random) == 0
             channels.append(channel)
         }
@@ -112,7 +127,7 @@ enum RandomSpec {
     static func schema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
-        switch Int.random(in: 0..<(depth < 2 ? 20 : 8), using: &random) {
+        switch Int.random(in: 0..<(depth < 2 ? 22 : 8), using: &random) {
         case 0:
             // Half the strings are fixed (`const`): what tells messages, and channels on one address, apart.
             return Bool.random(using: &random) ? "{type: string, \(doc)}" : "{type: string, const: \(y(texts.randomElement(using: &random)!))}"
@@ -172,6 +187,16 @@ enum RandomSpec {
                 refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? objectSchema(depth: depth, refs: refs, using: &random)
             }
             return "{type: object, properties: {\(y(names.randomElement(using: &random)!)): {type: string}}, \(keyword): [\(variants.joined(separator: ", "))]}"
+        case 20 where !refs.isEmpty:
+            // A union listing one component twice (the component may be the one being declared).
+            let target = "{$ref: \(TypeCheckSupport.reference("components/schemas", refs.randomElement(using: &random)!))}"
+            return "{\(Bool.random(using: &random) ? "oneOf" : "anyOf"): [\(target), \(target)\(Bool.random(using: &random) ? ", {type: 'null'}" : "")]}"
+        case 21:
+            // A chain of allOf, each holding the next.
+            var chain = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
+                ?? objectSchema(depth: depth, refs: refs, using: &random)
+            for _ in 0..<Int.random(in: 2...40, using: &random) { chain = "{allOf: [\(chain)]}" }
+            return chain
         default:
             let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
                 "\(y(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
@@ -200,7 +225,8 @@ enum RandomSpec {
         var chosen: [String] = []
         for _ in 0..<count {
             var element = pool.randomElement(using: &random)!
-            while chosen.contains(element) { element += "\(chosen.count)" }
+            // By scalars, as keys are: `café` written two ways may both be drawn.
+            while chosen.contains(where: { $0.unicodeScalars.elementsEqual(element.unicodeScalars) }) { element += "\(chosen.count)" }
             chosen.append(element)
         }
         return chosen

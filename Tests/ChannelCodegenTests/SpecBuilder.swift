@@ -28,6 +28,8 @@ struct SpecBuilder {
         var isSend = false
         /// More messages on the channel (key, name, payload schema): the channel then carries an enum of them.
         var moreMessages: [(key: String, name: String?, payload: String)] = []
+        /// Messages written out as YAML flow mappings (no payload, binary or text content).
+        var writtenMessages: [(key: String, yaml: String)] = []
     }
 
     var title = "Hostile events"
@@ -79,6 +81,7 @@ struct SpecBuilder {
                 if let name = message.name { lines.append("        name: \(y(name))") }
                 lines.append("        payload: {$ref: \(TypeCheckSupport.reference("components/schemas", message.payload))}")
             }
+            for message in channel.writtenMessages { lines.append("      \(y(message.key)): \(message.yaml)") }
         }
         lines.append("operations:")
         for channel in channels {

@@ -163,7 +163,8 @@ struct SwiftNaming {
         }
 
         // The notifier: one setter per distinct parameter, one method per receive operation.
-        var seen: ExactKeyDictionary<SourceLocation> = [:]
+        // By Swift's `String ==`, as the runtime keys parameter values: `été` written two ways is one parameter.
+        var seen: [String: SourceLocation] = [:]
         var distinct: [ChannelParameter] = []
         for channel in api.channels {
             for parameter in channel.parameters where seen[parameter.name] == nil {

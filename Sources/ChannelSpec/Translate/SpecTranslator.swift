@@ -251,6 +251,16 @@ struct Translation {
         parameters.sort { a, b in
             (address.parameterNames.firstIndex(of: a.name) ?? 0) < (address.parameterNames.firstIndex(of: b.name) ?? 0)
         }
+        // At runtime parameters are keyed by name (`[String: ChannelSegment]`), where Swift calls
+        // canonically equivalent names (`été` written two ways) equal: they could not be told apart.
+        for (index, parameter) in parameters.enumerated() {
+            guard let earlier = parameters[..<index].first(where: { $0.name == parameter.name }) else { continue }
+            diagnostics.unsupported(
+                "parameters '\(earlier.name)' and '\(parameter.name)' of channel '\(key)' differ only in Unicode normalization; "
+                    + "the runtime keys parameters by name and cannot tell them apart (rename one)",
+                at: parameter.origin.location)
+            return nil
+        }
 
         // AsyncAPI allows a channel without messages (declared for later, or typed elsewhere); there
         // is nothing to type its stream with, so it is outside the subset.
