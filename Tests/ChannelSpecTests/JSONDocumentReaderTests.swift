@@ -122,6 +122,40 @@ struct JSONDocumentReaderTests {
         #expect(root["info"]?["title"]?.string == "T")
     }
 
+    /// Seeded mutants of random JSON (tokens inserted, bytes deleted, truncated): loading never traps,
+    /// and every rejection is one error at a line and column inside the text.
+    @Test func mutantsNeverCrashAndEveryRejectionIsLocated() {
+        let tokens = ["{", "}", "[", "]", "\"", "\\", "\\u", "\\uD800", "\\uDC00", "\\uD83D\\uDE00", ",", ":", "-", "1e", "0.", "tru",
+                      "\u{0}", "\u{FEFF}", "\r", "\n", "\t", "é", "e\u{301}", String(repeating: "k", count: 1_100), "# c", "&a", "*a"]
+        var random = SplitMix64(seed: 0x0F_0220)
+        var problems: [String] = []
+        for index in 0..<2_000 {
+            var bytes = Array(RandomJSON(random: random).document(&random).utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let at = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes.insert(contentsOf: Array(tokens.randomElement(using: &random)!.utf8), at: at)
+                case 1: if !bytes.isEmpty { bytes.remove(at: at) }
+                default: bytes = Array(bytes[..<at])
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            // At most one line per line-break character (CR LF counts once, so this bounds it).
+            let lines = text.unicodeScalars.filter { ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains($0) }.count + 1
+            do {
+                _ = try YAMLLoader.load(text, file: "t.json")
+            } catch {
+                guard error.diagnostics.count == 1, let location = error.diagnostics[0].location,
+                      location.line >= 1, location.line <= lines, location.column >= 1, location.column <= text.utf8.count + 1
+                else {
+                    problems.append("mutant \(index): \(error.diagnostics)")
+                    continue
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(10))")
+    }
+
     @Test func nestingIsBoundedAsInYAML() {
         let depth = YAMLLoader.maximumDepth + 1
         let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
