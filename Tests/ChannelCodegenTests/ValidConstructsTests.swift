@@ -272,12 +272,18 @@ struct ValidConstructsTests {
               mqtt:
                 address: a/b/c/d/e/f/g
                 messages: {m: {payload: {type: integr}}}
+              log:
+                address: app/log
+                messages:
+                  line: {contentType: text/plain, payload: {type: string}}
+                  entry: {payload: {$ref: '#/components/schemas/Entry'}}
             operations:
               goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
             components:
               schemas:
                 Good: {type: object, properties: {id: {type: string}}}
                 Unused: {type: object, properties: {n: {type: numbr}}}
+                Entry: {type: object, properties: {level: {type: string}}}
             """
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -289,6 +295,9 @@ struct ValidConstructsTests {
         #expect(models.result.stderr.contains("warning: schema 'Unused' is skipped"))
         let text = try TestSupport.contents(models.output.appendingPathComponent("Models.swift"))
         #expect(text.contains("struct Good"))
+        // A text message has no model, and skips nothing: models mode used to skip its channel.
+        #expect(!models.result.stderr.contains("text/plain"), "\(models.result.stderr)")
+        #expect(text.contains("struct Entry"))
         let strict = try await TestSupport.generate(spec: spec, named: "mixed.yaml", in: work, extra: "generate: models\nstrict: true\n")
         #expect(strict.result.status == 1)
     }

@@ -397,7 +397,7 @@ struct Translation {
         if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
             // Text (`text/plain`, `text/csv`, …) is a `String` event on either transport; binary
             // (audio, images, msgpack, protobuf, XML) cannot travel as JSON or SSE text.
-            if contentType.lowercased().hasPrefix("text/"), !modelsOnly {
+            if contentType.lowercased().hasPrefix("text/") {
                 return Message(key: key, name: name, payload: .string, documentation: documentation(cursor), origin: origin, isText: true)
             }
             diagnostics.unsupported(
