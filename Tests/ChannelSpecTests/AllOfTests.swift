@@ -37,6 +37,32 @@ struct AllOfTests {
         return properties
     }
 
+    /// A base that itself extends another (`type: object`, `allOf` and `properties` in one schema,
+    /// as a real document wrote three levels of messages) was taken for a non-object member.
+    @Test func aBaseThatExtendsAnotherMergesAllTheWayDown() throws {
+        let (api, diagnostics) = try Self.translate("""
+            Message:
+              type: object
+              required: [type]
+              properties: {type: {type: string}}
+            Delivery:
+              type: object
+              allOf: [{$ref: '#/components/schemas/Message'}]
+              required: [deliveryId]
+              properties: {deliveryId: {type: string, format: uuid}}
+            Payload:
+              type: object
+              allOf: [{$ref: '#/components/schemas/Delivery'}]
+              properties:
+                type: {const: delivery_attempt}
+                attempt: {type: integer}
+            """)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        let properties = Self.properties(of: "Payload", in: api)
+        #expect(properties.map(\.jsonName) == ["type", "deliveryId", "attempt"])
+        #expect(properties.map(\.isOptional) == [false, false, true])
+    }
+
     @Test func objectsMergeInOrderWithRequiredUnitedAndLaterDeclarationsWinning() throws {
         let (api, diagnostics) = try Self.translate("""
             Base:

@@ -163,13 +163,20 @@ extension SchemaTranslator {
                     diagnostics.unsupported("'allOf' of schema '\(JSONPointer.lastToken(target.pointer) ?? "?")' includes itself", at: member.location)
                     return nil
                 }
-                if Set((target.node.entries ?? []).map(\.key)).subtracting(["allOf", "x-swift-name"]).isSubset(of: Self.annotationKeys) {
-                    guard let inner = parts(of: nested, visiting: &visiting) else { return nil }
-                    result += inner
+                // Its own keywords beside `allOf` are one more member. Annotations, or an object
+                // (`type: object` and `properties`, as a type extending its base writes them):
+                // `allOf` is a conjunction, so its members join this one's.
+                var own = target
+                own.node = YAMLNode(.mapping((target.node.entries ?? []).filter { $0.key != "allOf" && $0.key != "x-swift-name" }), at: target.node.location)
+                guard let ownPart = part(own, checkingKeys: true) else { return nil }
+                if case .other = ownPart {
+                    // Anything else (a union beside its `allOf`): translated whole as one member.
+                    result.append((.other(member), member))
                     continue
                 }
-                // A composition with keywords of its own: translate it whole as one member.
-                result.append((.other(member), member))
+                guard let inner = parts(of: nested, visiting: &visiting) else { return nil }
+                result += inner
+                if case .object = ownPart { result.append((ownPart, own)) }
                 continue
             }
             guard let part = part(target, checkingKeys: true) else { return nil }
