@@ -7,8 +7,8 @@ For each document and each transport (appsync, sse) it runs `channelgen generate
 folder and counts the notifier's streams (`func …() async -> AsyncStream<…>` in the protocol)
 against the document's receive operations (3.x: `action: receive`; 2.x: channels' `subscribe`).
 It also runs the models mode. Any exit other than 0/1, any error without `file:line:col`, and
-any output that does not compile would be a defect; this script reports exit codes and counts,
-the test suite type-checks.
+any output that does not compile is a defect: `--typecheck` type-checks every client generated
+(against `.build/debug/Modules`: run `swift build` first) and reports what does not compile.
 """
 import argparse
 import os
@@ -39,7 +39,20 @@ def receive_operations(path):
     return sum(1 for o in operations.values() if isinstance(o, dict) and o.get("action") == "receive"), version
 
 
-def generate(tool, spec, mode, work, cwd):
+CLIENT_FILES = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
+
+
+def typechecks(output):
+    files = [os.path.join(output, name) for name in CLIENT_FILES if os.path.exists(os.path.join(output, name))]
+    if not files:
+        return True
+    modules = os.path.join(ROOT, ".build", "debug", "Modules")
+    result = subprocess.run(["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules] + files,
+                            capture_output=True, text=True)
+    return result.returncode == 0
+
+
+def generate(tool, spec, mode, work, cwd, typecheck=False):
     folder = tempfile.mkdtemp(dir=work)
     config = os.path.join(folder, "channelgen.yaml")
     lines = [f"spec: {os.path.relpath(spec, folder)}"]
@@ -56,6 +69,8 @@ def generate(tool, spec, mode, work, cwd):
     if os.path.exists(notifier):
         text = open(notifier, encoding="utf-8").read()
         streams = len({name for name in re.findall(r"func (\w+)\(\) async -> AsyncStream<", text) if not name.endswith("Envelopes")})
+    if typecheck and result.returncode == 0 and mode != "models" and not typechecks(output):
+        return result.returncode, streams, ["x:0:0: error: DEFECT: the generated client does not compile"], ["the generated client does not compile"]
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]
     unlocated = [line for line in result.stderr.splitlines() if "error:" in line and not re.match(r"^.+:\d+:\d+: error: ", line)]
     return result.returncode, streams, errors, unlocated
@@ -65,6 +80,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tool", default=os.path.join(ROOT, ".build", "release", "channelgen"))
     # Absolute, as the tool runs from the documents' folder.
+    parser.add_argument("--typecheck", action="store_true", help="type-check every client generated")
     parser.add_argument("documents", nargs="+")
     args = parser.parse_args()
     args.tool = os.path.abspath(args.tool)
@@ -77,7 +93,7 @@ def main():
         receives, version = receive_operations(spec)
         cells, first_error = [], ""
         for mode in ["appsync", "sse", "models"]:
-            status, streams, errors, unlocated = generate(args.tool, spec, mode, work, common)
+            status, streams, errors, unlocated = generate(args.tool, spec, mode, work, common, args.typecheck)
             if status not in (0, 1) or unlocated:
                 first_error = f"DEFECT exit {status} {unlocated[:1]}"
             elif errors and not first_error:
