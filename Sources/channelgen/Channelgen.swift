@@ -18,20 +18,13 @@ struct Channelgen: ParsableCommand {
     /// ArgumentParser's own `main`, except that `diff` reports a usage error with its documented
     /// exit status 2 (1 means "a breaking change", so CI scripts can tell the two apart).
     static func main() {
-        Console.tuneAllocatorForABurst()
         do {
-            // The build plugin's call, on every build: read without ArgumentParser, whose
-            // reflection is a quarter of a Vortex run. Any other command line goes the usual way.
-            if let generate = Generate.Arguments(CommandLine.arguments.dropFirst()) {
-                try generate.run()
-                return
-            }
             var command = try parseAsRoot()
             try command.run()
         } catch {
             if CommandLine.arguments.dropFirst().first == "diff", exitCode(for: error) == .validationFailure {
                 Console.writeError(fullMessage(for: error) + "\n")
-                Console.exit(2)
+                exit(withError: ExitCode(2))
             }
             exit(withError: error)
         }
@@ -71,68 +64,28 @@ struct Generate: ParsableCommand {
     var declaredInputs: String?
 
     func run() throws {
-        try Arguments(config: config, output: output, quiet: quiet, inputsRecord: inputsRecord, declaredInputs: declaredInputs).run()
-    }
-
-    /// The options, parsed.
-    struct Arguments {
-        var config: String
-        var output: String
-        var quiet: Bool
-        var inputsRecord: String?
-        var declaredInputs: String?
-
-        func run() throws {
-            let result = Generator.generate(configAt: config)
-            // Recorded on failure too: a broken file that is fixed must rerun the next build.
-            if let inputsRecord {
-                let watched = declaredInputs.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-                    .map { Set($0.split(separator: "\n").map { FilePath.normalize(String($0)) }) }
-                writeInputsRecord(result.inputs, to: inputsRecord, watched: watched)
-            }
-            let failed = report(result.diagnostics)
-            guard !failed, let files = result.files else { throw ExitCode(1) }
-            let written: GeneratedFileWriter.Report
-            do {
-                written = try GeneratedFileWriter.write(files, to: output)
-            } catch {
-                _ = report([.error(error.description, at: nil)])
-                throw ExitCode(1)
-            }
-            if !quiet {
-                print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
-            }
-            // Done: end the process still holding the result, so nothing is freed on the way out.
-            withExtendedLifetime(result) { Console.exit(0) }
+        let result = Generator.generate(configAt: config)
+        // Recorded on failure too: a broken file that is fixed must rerun the next build.
+        if let inputsRecord {
+            let watched = declaredInputs.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+                .map { Set($0.split(separator: "\n").map { FilePath.normalize(String($0)) }) }
+            writeInputsRecord(result.inputs, to: inputsRecord, watched: watched)
         }
-    }
-}
-
-// In an extension, so the struct keeps its memberwise initializer.
-extension Generate.Arguments {
-    /// `generate --config C --output O` with `--quiet`, `--inputs-record F` and
-    /// `--declared-inputs F` in any order, each at most once, every value plain (not starting
-    /// with `-`): what the build plugin passes. `nil` for anything else, which ArgumentParser reads.
-    init?(_ arguments: ArraySlice<String>) {
-        guard arguments.first == "generate" else { return nil }
-        var config: String?, output: String?, quiet = false, inputsRecord: String?, declaredInputs: String?
-        var rest = arguments.dropFirst()
-        while let option = rest.popFirst() {
-            if option == "--quiet", !quiet {
-                quiet = true
-                continue
-            }
-            guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
-            switch option {
-            case "--config" where config == nil: config = value
-            case "--output" where output == nil: output = value
-            case "--inputs-record" where inputsRecord == nil: inputsRecord = value
-            case "--declared-inputs" where declaredInputs == nil: declaredInputs = value
-            default: return nil
-            }
+        let failed = report(result.diagnostics)
+        guard !failed, let files = result.files else { throw ExitCode(1) }
+        let written: GeneratedFileWriter.Report
+        do {
+            written = try GeneratedFileWriter.write(files, to: output)
+        } catch {
+            _ = report([.error(error.description, at: nil)])
+            throw ExitCode(1)
         }
-        guard let config, let output else { return nil }
-        self.init(config: config, output: output, quiet: quiet, inputsRecord: inputsRecord, declaredInputs: declaredInputs)
+        if !quiet {
+            print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
+        }
+        // Done: exit while still holding what the files were rendered from. Freeing it is 15 % of
+        // a large spec's run (Benchmarks/README.md), and the process ends anyway.
+        withExtendedLifetime(result) { Self.exit() }
     }
 }
 

@@ -19,33 +19,6 @@ enum Console {
             bytes = bytes.dropFirst(written)
         }
     }
-
-    /// A run allocates tens of megabytes in one burst and exits. With glibc's defaults, each large
-    /// buffer (a rendered file, growing by doubling) gets a mapping of its own and the heap is trimmed
-    /// as it shrinks, so the same memory is faulted in again and again (on the 504-channel spec,
-    /// 8 138 page faults instead of 7 133; 1–3 % of the run, Benchmarks §1). Keep what was mapped instead.
-    static func tuneAllocatorForABurst() {
-        #if canImport(Glibc)
-        // `mallopt` is glibc's (malloc.h, which the Glibc module does not import): looked up, and
-        // skipped where it is missing. -3 is M_MMAP_THRESHOLD, -2 is M_TOP_PAD.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-        _ = mallopt(-3, 256 << 20)
-        _ = mallopt(-2, 64 << 20)
-        #endif
-    }
-
-    /// Ends the process with `status`.
-    static func exit(_ status: Int32) -> Never {
-        fflush(nil)
-        #if canImport(Darwin)
-        Darwin.exit(status)
-        #elseif canImport(Musl)
-        Musl.exit(status)
-        #else
-        Glibc.exit(status)
-        #endif
-    }
 }
 
 extension String {

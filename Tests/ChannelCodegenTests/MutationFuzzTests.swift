@@ -30,6 +30,11 @@ struct MutationFuzzTests {
         // Channels sharing an address, told apart by a fixed property (or not at all).
         "address: vortex-app/user/{userId}/device/presenceChanged", "address: vortex-app/user/{id}/device/firmwareUpdated",
         "const: presenceChanged", "eventType: {type: string, const: \"*/\"}",
+        // Keys and values alike but for Unicode normalization (`é` as U+00E9 and as `e` + U+0301).
+        "\"caf\\u00E9\": {type: string}", "\"cafe\\u0301\": {type: integer}", "enum: [\"\\u00E9\", \"e\\u0301\"]",
+        "$ref: \"#/components/schemas/Caf\\u00E9\"", "address: \"vortex-app/user/{\\u00E9}/{e\\u0301}\"",
+        // A JSON document's long key (libyaml's 1 024-character cap).
+        "{\"\(String(repeating: "k", count: 1_100))\": 1}",
     ]
     static let values = [
         "", "~", "null", "true", "1e400", "-0", "0x1F", "'*/'", "\"\\u0000\"", "[]", "{}", "String", "Self", "init", "CodingKeys",
