@@ -74,37 +74,22 @@ struct ChannelPathRulesTests {
     }
 }
 
-/// A subscription as channelgen generates it under `transport: sse`: its parameter is checked by
-/// the SSE rules, which allow `.`.
-struct TopicSubscription: ChannelSubscription {
-    typealias Event = Ping
-    static let template = ChannelTemplate("app/{topic}")
-    static let eventType: String? = nil
-    let topic: ChannelSegment
-
-    init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let topic = parameters["topic"] else { throw .missing(parameter: "topic", channel: Self.template.address) }
-        self.topic = topic
-    }
-
-    var parameters: [String: ChannelSegment] { ["topic": topic] }
-    var channel: String { "app/\(topic.value)" }
-}
-
 extension ChannelPathRulesTests {
     /// An SSE client run on AppSync: the stream's status says which segment breaks which rule.
     @Test func aStreamWhosePathTheConnectionRefusesFailsWithTheReason() async throws {
         let harness = Harness()
         let hub = ChannelEventHub(connection: harness.connection)
-        let consumer = TypedCollector(await hub.events(TopicSubscription.self))
+        let consumer = TypedCollector(await hub.events(RoomSubscription.self))
         _ = try await harness.connect()
-        await hub.setParameter("topic", to: try ChannelSegment("orders.eu", parameter: "topic", rules: .serverSentEvents))
+        await hub.setParameter("orgId", to: try ChannelSegment("acme"))
+        // Checked by the SSE rules, which allow `.`, as a client generated for `transport: sse` does.
+        await hub.setParameter("roomId", to: try ChannelSegment("orders.eu", parameter: "roomId", rules: .serverSentEvents))
         try await eventually("the stream fails") {
-            if case .failed = await hub.status(of: TopicSubscription.self) { return true }
+            if case .failed = await hub.status(of: RoomSubscription.self) { return true }
             return false
         }
-        guard case .failed(let errors) = await hub.status(of: TopicSubscription.self) else { return }
-        #expect(errors.first?.message?.contains("channel 'app/orders.eu' cannot be used on AppSync Events: segment 2 contains '.'") == true, "\(errors)")
+        guard case .failed(let errors) = await hub.status(of: RoomSubscription.self) else { return }
+        #expect(errors.first?.message?.contains("channel 'app/org/acme/room/orders.eu' cannot be used on AppSync Events: segment 5 contains '.'") == true, "\(errors)")
         consumer.cancel()
         await harness.connection.disconnect()
     }

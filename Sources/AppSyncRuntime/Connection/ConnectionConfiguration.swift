@@ -36,7 +36,7 @@ public struct AppSyncConfiguration: Sendable {
 }
 
 /// Errors of single operations.
-public enum AppSyncError: Error, Sendable, Equatable {
+public enum AppSyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The operation needs a connected session.
     case notConnected
     /// The service did not answer in time (`operationTimeout`; for an HTTP publish, the client's `timeout`).
@@ -51,4 +51,17 @@ public enum AppSyncError: Error, Sendable, Equatable {
     case invalidPublish(String)
     /// The channel path breaks AppSync Events' channel rules; nothing was sent.
     case invalidChannel(ChannelPathError)
+
+    /// What went wrong, for logs and a stream's `.failed` status.
+    public var description: String {
+        switch self {
+        case .notConnected: return "not connected"
+        case .timedOut: return "the service did not answer in time"
+        case .connectionLost: return "the connection ended before the operation completed"
+        case .subscriptionLimitReached(let limit): return "the connection already has the most subscriptions AppSync allows (\(limit))"
+        case .service(let errors): return "the service refused: \(errors)"
+        case .invalidPublish(let reason): return "the publish cannot be sent: \(reason)"
+        case .invalidChannel(let error): return error.description
+        }
+    }
 }

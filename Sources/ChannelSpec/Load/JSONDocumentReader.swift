@@ -112,17 +112,7 @@ package enum JSONDocumentReader {
                 offset += 1
                 skipWhitespace()
                 entries.append(YAMLNode.Entry(key: key, keyLocation: keyLocation, value: try value(depth: depth)))
-                skipWhitespace()
-                switch next {
-                case UInt8(ascii: ","):
-                    offset += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    offset += 1
-                    return entries
-                default:
-                    throw error("expected ',' or '}' (the object opened at line \(start.line), column \(start.column))")
-                }
+                guard try anotherItem(before: "}", in: "object", openedAt: start) else { return entries }
             }
         }
 
@@ -135,17 +125,23 @@ package enum JSONDocumentReader {
             }
             while true {
                 items.append(try value(depth: depth))
+                guard try anotherItem(before: "]", in: "array", openedAt: start) else { return items }
+            }
+        }
+
+        /// After an item: `,` (true: another item follows) or the closing bracket (false: it is read).
+        private mutating func anotherItem(before closing: Unicode.Scalar, in what: String, openedAt start: SourceLocation) throws(DiagnosticsError) -> Bool {
+            skipWhitespace()
+            switch next {
+            case UInt8(ascii: ","):
+                offset += 1
                 skipWhitespace()
-                switch next {
-                case UInt8(ascii: ","):
-                    offset += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    offset += 1
-                    return items
-                default:
-                    throw error("expected ',' or ']' (the array opened at line \(start.line), column \(start.column))")
-                }
+                return true
+            case UInt8(closing.value):
+                offset += 1
+                return false
+            default:
+                throw error("expected ',' or '\(closing)' (the \(what) opened at line \(start.line), column \(start.column))")
             }
         }
 
