@@ -8,14 +8,7 @@ import Testing
 struct JSONDocumentReaderTests {
     func load(_ text: String) throws(DiagnosticsError) -> YAMLNode { try YAMLLoader.load(text, file: "t.json") }
 
-    func firstError(_ text: String) -> String? {
-        do {
-            _ = try load(text)
-            return nil
-        } catch {
-            return error.diagnostics.first?.description
-        }
-    }
+    func firstError(_ text: String) -> String? { firstDiagnostic { () throws(DiagnosticsError) in try load(text) } }
 
     @Test func keysLongerThanYAMLsImplicitKeyLimitAreRead() throws {
         let key = String(repeating: "k", count: 5_000)
@@ -87,12 +80,7 @@ struct JSONDocumentReaderTests {
     }
 
     func readingError(_ text: String) -> String? {
-        do {
-            _ = try JSONDocumentReader.read(Array(text.utf8), file: "t.json")
-            return nil
-        } catch {
-            return error.diagnostics.first?.description
-        }
+        firstDiagnostic { () throws(DiagnosticsError) in try JSONDocumentReader.read(Array(text.utf8), file: "t.json") }
     }
 
     @Test(arguments: [

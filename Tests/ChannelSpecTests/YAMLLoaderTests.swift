@@ -8,14 +8,7 @@ struct YAMLLoaderTests {
         try YAMLLoader.load(text, file: "t.yaml")
     }
 
-    func firstError(_ text: String) -> String? {
-        do {
-            _ = try load(text)
-            return nil
-        } catch {
-            return error.diagnostics.first?.description
-        }
-    }
+    func firstError(_ text: String) -> String? { firstDiagnostic { () throws(DiagnosticsError) in try load(text) } }
 
     @Test func everyNodeKeepsItsLineAndColumn() throws {
         let root = try load("""
