@@ -183,6 +183,17 @@ struct TickerTextSubscription: ChannelSubscription {
     var channel: String { "app/ticker" }
 }
 
+/// Text events declared with an event type that is not `String` (generated code never does this).
+struct PingTextSubscription: ChannelSubscription {
+    typealias Event = Ping
+    static let template = ChannelTemplate("app/ticker")
+    static let eventType: String? = nil
+    static let eventsAreText = true
+    init(parameters: [String: ChannelSegment]) {}
+    var parameters: [String: ChannelSegment] { [:] }
+    var channel: String { "app/ticker" }
+}
+
 @Suite("Text events")
 struct TextEventTests {
     /// The text is the event, as it arrived: not JSON-decoded (a JSON string keeps its quotes).
@@ -198,6 +209,20 @@ struct TextEventTests {
         try await consumer.waitFor(count: 5)
         #expect(consumer.elements == ["BTC 97000.5", "", #""quoted""#, "two\nlines", "{not json"])
         #expect(harness.connection.metrics.snapshot().channels["app/ticker"]?.dropped == 0)
+        await harness.connection.disconnect()
+    }
+
+    /// Text events need `String` as the event type; any other is refused event by event (counted as
+    /// dropped), never a trap, and the stream goes on.
+    @Test func textEventsOfAnotherTypeAreDroppedAndCounted() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let consumer = TypedCollector(await hub.events(PingTextSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["app/ticker"])
+        server.push(["type": "data", "id": id, "event": #"{"eventType":"ping","n":1}"#])
+        try await eventually("the event dropped") { harness.connection.metrics.snapshot().channels["app/ticker"]?.dropped == 1 }
+        #expect(consumer.elements.isEmpty)
         await harness.connection.disconnect()
     }
 

@@ -43,28 +43,33 @@ public enum ChannelPublishError: Error, Equatable, Sendable, CustomStringConvert
 
     /// The JSON texts of `events`, checked against AppSync's limits before anything is sent.
     package static func encoded<Event: Encodable>(_ events: [Event]) throws(ChannelPublishError) -> [String] {
-        guard (1...5).contains(events.count) else { throw .eventCount(events.count) }
         let encoder = JSONEncoder()
-        var texts: [String] = []
-        for (index, event) in events.enumerated() {
-            let data: Data
+        return try checked(events) { index, event throws(ChannelPublishError) in
             do {
-                data = try encoder.encode(event)
+                return String(decoding: try encoder.encode(event), as: UTF8.self)
             } catch {
                 throw .encoding(index: index, reason: "\(error)")
             }
-            guard data.count <= maximumEventBytes else { throw .eventTooLarge(index: index, bytes: data.count) }
-            texts.append(String(decoding: data, as: UTF8.self))
         }
-        return texts
     }
 
     /// Events carried as plain text (`String` events), with the same limits as `encoded`.
     package static func texts<Event>(_ events: [Event]) throws(ChannelPublishError) -> [String] {
+        try checked(events) { index, event throws(ChannelPublishError) in
+            guard let text = event as? String else { throw .encoding(index: index, reason: "events carried as text must be String, not \(Event.self)") }
+            return text
+        }
+    }
+
+    /// Each event's text by `text`, checked against the publish limits: 1–5 events of at most
+    /// `maximumEventBytes` each.
+    private static func checked<Event>(
+        _ events: [Event], _ text: (Int, Event) throws(ChannelPublishError) -> String
+    ) throws(ChannelPublishError) -> [String] {
         guard (1...5).contains(events.count) else { throw .eventCount(events.count) }
         var texts: [String] = []
         for (index, event) in events.enumerated() {
-            guard let text = event as? String else { throw .encoding(index: index, reason: "events carried as text must be String, not \(Event.self)") }
+            let text = try text(index, event)
             guard text.utf8.count <= maximumEventBytes else { throw .eventTooLarge(index: index, bytes: text.utf8.count) }
             texts.append(text)
         }

@@ -15,10 +15,12 @@ enum EventDecoding {
     /// Events carried as plain text: a `String` event is the text itself; any other type cannot
     /// be (generated code never pairs them), so each such event fails to decode and is counted.
     static func textDecoder<Event: Decodable>(for type: Event.Type) -> (String) throws -> Event {
-        { text in
-            guard let event = text as? Event else { throw NotText(type: "\(Event.self)") }
-            return event
+        // Decided once per stream, not per event: the identity on `String` seen as `Event`.
+        let identity: (String) -> String = { $0 }
+        guard let decode = identity as? (String) -> Event else {
+            return { _ in throw NotText(type: "\(Event.self)") }
         }
+        return decode
     }
 
     struct NotText: Error, CustomStringConvertible {
