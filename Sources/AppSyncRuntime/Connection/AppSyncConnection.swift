@@ -207,7 +207,7 @@ public actor AppSyncConnection: ChannelConnection {
             }
         }
         let reader = Task {
-            if let frames = socket.inboundReader {
+            if let frames = (socket as? any BatchedInboundSession)?.inboundReader {
                 while let text = await frames.next() { self.received(text, on: id) }
             } else {
                 for await text in socket.inbound { self.received(text, on: id) }

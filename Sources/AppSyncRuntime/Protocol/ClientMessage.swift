@@ -2,7 +2,7 @@ import ChannelRuntime
 import Foundation
 
 /// A message the client sends over the AppSync Events WebSocket.
-public enum ClientMessage: Sendable, Equatable {
+package enum ClientMessage: Sendable, Equatable {
     /// `connection_init`, the first frame after the upgrade.
     case connectionInit
     /// `subscribe` to `channel`, answered with `subscribe_success` or `subscribe_error` for `id`.
@@ -14,7 +14,7 @@ public enum ClientMessage: Sendable, Equatable {
 
     /// The JSON text frame. Keys are sorted and `/` is not escaped, so frames are stable and
     /// match what a signer would sign.
-    public func encoded() -> String {
+    package func encoded() -> String {
         var object: [String: any Sendable] = [:]
         switch self {
         case .connectionInit:

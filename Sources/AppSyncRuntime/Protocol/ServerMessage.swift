@@ -5,7 +5,7 @@ import Foundation
 /// documentation disagree: `data.event` may be one JSON string or an array of them,
 /// `connectionTimeoutMs` is read at the top level (or under `payload`), error codes may be
 /// strings or numbers, and unknown fields are ignored.
-public enum ServerMessage: Sendable, Equatable {
+package enum ServerMessage: Sendable, Equatable {
     /// `connection_ack`: the connection is ready; silence longer than `connectionTimeoutMs` means it is dead.
     case connectionAck(connectionTimeoutMs: Int?)
     /// `ka`, sent about every minute.
@@ -34,7 +34,7 @@ public enum ServerMessage: Sendable, Equatable {
     case unknown(type: String)
 
     /// Why a frame is not a server message; the caller logs, counts and drops it.
-    public enum DecodingFailure: Error, Equatable {
+    package enum DecodingFailure: Error, Equatable {
         /// The frame is not a JSON object (or a number in it is out of range).
         case notJSON
         /// A field the message type needs is missing.
@@ -42,7 +42,7 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// Decodes one text frame.
-    public static func decode(_ text: String) throws(DecodingFailure) -> ServerMessage {
+    package static func decode(_ text: String) throws(DecodingFailure) -> ServerMessage {
         if let frequent = decodeFrequent(text) { return frequent }
         return try decodeAny(text)
     }

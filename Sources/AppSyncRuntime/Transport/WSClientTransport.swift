@@ -80,7 +80,7 @@ public struct WebSocketSessionClosed: Error, CustomStringConvertible {
     public var description: String { "the WebSocket closed before the upgrade completed" }
 }
 
-private final class WSClientSession: WebSocketSession, Sendable {
+private final class WSClientSession: BatchedInboundSession, Sendable {
     let inbound: AsyncStream<String>
     let inboundReader: BatchedStream<String>.Reader?
     private struct State {

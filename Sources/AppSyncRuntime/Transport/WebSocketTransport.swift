@@ -11,15 +11,8 @@ public protocol WebSocketTransport: Sendable {
 /// One open WebSocket.
 public protocol WebSocketSession: Sendable {
     /// Text frames from the server. Finishes when the connection ends, for whatever reason:
-    /// AppSync's close codes carry no meaning, so the runtime does not look at them. Make it with
-    /// `BatchedStream<String>.makeStreamAndReader()` and return the reader as `inboundReader`:
-    /// under a burst the connection then takes many frames per lock and wake-up, where an
-    /// `AsyncStream` continuation costs both per frame.
+    /// AppSync's close codes carry no meaning, so the runtime does not look at them.
     var inbound: AsyncStream<String> { get }
-    /// The reader behind `inbound` when the session made it with `BatchedStream`: the connection
-    /// then reads the frames from it, without `AsyncStream`'s work per frame, and never reads
-    /// `inbound`. `nil` (the default) makes the connection read `inbound`.
-    var inboundReader: BatchedStream<String>.Reader? { get }
     /// Sends one text frame.
     func send(_ text: String) async throws
     /// Starts the close handshake (a close frame); `inbound` finishes when the server answers.
@@ -29,7 +22,10 @@ public protocol WebSocketSession: Sendable {
     func abort()
 }
 
-extension WebSocketSession {
-    /// No reader: the connection reads `inbound`.
-    public var inboundReader: BatchedStream<String>.Reader? { nil }
+/// A session made with `BatchedStream<String>.makeStreamAndReader()` (the runtime's own transport):
+/// the connection reads the frames from the reader behind `inbound`, many per lock and wake-up under
+/// a burst, where an `AsyncStream` continuation costs both per frame; it then never reads `inbound`.
+package protocol BatchedInboundSession: WebSocketSession {
+    /// The reader behind `inbound`; `nil` makes the connection read `inbound`.
+    var inboundReader: BatchedStream<String>.Reader? { get }
 }

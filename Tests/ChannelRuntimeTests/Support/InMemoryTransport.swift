@@ -67,7 +67,7 @@ final class FakeServer: Sendable {
         self.session = Session(inbound: toClient, inboundReader: offersInboundReader ? reader : nil, toClient: serverContinuation)
     }
 
-    final class Session: WebSocketSession, Sendable {
+    final class Session: BatchedInboundSession, Sendable {
         let inbound: AsyncStream<String>
         let inboundReader: BatchedStream<String>.Reader?
         let toClient: BatchedStream<String>.Continuation
