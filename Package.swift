@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
         .library(name: "ChannelStreams", targets: ["ChannelStreams"]),
         .library(name: "SSERuntime", targets: ["SSERuntime"]),
+        .library(name: "ChannelRuntimeTesting", targets: ["ChannelRuntimeTesting"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
     ],
@@ -128,6 +129,16 @@ let package = Package(
             ]
         ),
 
+        // Test doubles for apps' own tests and this package's: a manual clock and an in-memory
+        // WebSocket transport whose other end the test scripts.
+        .target(
+            name: "ChannelRuntimeTesting",
+            dependencies: [
+                "ChannelRuntime", "AppSyncRuntime",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+
         // The Vortex client: a config file only; every type comes from the plugin.
         .target(
             name: "VortexEvents",
@@ -185,6 +196,7 @@ let package = Package(
             name: "ChannelRuntimeTests",
             dependencies: [
                 "ChannelRuntime",
+                "ChannelRuntimeTesting",
                 "ChannelNaming",
                 "ChannelStreams",
                 "SeededRandom",
@@ -195,7 +207,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "SeededRandom"]),
-        .testTarget(name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime", "SeededRandom"]),
+        .testTarget(
+            name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime", "ChannelRuntimeTesting", "SeededRandom"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

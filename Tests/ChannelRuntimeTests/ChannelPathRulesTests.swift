@@ -1,6 +1,7 @@
 import AppSyncRuntime
 import ChannelNaming
 import ChannelRuntime
+import ChannelRuntimeTesting
 import Testing
 
 /// A connection checks every channel path by its own transport's rules before anything is sent:

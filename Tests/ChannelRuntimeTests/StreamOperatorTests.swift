@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelRuntimeTesting
 import ChannelStreams
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import AppSyncRuntime
 import ChannelRuntime
+import ChannelRuntimeTesting
 import Foundation
 import Logging
 import NIOConcurrencyHelpers

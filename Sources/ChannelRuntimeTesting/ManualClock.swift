@@ -1,15 +1,16 @@
-import AppSyncRuntime
-import ChannelRuntime
 import NIOConcurrencyHelpers
 
-/// A clock that moves only when a test calls `advance(by:)`, so reconnect delays and keep-alive
-/// timeouts are tested exactly and without waiting.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+/// A clock that moves only when a test calls `advance(by:)`, so reconnect delays, keep-alive
+/// timeouts and every other wait of a connection are tested exactly and without waiting: pass it
+/// as the `clock` of `AppSyncConnection`, `SSEConnection` or `ChannelEventHub`.
+public final class ManualClock: Clock, Sendable {
+    /// A point in the clock's time: how far it has been advanced.
+    public struct Instant: InstantProtocol {
+        /// Time since the clock was made.
+        public var offset: Duration
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -27,15 +28,18 @@ final class ManualClock: Clock, Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    var now: Instant { state.withLockedValue { $0.now } }
-    var minimumResolution: Duration { .zero }
+    /// A clock at offset zero.
+    public init() {}
+
+    public var now: Instant { state.withLockedValue { $0.now } }
+    public var minimumResolution: Duration { .zero }
 
     /// Deadlines of everything sleeping now, as offsets from the clock's start, sorted.
-    var pendingDeadlines: [Duration] {
+    public var pendingDeadlines: [Duration] {
         state.withLockedValue { $0.sleepers.values.map(\.deadline.offset).sorted() }
     }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
         let id = state.withLockedValue { state -> Int in
             state.nextID += 1
@@ -69,7 +73,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let due = state.withLockedValue { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -80,29 +84,10 @@ final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Waits (yielding, no real sleeping) until something sleeps until `offset`.
-    func waitForSleeper(until offset: Duration) async throws {
-        try await eventually("a sleeper until \(offset)") { self.pendingDeadlines.contains(offset) }
+    /// Waits (yielding, hardly sleeping) until something sleeps until `offset`; throws
+    /// `WaitTimedOut` after `seconds` of real time, so a test that goes wrong fails instead of hanging.
+    public func waitForSleeper(until offset: Duration, within seconds: Double = 20) async throws {
+        try await eventually("a sleeper until \(offset)", within: seconds) { self.pendingDeadlines.contains(offset) }
     }
 }
 
-struct TimedOut: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// Yields until `condition` holds. A generous real-time bound turns a hang into a failure; it is a
-/// guard, not a timing assertion (the code under test runs on the manual clock).
-func eventually(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(20)
-    var spins = 0
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        spins += 1
-        if spins % 64 == 0 {
-            try await Task.sleep(for: .microseconds(100))  // let other tests' tasks run on a busy machine
-        } else {
-            await Task.yield()
-        }
-    }
-    throw TimedOut(description: "gave up waiting for \(what)")
-}

@@ -3,8 +3,10 @@ import ChannelRuntime
 import Foundation
 import NIOConcurrencyHelpers
 
-/// A transport whose other end is the test: each connect hands the test a `FakeServer`.
-final class InMemoryTransport: WebSocketTransport, Sendable {
+/// A WebSocket transport whose other end is the test: each connect hands the test a `FakeServer`
+/// that speaks AppSync Events' protocol as the test scripts it. Pass it as `AppSyncConnection`'s
+/// `transport`.
+public final class InMemoryTransport: WebSocketTransport, Sendable {
     private struct State {
         var servers: [FakeServer] = []
         var taken = 0
@@ -17,16 +19,22 @@ final class InMemoryTransport: WebSocketTransport, Sendable {
     /// without it, the connection reads `inbound`.
     let offersInboundReader: Bool
 
-    init(offersInboundReader: Bool = true) { self.offersInboundReader = offersInboundReader }
+    /// A transport whose sessions hand the connection their batched reader, as `WSClientTransport`'s do.
+    public convenience init() { self.init(offersInboundReader: true) }
 
-    struct Refused: Error {}
+    /// With `offersInboundReader: false` the connection reads the sessions' `inbound` instead.
+    package init(offersInboundReader: Bool) { self.offersInboundReader = offersInboundReader }
+
+    /// A connect the test chose to refuse (`rejectNextConnects`).
+    public struct Refused: Error {}
 
     /// Connection attempts, refused ones included.
-    var connectCount: Int { state.withLockedValue { $0.attempts } }
+    public var connectCount: Int { state.withLockedValue { $0.attempts } }
 
-    func rejectNextConnects(_ count: Int) { state.withLockedValue { $0.rejectNext = count } }
+    /// Makes the next `count` connects fail with `Refused`.
+    public func rejectNextConnects(_ count: Int) { state.withLockedValue { $0.rejectNext = count } }
 
-    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+    public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
         let server = FakeServer(url: url, subprotocols: subprotocols, offersInboundReader: offersInboundReader)
         let refuse = state.withLockedValue { state -> Bool in
             state.attempts += 1
@@ -41,9 +49,10 @@ final class InMemoryTransport: WebSocketTransport, Sendable {
         return server.session
     }
 
-    /// The server side of the next accepted connection.
-    func nextConnection() async throws -> FakeServer {
-        try await eventually("a connection attempt") {
+    /// The server side of the next accepted connection; throws `WaitTimedOut` when none comes
+    /// within `seconds` of real time.
+    public func nextConnection(within seconds: Double = 20) async throws -> FakeServer {
+        try await eventually("a connection attempt", within: seconds) {
             self.state.withLockedValue { $0.servers.count > $0.taken }
         }
         return state.withLockedValue { state in
@@ -53,10 +62,12 @@ final class InMemoryTransport: WebSocketTransport, Sendable {
     }
 }
 
-/// One WebSocket as the server sees it.
-final class FakeServer: Sendable {
-    let url: URL
-    let subprotocols: [String]
+/// One WebSocket as the server sees it: what the client sent, and what the test answers.
+public final class FakeServer: Sendable {
+    /// The URL the client connected to.
+    public let url: URL
+    /// The subprotocols the client offered (AppSync's, and the `header-…` one carrying the auth).
+    public let subprotocols: [String]
     let session: Session
     private let consumed = NIOLockedValueBox(0)
 
@@ -67,9 +78,9 @@ final class FakeServer: Sendable {
         self.session = Session(inbound: toClient, inboundReader: offersInboundReader ? reader : nil, toClient: serverContinuation)
     }
 
-    final class Session: BatchedInboundSession, Sendable {
-        let inbound: AsyncStream<String>
-        let inboundReader: BatchedStream<String>.Reader?
+    package final class Session: BatchedInboundSession, Sendable {
+        package let inbound: AsyncStream<String>
+        package let inboundReader: BatchedStream<String>.Reader?
         let toClient: BatchedStream<String>.Continuation
         /// Frames the client sent, in order, and whether it closed.
         let sent = NIOLockedValueBox<(frames: [String], closed: Bool)>(([], false))
@@ -82,26 +93,26 @@ final class FakeServer: Sendable {
 
         var isClosed: Bool { sent.withLockedValue { $0.closed } }
 
-        func send(_ text: String) async throws {
+        package func send(_ text: String) async throws {
             try sent.withLockedValue { sent in
                 guard !sent.closed else { throw WebSocketSessionClosed() }
                 sent.frames.append(text)
             }
         }
 
-        func close() async {
+        package func close() async {
             sent.withLockedValue { $0.closed = true }
             toClient.finish()
         }
 
-        func abort() {
+        package func abort() {
             sent.withLockedValue { $0.closed = true }
             toClient.finish()
         }
     }
 
     /// The `header-` subprotocol decoded back into the auth headers.
-    var authHeaders: [String: String]? {
+    public var authHeaders: [String: String]? {
         guard let header = subprotocols.first(where: { $0.hasPrefix("header-") }) else { return nil }
         var base64 = String(header.dropFirst("header-".count)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
@@ -109,20 +120,24 @@ final class FakeServer: Sendable {
         return try? JSONSerialization.jsonObject(with: data) as? [String: String]
     }
 
-    var isClosedByClient: Bool { session.isClosed }
+    /// Whether the client closed (or abandoned) the socket.
+    public var isClosedByClient: Bool { session.isClosed }
 
-    func push(_ text: String) { session.toClient.yield(text) }
+    /// Sends a text frame to the client.
+    public func push(_ text: String) { session.toClient.yield(text) }
 
-    func push(_ object: [String: Any]) {
+    /// Sends a JSON object to the client as a text frame (keys sorted).
+    public func push(_ object: [String: Any]) {
         push(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     }
 
     /// Ends the connection without a close handshake.
-    func drop() { session.toClient.finish() }
+    public func drop() { session.toClient.finish() }
 
-    /// The next frame the client sent, parsed; `nil` when the client closed without sending more.
-    func nextMessage() async -> [String: Any]? {
-        try? await eventually("a frame from the client") {
+    /// The next frame the client sent, parsed; `nil` when the client closed without sending more,
+    /// or sent nothing within `seconds` of real time.
+    public func nextMessage(within seconds: Double = 20) async -> [String: Any]? {
+        try? await eventually("a frame from the client", within: seconds) {
             let index = self.consumed.withLockedValue { $0 }
             return self.session.sent.withLockedValue { $0.frames.count > index || $0.closed }
         }
@@ -133,26 +148,26 @@ final class FakeServer: Sendable {
     }
 
     /// Frames the client sent that the test has not read yet.
-    var unreadFrameCount: Int {
+    public var unreadFrameCount: Int {
         let index = consumed.withLockedValue { $0 }
         return session.sent.withLockedValue { $0.frames.count - index }
     }
 
-    /// Expects `connection_init`, answers `connection_ack`.
-    func acceptConnection(timeoutMs: Int = 300_000) async throws {
+    /// Expects `connection_init`, answers `connection_ack` with `timeoutMs` as the keep-alive timeout.
+    public func acceptConnection(timeoutMs: Int = 300_000) async throws {
         let first = await nextMessage()
-        guard first?["type"] as? String == "connection_init" else { throw TimedOut(description: "expected connection_init, got \(String(describing: first))") }
+        guard first?["type"] as? String == "connection_init" else { throw WaitTimedOut(description: "expected connection_init, got \(String(describing: first))") }
         push(["type": "connection_ack", "connectionTimeoutMs": timeoutMs])
     }
 
     /// Reads `count` subscribe messages and answers each with `subscribe_success`; returns channel → id.
     @discardableResult
-    func acceptSubscribes(_ count: Int) async throws -> [String: String] {
+    public func acceptSubscribes(_ count: Int) async throws -> [String: String] {
         var ids: [String: String] = [:]
         for _ in 0..<count {
             guard let message = await nextMessage(), message["type"] as? String == "subscribe",
                   let id = message["id"] as? String, let channel = message["channel"] as? String else {
-                throw TimedOut(description: "expected a subscribe")
+                throw WaitTimedOut(description: "expected a subscribe")
             }
             ids[channel] = id
             push(["type": "subscribe_success", "id": id])
