@@ -115,11 +115,12 @@ let package = Package(
         ),
 
         // The second transport: Server-Sent Events from a Mercure hub (one stream, many channels,
-        // Last-Event-ID resume) on the transport-neutral core; authorization shared with AppSync.
+        // Last-Event-ID resume) on the transport-neutral core (authorization included); it does
+        // not depend on AppSyncRuntime.
         .target(
             name: "SSERuntime",
             dependencies: [
-                "ChannelRuntime", "AppSyncRuntime",
+                "ChannelRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

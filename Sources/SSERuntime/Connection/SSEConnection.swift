@@ -1,4 +1,3 @@
-import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 import Logging

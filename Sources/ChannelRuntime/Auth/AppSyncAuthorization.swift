@@ -1,4 +1,3 @@
-import ChannelRuntime
 import Foundation
 
 /// What an authorizer is asked to sign: the operation, and the request AppSync expects signed
@@ -39,7 +38,8 @@ public struct AuthorizationRequest: Sendable {
     }
 }
 
-/// How the client authorizes connect, subscribe and publish. Providers are called for every
+/// How the client authorizes connect, subscribe and publish, on either transport (AppSync Events'
+/// header scheme: the SSE hub takes the same headers). Providers are called for every
 /// operation, so rotated tokens are picked up without reconnecting. Header values are secrets:
 /// the runtime never logs them.
 public struct AppSyncAuthorization: Sendable {
@@ -69,20 +69,6 @@ public struct AppSyncAuthorization: Sendable {
         AppSyncAuthorization(makeHeaders: sign)
     }
 
-    /// The `header-<base64url(JSON)>` WebSocket subprotocol that carries connect authorization.
-    public static func headerSubprotocol(_ headers: [String: String]) -> String {
-        let json = try! JSONSerialization.data(withJSONObject: headers, options: [.sortedKeys, .withoutEscapingSlashes])
-        return "header-" + base64URL(json)
-    }
-
-    /// Base64url (RFC 4648 §5) without padding: `=` and `/` are not legal in `Sec-WebSocket-Protocol`.
-    public static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
     /// The values of `headers` that are credentials, for `DiagnosticLog` to keep out of logs: all but
     /// the host, the date and the content type (an API key, a token, a signature, a session token,
     /// whatever a custom scheme sends).
@@ -90,8 +76,6 @@ public struct AppSyncAuthorization: Sendable {
         headers.filter { !["host", "x-amz-date", "content-type"].contains($0.key.lowercased()) }.map(\.value)
     }
 
-    /// The subprotocol AppSync Events requires next to the auth subprotocol.
-    public static let eventSubprotocol = "aws-appsync-event-ws"
 }
 
 private func jsonString(_ text: String) -> String {

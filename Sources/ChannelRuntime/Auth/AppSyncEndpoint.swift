@@ -1,4 +1,3 @@
-import ChannelRuntime
 import Foundation
 
 /// The two URLs of an AppSync Event API, derived from its HTTP endpoint:

@@ -1,0 +1,22 @@
+import ChannelRuntime
+import Foundation
+
+/// How AppSync Events' WebSocket carries the connect authorization: in a subprotocol.
+extension AppSyncAuthorization {
+    /// The `header-<base64url(JSON)>` WebSocket subprotocol that carries connect authorization.
+    public static func headerSubprotocol(_ headers: [String: String]) -> String {
+        let json = try! JSONSerialization.data(withJSONObject: headers, options: [.sortedKeys, .withoutEscapingSlashes])
+        return "header-" + base64URL(json)
+    }
+
+    /// Base64url (RFC 4648 §5) without padding: `=` and `/` are not legal in `Sec-WebSocket-Protocol`.
+    public static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The subprotocol AppSync Events requires next to the auth subprotocol.
+    public static let eventSubprotocol = "aws-appsync-event-ws"
+}
