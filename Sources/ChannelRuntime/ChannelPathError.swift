@@ -38,8 +38,7 @@ public struct ChannelPathError: Error, Hashable, Sendable, CustomStringConvertib
         case .segment(let position, .tooLong(let length)):
             reason = "segment \(position) is \(length) characters long; at most \(maximumSegmentLength) are allowed"
         case .segment(let position, .invalidCharacter(let scalar)):
-            let shown = scalar.isASCII && scalar.value > 0x20 && scalar.value < 0x7F ? "'\(scalar)'" : "U+" + String(scalar.value, radix: 16, uppercase: true)
-            reason = "segment \(position) contains \(shown); only \(allowedCharacters) are allowed"
+            reason = "segment \(position) contains \(shownInMessage(scalar)); only \(allowedCharacters) are allowed"
         case .segment(let position, .edgeHyphen):
             reason = "segment \(position) starts or ends with '-'"
         }

@@ -60,7 +60,7 @@ public enum ChannelParameterError: Error, Hashable, Sendable, CustomStringConver
         case .tooLong(let parameter, let length, let maximum):
             return "channel parameter '\(parameter)' is \(length) characters long; at most \(maximum) are allowed"
         case .invalidCharacter(let parameter, let character, let allowed):
-            let shown = character.unicodeScalars.first.map { $0.isASCII && $0.value >= 0x21 && $0.value < 0x7F ? "'\(character)'" : "U+" + String($0.value, radix: 16, uppercase: true) } ?? "?"
+            let shown = character.unicodeScalars.first.map(shownInMessage) ?? "?"
             return "channel parameter '\(parameter)' contains \(shown); only \(allowed) are allowed"
         case .edgeHyphen(let parameter):
             return "channel parameter '\(parameter)' starts or ends with '-'"
@@ -68,4 +68,10 @@ public enum ChannelParameterError: Error, Hashable, Sendable, CustomStringConver
             return "no value for parameter '\(parameter)' of channel '\(channel)'"
         }
     }
+}
+
+/// A character as an error message shows it: printable ASCII quoted, anything else as `U+…`, so a
+/// message never carries a control character or a look-alike.
+func shownInMessage(_ scalar: Unicode.Scalar) -> String {
+    scalar.isASCII && scalar.value > 0x20 && scalar.value < 0x7F ? "'\(scalar)'" : "U+" + String(scalar.value, radix: 16, uppercase: true)
 }

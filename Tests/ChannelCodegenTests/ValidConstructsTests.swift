@@ -163,9 +163,6 @@ struct ValidConstructsTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
-    /// Models mode reads more than client generation (every component; the messages of channels a
-    /// client cannot subscribe to), and used to fail on what the default mode never looked at. Now
-    /// each payload or component with a problem is skipped alone, so it is never stricter.
     /// `é` written as U+00E9 and as `e` + U+0301 are two JSON keys and two enum values, though
     /// Swift's `String ==` calls them equal: the loader called such keys duplicates, and the enum's
     /// `switch` made the second value decode as the first (re-encoding changed the bytes).
@@ -261,6 +258,9 @@ struct ValidConstructsTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// Models mode reads more than client generation (every component; the messages of channels a
+    /// client cannot subscribe to), and used to fail on what the default mode never looked at. Now
+    /// each payload or component with a problem is skipped alone, so it is never stricter.
     @Test func modelsModeIsNeverStricterThanTheDefault() async throws {
         let spec = """
             asyncapi: 3.0.0

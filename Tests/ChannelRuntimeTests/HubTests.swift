@@ -173,27 +173,19 @@ struct SocketHeartbeatSubscription: ChannelSubscription {
     var channel: String { "app/socket" }
 }
 
-/// A `text/plain` channel over Server-Sent Events, as channelgen generates it.
-struct TickerTextSubscription: ChannelSubscription {
-    typealias Event = String
-    static let template = ChannelTemplate("app/ticker")
-    static let eventType: String? = nil
-    static let eventsAreText = true
+/// A `text/plain` channel over Server-Sent Events, as channelgen generates it (`Event` is `String`).
+struct TextSubscription<Event: Codable & Sendable>: ChannelSubscription {
+    static var template: ChannelTemplate { ChannelTemplate("app/ticker") }
+    static var eventType: String? { nil }
+    static var eventsAreText: Bool { true }
     init(parameters: [String: ChannelSegment]) {}
     var parameters: [String: ChannelSegment] { [:] }
     var channel: String { "app/ticker" }
 }
 
+typealias TickerTextSubscription = TextSubscription<String>
 /// Text events declared with an event type that is not `String` (generated code never does this).
-struct PingTextSubscription: ChannelSubscription {
-    typealias Event = Ping
-    static let template = ChannelTemplate("app/ticker")
-    static let eventType: String? = nil
-    static let eventsAreText = true
-    init(parameters: [String: ChannelSegment]) {}
-    var parameters: [String: ChannelSegment] { [:] }
-    var channel: String { "app/ticker" }
-}
+typealias PingTextSubscription = TextSubscription<Ping>
 
 @Suite("Text events")
 struct TextEventTests {

@@ -93,7 +93,7 @@ package enum JSONDocumentReader {
         private mutating func mapping(depth: Int, at start: SourceLocation) throws(DiagnosticsError) -> [YAMLNode.Entry] {
             try open(depth: depth, at: start)
             var entries: [YAMLNode.Entry] = []
-            var firstLocation: [[UInt8]: SourceLocation] = [:]
+            var firstLocation: ExactKeyDictionary<SourceLocation> = [:]
             if next == UInt8(ascii: "}") {
                 offset += 1
                 return entries
@@ -103,10 +103,11 @@ package enum JSONDocumentReader {
                 let keyLocation = here
                 let key = try string()
                 // By Unicode scalars: `é` (U+00E9) and `e` + U+0301 are two keys.
-                if let first = firstLocation.updateValue(keyLocation, forKey: Array(key.utf8)) {
+                if let first = firstLocation[key] {
                     throw DiagnosticsError(.error(
                         "duplicate key '\(key)' (first defined at line \(first.line), column \(first.column))", at: keyLocation))
                 }
+                firstLocation[key] = keyLocation
                 skipWhitespace()
                 guard next == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
                 offset += 1
