@@ -33,7 +33,7 @@ struct SSEHostileServerTests {
         try await waitFor("the valid event") { received.count == 1 }
         #expect(received.elements.map(\.text) == ["{\"n\":1}"])
         #expect(connection.metrics.snapshot().malformedFrames == 1)
-        #expect(await connection.lastEventID == "7")
+        #expect(connection.lastEventID == "7")
         await connection.disconnect()
         received.cancel()
         await server.stop()

@@ -11,7 +11,7 @@ struct SSEConnectionRulesTests {
     }
 
     static func refusal(_ status: Int, _ headers: [String: String] = [:]) -> ConnectionStateMachine.Refusal? {
-        SSEConnection.refusal(for: response(status, headers), maximumRetryAfter: .seconds(600))
+        SSEWire.refusal(for: response(status, headers), maximumRetryAfter: .seconds(600))
     }
 
     @Test func onlyA200EventStreamIsAccepted() {
@@ -40,9 +40,9 @@ struct SSEConnectionRulesTests {
         } else {
             Issue.record("no delay")
         }
-        #expect(SSEConnection.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == .zero)  // in the past
-        #expect(SSEConnection.retryAfter("soon") == nil)
-        #expect(SSEConnection.retryAfter("-3") == nil)
+        #expect(SSEWire.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == .zero)  // in the past
+        #expect(SSEWire.retryAfter("soon") == nil)
+        #expect(SSEWire.retryAfter("-3") == nil)
     }
 
     @Test func eventsRouteByChannelIgnoringSlashesAndByWildcardPrefix() {

@@ -1,0 +1,207 @@
+import ChannelRuntime
+import Foundation
+
+/// AppSync Events' WebSocket protocol as a `Wire`: authorization in a subprotocol,
+/// `connection_init` → `connection_ack`, a subscribe per subscription id, `data` frames routed by id,
+/// and publishes answered by id.
+struct AppSyncWire: Wire {
+    let configuration: AppSyncConfiguration
+    let transport: any WebSocketTransport
+
+    var vocabulary: WireVocabulary { WireVocabulary(acceptance: "connection_ack", keepAlive: "frame within connectionTimeoutMs") }
+
+    func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession {
+        let headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
+        let subprotocols = [AppSyncAuthorization.eventSubprotocol, AppSyncAuthorization.headerSubprotocol(headers)]
+        context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers) + [subprotocols[1]])
+        let socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
+        return AppSyncSession(socket: socket, configuration: configuration, context: context)
+    }
+}
+
+/// One WebSocket to AppSync Events.
+final class AppSyncSession: WireSession {
+    private let socket: any WebSocketSession
+    private let configuration: AppSyncConfiguration
+    private let context: WireContext
+    private let outbox: AsyncStream<String>.Continuation
+    private let writer: Task<Void, Never>
+
+    private struct Pending {
+        let continuation: CheckedContinuation<PublishResult, any Error>
+        let timeout: Task<Void, Never>
+        let sentAt: Duration
+    }
+
+    private struct State {
+        var publishes: [String: Pending] = [:]
+        /// Each subscription's channel, for log lines.
+        var channels: [String: String] = [:]
+        var ended = false
+    }
+
+    private let state = LockedValue(State())
+
+    init(socket: any WebSocketSession, configuration: AppSyncConfiguration, context: WireContext) {
+        self.socket = socket
+        self.configuration = configuration
+        self.context = context
+        let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        self.outbox = continuation
+        let logger = context.diagnostics.logger
+        writer = Task {
+            for await text in outbox {
+                do { try await socket.send(text) } catch {
+                    // The server may already have closed (after a `connection_error`): its frames are still read.
+                    logger.debug("sending a frame failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    var isIdle: Bool { false }
+
+    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async {
+        if let frames = (socket as? any BatchedInboundSession)?.inboundReader {
+            while let text = await frames.next() { read(text, handle) }
+        } else {
+            for await text in socket.inbound { read(text, handle) }
+        }
+        end()
+    }
+
+    func sendHandshake() {
+        outbox.yield(ClientMessage.connectionInit.encoded())
+    }
+
+    func subscribe(_ id: String, to channel: String) async -> SubscribeReply {
+        let headers: [String: String]
+        do {
+            headers = try await configuration.authorization.headers(
+                for: AuthorizationRequest(operation: .subscribe(channel: channel), endpoint: configuration.endpoint))
+            context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
+        } catch {
+            context.diagnostics.error("no authorization for subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
+            return .failed([ServiceError(errorType: "AuthorizationProviderFailed", message: "the authorization provider failed")])
+        }
+        let frame = ClientMessage.subscribe(id: id, channel: channel, authorization: headers).encoded()
+        return .send { [state, outbox] in
+            state.withLock { $0.channels[id] = channel }
+            outbox.yield(frame)
+        }
+    }
+
+    func unsubscribe(_ id: String) {
+        outbox.yield(ClientMessage.unsubscribe(id: id).encoded())
+    }
+
+    func close() {
+        outbox.finish()
+        Task { [socket] in await socket.close() }
+    }
+
+    func abort() {
+        socket.abort()
+        writer.cancel()
+        end()
+    }
+
+    /// Nothing more is sent; publishes still waiting fail.
+    private func end() {
+        outbox.finish()
+        let waiting = state.withLock { state in
+            state.ended = true
+            defer { state.publishes = [:] }
+            return state.publishes
+        }
+        for id in waiting.keys.sorted() { finish(waiting[id]!, with: .failure(AppSyncError.connectionLost)) }
+    }
+
+    // MARK: Frames
+
+    private func read(_ text: String, _ handle: (WireInput) -> Void) {
+        handle(.activity)
+        context.metrics.countFrame()
+        switch ServerMessage.readFrequent(text) {
+        case .event(let subscription, let event): return handle(.event(event, subscription: subscription))
+        case .events(let subscription, let events): return handle(.events(events, subscription: subscription))
+        case .keepAlive: return
+        case nil: break
+        }
+        let message: ServerMessage
+        do {
+            message = try ServerMessage.decodeAny(text)
+        } catch {
+            context.metrics.update { $0.malformedFrames += 1 }
+            context.diagnostics.error("dropping a malformed frame", metadata: ["error": "\(error)", "bytes": "\(text.utf8.count)"])
+            return
+        }
+        switch message {
+        case .data(let subscription, let events):
+            handle(.events(events, subscription: subscription))
+        case .connectionAck(let timeoutMs):
+            handle(.accepted(keepAliveTimeout: timeoutMs.map { .milliseconds($0) }))
+        case .keepAlive, .unsubscribeSuccess, .unsubscribeError:
+            break
+        case .connectionError(let errors):
+            context.diagnostics.error("connection_error", metadata: ["errors": "\(errors)"])
+            let refusal: ConnectionStateMachine.Refusal = errors.contains(where: \.isAuthorizationFailure)
+                ? .unauthorized(errors) : (errors.contains(where: \.isNonRetryable) ? .rejected(errors) : .retryable(errors))
+            handle(.refused(refusal))
+        case .subscribeSuccess(let subscription):
+            handle(.subscribed(subscription))
+        case .subscribeError(let subscription, let errors):
+            handle(.subscribeRejected(subscription, errors))
+        case .publishSuccess(let publish, let result):
+            finishPublish(publish, with: .success(result))
+        case .publishError(let publish, let errors):
+            finishPublish(publish, with: .failure(AppSyncError.service(errors)))
+        case .broadcastError(let subscription, let errors):
+            let channel = state.withLock { $0.channels[subscription] } ?? "?"
+            context.diagnostics.error("broadcast_error", metadata: ["channel": "\(channel)", "errors": "\(errors)"])
+        case .error(let operation, let errors):
+            context.diagnostics.error("error", metadata: ["errors": "\(errors)"])
+            if let operation { finishPublish(operation, with: .failure(AppSyncError.service(errors))) }
+        case .unknown(let type):
+            context.metrics.update { $0.unknownMessageTypes += 1 }
+            context.diagnostics.logger.debug("dropping a message of unknown type", metadata: ["type": "\(type)"])
+        }
+    }
+
+    // MARK: Publish
+
+    /// Sends a publish and waits for its answer, at most `operationTimeout`.
+    func publish(_ events: [String], to channel: String, authorization headers: [String: String]) async throws -> PublishResult {
+        let id = UUID().uuidString
+        let clock = context.clock
+        let timeout = configuration.operationTimeout
+        let frame = ClientMessage.publish(id: id, channel: channel, events: events, authorization: headers).encoded()
+        return try await withCheckedThrowingContinuation { continuation in
+            let timer = Task {
+                do { try await clock.sleep(for: timeout) } catch { return }
+                self.finishPublish(id, with: .failure(AppSyncError.timedOut))
+            }
+            let registered = state.withLock { state in
+                guard !state.ended else { return false }
+                state.publishes[id] = Pending(continuation: continuation, timeout: timer, sentAt: clock.now())
+                return true
+            }
+            guard registered else {
+                timer.cancel()
+                return continuation.resume(throwing: AppSyncError.connectionLost)
+            }
+            outbox.yield(frame)
+        }
+    }
+
+    private func finishPublish(_ id: String, with result: Result<PublishResult, any Error>) {
+        guard let pending = state.withLock({ $0.publishes.removeValue(forKey: id) }) else { return }
+        finish(pending, with: result)
+    }
+
+    private func finish(_ pending: Pending, with result: Result<PublishResult, any Error>) {
+        pending.timeout.cancel()
+        if case .success = result { context.metrics.recordPublish(context.clock.now() - pending.sentAt) }
+        pending.continuation.resume(with: result)
+    }
+}

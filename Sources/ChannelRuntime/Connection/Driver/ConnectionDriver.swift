@@ -1,0 +1,325 @@
+import ChannelNaming
+import Foundation
+import Logging
+
+/// The connection every transport shares: it runs `ConnectionStateMachine`'s actions (sessions,
+/// timers on the injected clock, statuses) and owns the subscriptions and their streams. A `Wire`
+/// adds only what differs between transports: how a session is opened, what is sent, and what the
+/// frames it reads mean.
+///
+/// One event's path: the wire session's `receive` reads a frame on this actor and hands it over
+/// as a `WireInput`; `deliver` sends it to its subscription's `BatchedStream`, which the event hub reads.
+package actor ConnectionDriver {
+    package struct Settings: Sendable {
+        package var machine: ConnectionStateMachine.Settings
+        package var isSignedIn: @Sendable () async -> Bool
+        /// The rules every subscribed channel path is checked by.
+        package var channelRules: ChannelNamingRules
+        /// Subscriptions at most (the service's limit per connection).
+        package var maximumSubscriptions: Int
+        /// How long subscription changes are gathered before a wire that carries a channel set in its
+        /// session (`SubscribeReply.needsNewSession`) opens a new one.
+        package var renewalDelay: Duration
+
+        package init(
+            machine: ConnectionStateMachine.Settings, isSignedIn: @escaping @Sendable () async -> Bool, channelRules: ChannelNamingRules,
+            maximumSubscriptions: Int = .max, renewalDelay: Duration = .zero
+        ) {
+            self.machine = machine
+            self.isSignedIn = isSignedIn
+            self.channelRules = channelRules
+            self.maximumSubscriptions = maximumSubscriptions
+            self.renewalDelay = renewalDelay
+        }
+    }
+
+    /// Why a subscribe was refused before anything was sent.
+    package enum SubscribeRefusal: Error {
+        case invalidChannel(ChannelPathError)
+        case limitReached(Int)
+    }
+
+    package nonisolated let metrics: RuntimeMetrics
+    private let wire: any Wire
+    private let settings: Settings
+    private let clock: RuntimeClock
+    private let diagnostics: DiagnosticLog
+    private var logger: Logger { diagnostics.logger }
+    private var machine: ConnectionStateMachine
+    private let board = ConnectionStatusBoard()
+    private var timers = MachineTimers()
+
+    private struct OpenSession {
+        let id: ConnectionStateMachine.SessionID
+        let wire: any WireSession
+        let reader: Task<Void, Never>
+    }
+
+    private var opening: (id: ConnectionStateMachine.SessionID, task: Task<Void, Never>)?
+    private var session: OpenSession?
+    private var lastActivityAt: Duration = .zero
+    private var renewal: Task<Void, Never>?
+
+    private struct Sink {
+        let channel: String
+        let route: ChannelRoute
+        let continuation: BatchedStream<RawChannelEvent>.Continuation
+        let counter: RuntimeMetrics.ChannelCounter
+    }
+
+    private var sinks: [String: Sink] = [:]
+    /// The last event's sequence number (`RawChannelEvent.sequence`).
+    private var sequence = 0
+    /// Names each subscription (`sub1`, `sub2`, …): unique on the connection, and short enough
+    /// (at most 15 bytes) to be a Swift small string, so reading it from a frame allocates nothing.
+    private var subscriptionsMade = 0
+
+    package init(wire: any Wire, settings: Settings, clock: RuntimeClock, metrics: RuntimeMetrics, logger: Logger) {
+        self.wire = wire
+        self.settings = settings
+        self.clock = clock
+        self.metrics = metrics
+        self.diagnostics = DiagnosticLog(logger: logger, clock: clock)
+        self.machine = ConnectionStateMachine(settings: settings.machine)
+    }
+
+    // MARK: Lifecycle
+
+    package func start() { run(machine.start()) }
+
+    package func disconnect() async {
+        run(machine.stop())
+        await board.waitUntilStopped()
+    }
+
+    package func suspend() async {
+        run(machine.suspend())
+        await board.waitUntilStopped()
+    }
+
+    package func resume() { run(machine.resume()) }
+
+    package var state: ConnectionState { board.connectionState }
+
+    package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
+
+    /// The current session when it is connected (for a wire's own requests, such as a publish).
+    package func connectedSession() -> (any WireSession)? {
+        machine.isConnected ? session?.wire : nil
+    }
+
+    // MARK: Running the machine
+
+    private func run(_ actions: [ConnectionStateMachine.Action]) {
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: ConnectionStateMachine.Action) {
+        switch action {
+        case .openTransport(let id):
+            opening = (id, Task { await self.open(id) })
+        case .sendHandshake(let id):
+            guard let session, session.id == id else { return }
+            lastActivityAt = clock.now()
+            session.wire.sendHandshake()
+        case .sendSubscribe(let id, let channel):
+            guard let session else { return }
+            Task { await self.subscribe(id, channel: channel, on: session) }
+        case .sendUnsubscribe(let id):
+            session?.wire.unsubscribe(id)
+        case .closeTransport(let id):
+            guard let session, session.id == id else { return }
+            session.wire.close()
+        case .abortTransport(let id):
+            abort(id)
+        case .startTimer(let timer, let delay):
+            timers.start(timer, after: delay, on: clock) { timer, token in await self.timerFired(timer, token: token) }
+        case .cancelTimer(let timer):
+            timers.cancel(timer)
+        case .sessionEnded(let id):
+            abort(id)
+        case .publishState(let newState):
+            board.publish(newState, log: diagnostics)
+        case .publishSubscriptionStatus(let id, let status):
+            if sinks[id] != nil { board.setStatus(status, of: id) }
+        case .count(let metric):
+            metrics.count(metric, log: diagnostics, silence: wire.vocabulary.keepAlive)
+        }
+    }
+
+    // MARK: Sessions
+
+    private func open(_ id: ConnectionStateMachine.SessionID) async {
+        guard await settings.isSignedIn() else {
+            logger.debug("signed out; waiting before connecting")
+            opening = nil
+            run(machine.signedOut(id))
+            return
+        }
+        let opened: any WireSession
+        do {
+            let context = WireContext(metrics: metrics, diagnostics: diagnostics, clock: clock)
+            opened = try await wire.openSession(channels: Set(sinks.values.map(\.channel)), context: context)
+        } catch {
+            if opening?.id == id { opening = nil }
+            if !(error is CancellationError) { diagnostics.error("connect failed", metadata: ["error": "\(error)"]) }
+            run(machine.transportFailed(id))
+            return
+        }
+        if opening?.id == id { opening = nil }
+        guard machine.currentSession == id else {
+            // The connect timed out or the app stopped meanwhile: this session is of no use.
+            opened.abort()
+            return
+        }
+        let reader = Task {
+            await opened.receive { input in self.handle(input, on: id) }
+            self.transportEnded(id)
+        }
+        session = OpenSession(id: id, wire: opened, reader: reader)
+        lastActivityAt = clock.now()
+        run(machine.transportOpened(id))
+    }
+
+    private func transportEnded(_ id: ConnectionStateMachine.SessionID) {
+        guard let session, session.id == id else { return }
+        self.session = nil
+        run(machine.transportClosed(id))
+    }
+
+    /// Closes at once: an open in flight is cancelled, the session is closed without a handshake and
+    /// nothing more is read from it.
+    private func abort(_ id: ConnectionStateMachine.SessionID) {
+        if let opening, opening.id == id {
+            opening.task.cancel()
+            self.opening = nil
+        }
+        guard let session, session.id == id else { return }
+        self.session = nil
+        session.wire.abort()
+        session.reader.cancel()
+    }
+
+    private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
+        guard timers.take(timer, token: token) else { return }
+        if case .connect = timer, !machine.isConnected { diagnostics.error("no \(wire.vocabulary.acceptance) in time; closing the connection") }
+        if case .subscribe = timer { diagnostics.error("no reply to subscribe in time; reconnecting") }
+        if session?.wire.isIdle == true { lastActivityAt = clock.now() }
+        run(machine.timerFired(timer, silence: clock.now() - lastActivityAt))
+    }
+
+    // MARK: Inputs
+
+    private func handle(_ input: WireInput, on id: ConnectionStateMachine.SessionID) {
+        guard session?.id == id else { return }
+        switch input {
+        case .activity:
+            lastActivityAt = clock.now()
+        case .event(let text, let subscription):
+            deliver(CollectionOfOne(text), to: subscription)
+        case .events(let texts, let subscription):
+            deliver(texts, to: subscription)
+        case .channelEvent(let text, let channel):
+            deliver(text, on: channel)
+        case .accepted(let keepAliveTimeout):
+            run(machine.sessionAccepted(id, keepAliveTimeout: keepAliveTimeout))
+        case .refused(let refusal):
+            run(machine.sessionRefused(id, refusal))
+        case .subscribed(let subscription):
+            run(machine.subscribeSucceeded(id, id: subscription))
+        case .subscribeRejected(let subscription, let errors):
+            diagnostics.error("subscribe rejected", metadata: ["channel": "\(sinks[subscription]?.channel ?? "?")", "errors": "\(errors)"])
+            run(machine.subscribeRejected(id, id: subscription, errors: errors))
+        case .reconnectDelay(let delay):
+            machine.serviceAskedForReconnectDelay(delay)
+        }
+    }
+
+    /// Hands a frame's events to their subscription's stream, in order.
+    private func deliver(_ events: some Collection<String>, to subscription: String) {
+        guard let sink = sinks[subscription] else {
+            return dropUnrouted("an unknown subscription", subscription)
+        }
+        sink.counter.received(events.count)
+        let receivedAt = Date()
+        for event in events {
+            sequence += 1
+            sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
+        }
+    }
+
+    /// Hands an event to every subscription whose channel matches `channel`.
+    private func deliver(_ event: String, on channel: String) {
+        let normalized = ChannelRoute.normalized(channel)
+        let targets = sinks.values.filter { $0.route.matches(normalized) }
+        guard !targets.isEmpty else { return dropUnrouted("no subscribed channel", channel) }
+        sequence += 1
+        let raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
+        for sink in targets {
+            sink.counter.received(1)
+            sink.continuation.send(raw)
+        }
+    }
+
+    private func dropUnrouted(_ reason: String, _ target: String) {
+        metrics.update { $0.unknownSubscriptionFrames += 1 }
+        logger.debug("dropping data for \(reason)", metadata: ["target": "\(target)"])
+    }
+
+    // MARK: Subscriptions
+
+    package func subscribe(to channel: String) throws(SubscribeRefusal) -> RawChannelSubscription {
+        do { try ChannelPathError.check(channel, rules: settings.channelRules, allowingWildcard: true) } catch { throw .invalidChannel(error) }
+        guard sinks.count < settings.maximumSubscriptions else { throw .limitReached(settings.maximumSubscriptions) }
+        subscriptionsMade += 1
+        let id = "sub\(subscriptionsMade)"
+        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
+        run(machine.subscribe(id: id, channel: channel))
+        return RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
+    }
+
+    private func subscribe(_ id: String, channel: String, on session: OpenSession) async {
+        let reply = await session.wire.subscribe(id, to: channel)
+        // The wire may have suspended (for credentials): the session or the subscription may be gone.
+        guard self.session?.id == session.id, sinks[id] != nil else { return }
+        switch reply {
+        case .send(let send):
+            if machine.isConnected { send() }
+        case .active:
+            run(machine.subscribeSucceeded(session.id, id: id))
+        case .needsNewSession:
+            guard renewal == nil else { return }
+            let clock = self.clock
+            let delay = settings.renewalDelay
+            renewal = Task {
+                try? await clock.sleep(for: delay)
+                self.renew(session.id)
+            }
+        case .failed(let errors):
+            run(machine.subscribeRejected(session.id, id: id, errors: errors))
+        }
+    }
+
+    private func renew(_ id: ConnectionStateMachine.SessionID) {
+        renewal = nil
+        logger.debug("opening a new session for a changed channel set")
+        run(machine.renewSession(id))
+    }
+
+    package func unsubscribe(_ id: String) {
+        guard let sink = sinks.removeValue(forKey: id) else { return }
+        sink.continuation.finish()
+        run(machine.unsubscribe(id: id))
+        board.forget(id)
+    }
+
+    package var acknowledgedChannels: [String] {
+        sinks.filter { machine.isActive($0.key) }.map(\.value.channel).sorted()
+    }
+
+    package func status(ofSubscription id: String) -> SubscriptionStatus? { board.status(of: id) }
+
+    package func statusUpdates(ofSubscription id: String) -> AsyncStream<SubscriptionStatus> { board.statusUpdates(of: id) }
+}

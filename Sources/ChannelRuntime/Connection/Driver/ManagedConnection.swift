@@ -1,0 +1,59 @@
+import Foundation
+
+/// What every transport's connection offers apps, written once: starting and stopping, the app's
+/// background and foreground, states, subscriptions and their statuses. `AppSyncConnection` and
+/// `SSEConnection` are the ones there are; each adds its configuration, its `subscribe(to:)` and
+/// what only its wire can do (AppSync's publish, SSE's last event id).
+///
+/// Apps do not subclass it: a new transport is a `Wire` under the same driver.
+// @unchecked: every stored property is a `let` of a `Sendable` type; the class is open only so the
+// package's transport modules can derive from it (its initializer is `package`).
+open class ManagedConnection: @unchecked Sendable {
+    package let driver: ConnectionDriver
+
+    package init(driver: ConnectionDriver) {
+        self.driver = driver
+    }
+
+    /// Counters of frames, reconnects and per-channel events.
+    public var metrics: RuntimeMetrics { driver.metrics }
+
+    /// Starts connecting (and keeps reconnecting); does nothing when already running.
+    public func start() async { await driver.start() }
+
+    /// Ends the connection with no reconnect (the app's own disconnect or sign-out) and returns once
+    /// the transport is closed: at the latest after the close grace period, when a peer that does
+    /// not answer the close is cut off. Subscriptions stay registered, so their streams resume after
+    /// the next `start()`.
+    public func disconnect() async { await driver.disconnect() }
+
+    /// For the app going to the background: closes the transport (returning once it is closed) and
+    /// does not reconnect until `resume()`. Subscriptions and their streams stay open.
+    public func suspend() async { await driver.suspend() }
+
+    /// For the app coming back to the foreground: connects at once (no reconnect delay, also when
+    /// one is running) and resubscribes every stream. `ChannelEventHub.updates(_:)` consumers get
+    /// `.resumed(after:)` once their subscription is active again, so they can catch up.
+    public func resume() async { await driver.resume() }
+
+    /// What the connection is doing now; `stateUpdates()` streams its changes.
+    public var state: ConnectionState { get async { await driver.state } }
+
+    /// Connection states, starting with the current one.
+    public func stateUpdates() async -> AsyncStream<ConnectionState> { await driver.stateUpdates() }
+
+    /// Ends a subscription: its stream and status sequence finish (and the wire is told, where it
+    /// has such a message).
+    public func unsubscribe(_ id: String) async { await driver.unsubscribe(id) }
+
+    /// Channels with an active subscription, for diagnostics.
+    public var acknowledgedChannels: [String] { get async { await driver.acknowledgedChannels } }
+
+    /// Where the subscription `id` stands now; `nil` once it ended.
+    public func status(ofSubscription id: String) async -> SubscriptionStatus? { await driver.status(ofSubscription: id) }
+
+    /// The statuses of subscription `id`, starting with the current one; finishes when it ends.
+    public func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> {
+        await driver.statusUpdates(ofSubscription: id)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// A transport as `ConnectionDriver` sees it: something that opens sessions. The driver does
+/// everything else (the machine, timers, statuses, subscriptions, delivery); a wire only opens,
+/// sends, reads and closes, and tells the driver what its frames mean.
+package protocol Wire: Sendable {
+    /// How the driver's log lines name this wire's handshake answer and keep-alive.
+    var vocabulary: WireVocabulary { get }
+
+    /// Opens an authorized session carrying `channels` (every subscribed channel now; a wire that
+    /// subscribes per channel ignores them). Throws when it cannot; the machine then retries.
+    func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession
+}
+
+/// What a wire's sessions may use of the driver's: its counters, its log and its clock.
+package struct WireContext: Sendable {
+    package let metrics: RuntimeMetrics
+    package let diagnostics: DiagnosticLog
+    package let clock: RuntimeClock
+}
+
+/// Names for the driver's log lines, so they speak the wire's language.
+package struct WireVocabulary: Sendable {
+    /// The service's acceptance of a session ("connection_ack").
+    package var acceptance: String
+    /// What the keep-alive watchdog waits for ("frame within connectionTimeoutMs").
+    package var keepAlive: String
+
+    package init(acceptance: String, keepAlive: String) {
+        self.acceptance = acceptance
+        self.keepAlive = keepAlive
+    }
+}
+
+/// One open session of a wire: a socket, a response stream.
+package protocol WireSession: AnyObject, Sendable {
+    /// Reads the session until its transport ends, handing what each frame means to `handle`, on the
+    /// caller's actor (the driver's). Returns once the transport ended, for whatever reason.
+    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async
+
+    /// Starts the service's handshake; its answer comes back as `.accepted` or `.refused`.
+    func sendHandshake()
+
+    /// Asks for subscription `id` to `channel`; see `SubscribeReply`.
+    func subscribe(_ id: String, to channel: String) async -> SubscribeReply
+
+    /// Ends subscription `id` on the wire, where the wire has such a thing.
+    func unsubscribe(_ id: String)
+
+    /// Starts a polite close; `receive` returns when it is done.
+    func close()
+
+    /// Closes at once, without a handshake.
+    func abort()
+
+    /// A session with nothing to read (no channel to stream yet): silence is no sign of trouble.
+    var isIdle: Bool { get }
+}
+
+/// What a wire's frames mean to the driver.
+package enum WireInput {
+    /// Bytes arrived: the keep-alive watchdog starts again.
+    case activity
+    /// The service accepted the session; its keep-alive silence limit if it named one.
+    case accepted(keepAliveTimeout: Duration?)
+    /// The service refused the session.
+    case refused(ConnectionStateMachine.Refusal)
+    /// The service confirmed subscription `id`.
+    case subscribed(String)
+    /// The service refused subscription `id`.
+    case subscribeRejected(String, [ServiceError])
+    /// One event for subscription `id` (the wire routes by subscription).
+    case event(String, subscription: String)
+    /// Events for subscription `id`, in order.
+    case events([String], subscription: String)
+    /// One event published on `channel` (the wire routes by channel: each subscription whose
+    /// channel matches gets it).
+    case channelEvent(String, channel: String)
+    /// The service asked for this delay before the next reconnect.
+    case reconnectDelay(Duration)
+}
+
+/// A wire's answer to a subscribe.
+package enum SubscribeReply: Sendable {
+    /// Authorized and ready to send; the driver calls `send` if the subscription and the session
+    /// are still current, and the service's answer comes back as an input.
+    case send(@Sendable () -> Void)
+    /// Active at once: the session already carries the channel.
+    case active
+    /// The session cannot carry the channel: the driver opens a new session (changes within its
+    /// renewal delay gathered into one).
+    case needsNewSession
+    /// No subscribe could be made (the authorization provider failed).
+    case failed([ServiceError])
+}
+
+/// Which channels a subscription receives on a wire that routes by channel (paths compared without
+/// leading and trailing `/`): its own channel, or every channel below a `…/*` prefix.
+package struct ChannelRoute: Sendable, Equatable {
+    package let path: String
+    package let isWildcard: Bool
+
+    package init(_ channel: String) {
+        let path = Self.normalized(channel)
+        if path.hasSuffix("/*") {
+            self.path = String(path.dropLast(2))
+            isWildcard = true
+        } else {
+            self.path = path
+            isWildcard = false
+        }
+    }
+
+    package static func normalized(_ channel: String) -> String {
+        var text = Substring(channel)
+        while text.hasPrefix("/") { text = text.dropFirst() }
+        while text.hasSuffix("/") { text = text.dropLast() }
+        return String(text)
+    }
+
+    /// Whether an event on `channel` (normalized) belongs to this subscription.
+    package func matches(_ channel: String) -> Bool {
+        isWildcard ? channel.hasPrefix(path + "/") : channel == path
+    }
+}

@@ -1,0 +1,174 @@
+import ChannelRuntime
+import Foundation
+
+/// Mercure's Server-Sent Events as a `Wire`: a session is one `GET` naming every subscribed channel
+/// as a `topic`; its `200` is the acceptance, each event's type names its channel, and the last
+/// event id is sent back when a new session opens.
+final class SSEWire: Wire {
+    let configuration: SSEConfiguration
+    let transport: any EventStreamTransport
+    private let lastID = LockedValue<String?>(nil)
+
+    init(configuration: SSEConfiguration, transport: any EventStreamTransport) {
+        self.configuration = configuration
+        self.transport = transport
+    }
+
+    var vocabulary: WireVocabulary { WireVocabulary(acceptance: "response from the hub", keepAlive: "byte within heartbeatTimeout") }
+
+    /// The id of the last event received, sent as `Last-Event-ID` when the stream reopens.
+    var lastEventID: String? { lastID.withLock { $0 } }
+
+    func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession {
+        // A hub needs at least one topic: with no subscription the session is open but idle.
+        guard !channels.isEmpty else { return SSESession(response: nil, channels: [], wire: self, context: context) }
+        var headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
+        context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
+        if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
+        let response = try await transport.open(hubURL(for: channels), headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        return SSESession(response: response, channels: channels, wire: self, context: context)
+    }
+
+    private func hubURL(for channels: Set<String>) -> URL {
+        var components = URLComponents(url: configuration.hub, resolvingAgainstBaseURL: false)!
+        components.queryItems = (components.queryItems ?? []) + channels.sorted().map { URLQueryItem(name: "topic", value: $0) }
+        // `+` in a query may be read as a space; channel names never hold one, but be exact anyway.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.url!
+    }
+
+    /// How a response other than a `200` event stream is answered.
+    static func refusal(for response: EventStreamResponse, maximumRetryAfter: Duration) -> ConnectionStateMachine.Refusal? {
+        let contentType = response.headers["content-type"]?.lowercased() ?? ""
+        if response.status == 200, contentType.hasPrefix("text/event-stream") { return nil }
+        let errors = [ServiceError(errorType: "HTTPStatus", message: "HTTP \(response.status) \(contentType)", code: String(response.status))]
+        switch response.status {
+        case 401, 403:
+            return .unauthorized(errors)
+        case 429, 503:
+            let retryAfter = response.headers["retry-after"].flatMap(Self.retryAfter).map { min($0, maximumRetryAfter) }
+            return .retryable(errors, retryAfter: retryAfter)
+        case 200, 500...599:
+            return .retryable(errors)  // a captive portal's page, a failing hub: try again later
+        default:
+            return .rejected(errors)  // 204 (the standard's "stop reconnecting"), redirects, other 4xx
+        }
+    }
+
+    /// `Retry-After` as delay seconds or an HTTP date.
+    static func retryAfter(_ value: String) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1000)))
+    }
+
+    /// Keeps `id` for `Last-Event-ID` if it can be sent as a header (the parser checks the stream's
+    /// ids; this is for the hub's response header).
+    fileprivate func keepEventID(_ id: String, context: WireContext) {
+        if let problem = ServerSentEventParser.problem(withEventID: id.utf8, maximumBytes: configuration.maximumEventIDBytes) {
+            Self.reportIgnoredEventID(problem, context: context)
+        } else {
+            lastID.withLock { $0 = id }
+        }
+    }
+
+    fileprivate func eventReceived(withID id: String) { lastID.withLock { $0 = id } }
+
+    fileprivate static func reportIgnoredEventID(_ problem: ServerSentEventParser.EventIDProblem, context: WireContext) {
+        context.metrics.update { $0.ignoredEventIDs += 1 }
+        context.diagnostics.warning("ignoring an event id that cannot be sent back as Last-Event-ID", metadata: ["problem": "\(problem)"])
+    }
+}
+
+/// One event stream from the hub, or an idle session while nothing is subscribed.
+final class SSESession: WireSession {
+    private let response: EventStreamResponse?
+    private let channels: Set<String>
+    private let wire: SSEWire
+    private let context: WireContext
+    /// Ends an idle session's `receive` when it is closed.
+    private let idle = AsyncStream<Never>.makeStream()
+
+    fileprivate init(response: EventStreamResponse?, channels: Set<String>, wire: SSEWire, context: WireContext) {
+        self.response = response
+        self.channels = channels
+        self.wire = wire
+        self.context = context
+    }
+
+    var isIdle: Bool { response == nil }
+
+    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async {
+        guard let response else {
+            handle(.accepted(keepAliveTimeout: nil))
+            for await _ in idle.stream {}
+            return
+        }
+        let configuration = wire.configuration
+        if let refusal = SSEWire.refusal(for: response, maximumRetryAfter: configuration.maximumRetryAfter) {
+            context.diagnostics.error("the hub refused the stream", metadata: ["status": "\(response.status)"])
+            handle(.refused(refusal))
+            response.close()
+            return
+        }
+        // Mercure's reconciliation: the hub names the last event it had when the stream opened, so
+        // a reopen before the first event still resumes from there instead of losing the gap.
+        if wire.lastEventID == nil, let current = response.headers["last-event-id"], !current.isEmpty {
+            wire.keepEventID(current, context: context)
+        }
+        handle(.accepted(keepAliveTimeout: nil))
+        var parser = ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes, maximumEventIDBytes: configuration.maximumEventIDBytes)
+        for await chunk in response.body {
+            handle(.activity)
+            for output in parser.parse(chunk) {
+                switch output {
+                case .event(let event):
+                    deliver(event, handle)
+                case .retry(let milliseconds):
+                    let range = configuration.serverRetryRange
+                    handle(.reconnectDelay(min(max(.milliseconds(milliseconds), range.lowerBound), range.upperBound)))
+                case .comment:
+                    break  // a heartbeat: the activity above is all it is for
+                case .oversizedEventDropped:
+                    context.metrics.update { $0.malformedFrames += 1 }
+                    context.diagnostics.error("dropping an event larger than maximumEventBytes", metadata: ["limit": "\(configuration.maximumEventBytes)"])
+                case .eventIDIgnored(let problem):
+                    SSEWire.reportIgnoredEventID(problem, context: context)
+                }
+            }
+        }
+    }
+
+    private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) {
+        if let id = event.lastEventID { wire.eventReceived(withID: id) }
+        context.metrics.countFrame()
+        if event.type != "message" {
+            handle(.channelEvent(event.data, channel: event.type))
+        } else if channels.count == 1, let only = channels.first {
+            handle(.channelEvent(event.data, channel: only))  // no type: the only channel there is (a single-topic hub)
+        } else {
+            context.metrics.update { $0.unknownSubscriptionFrames += 1 }
+            context.diagnostics.logger.debug("dropping an event with no type on a stream of several channels")
+        }
+    }
+
+    func sendHandshake() {}  // The `200` was the handshake.
+
+    func subscribe(_ id: String, to channel: String) async -> SubscribeReply {
+        channels.contains(channel) ? .active : .needsNewSession
+    }
+
+    func unsubscribe(_ id: String) {}  // The channel leaves the stream at the next reopen; its events are dropped until then.
+
+    func close() { abort() }
+
+    func abort() {
+        response?.close()  // the body finishes, and `receive` with it
+        idle.continuation.finish()
+    }
+}
