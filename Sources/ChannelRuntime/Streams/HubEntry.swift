@@ -48,27 +48,11 @@ protocol HubEntry: AnyObject, Sendable {
 final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Sendable {
     // @unchecked: `current` is only touched with `lock` held.
     private struct State {
-        var consumers: [Int: (consumer: Consumer<Subscription.Event>, priority: Int)] = [:] {
-            didSet {
-                deliveryOrder = consumers.keys.sorted { (consumers[$0]!.priority, -$0) > (consumers[$1]!.priority, -$1) }
-                consumerList = deliveryOrder.map { consumers[$0]!.consumer }
-                hasEnvelopeConsumers = consumerList.contains { if case .envelopes = $0 { true } else { false } }
-            }
-        }
-        /// Consumer ids in delivery order: higher priority first, then in the order they came.
-        var deliveryOrder: [Int] = []
-        /// The consumers in delivery order, kept so delivering an event copies no collection.
-        var consumerList: [Consumer<Subscription.Event>] = []
-        var nextConsumer = 0
+        /// Who gets the events: the delivery rules, a value.
+        var fanOut = FanOut<Subscription.Event>()
         var channel: String?
         var subscriptionID: String?
         var tasks: [Task<Void, Never>] = []
-        /// Whether the last delivery overflowed a plain consumer (logged once per overflow run).
-        var overflowing = false
-        var history: HistoryStore<Subscription.Event>?
-        var hasEnvelopeConsumers = false
-        /// Whether a consumer or the history needs envelopes (kept, so delivery scans nothing).
-        var wantsEnvelopes: Bool { history != nil || hasEnvelopeConsumers }
     }
 
     private let lock = NSLock()
@@ -92,10 +76,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
 
     var currentChannel: String? { withState { $0.channel } }
 
-    func setHistory(_ history: HistoryStore<Subscription.Event>) { withState { $0.history = history } }
-
-    /// Consumer ids in the order each event reaches them.
-    var deliveryOrder: [Int] { withState { $0.deliveryOrder } }
+    func setHistory(_ history: HistoryStore<Subscription.Event>) { withState { $0.fanOut.history = history } }
     var subscriptionID: String? { withState { $0.subscriptionID } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
@@ -106,28 +87,25 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, priority: Int = 0, replayingHistory: Bool = false) -> Int {
         if case .updates(let updates) = consumer, let status { updates.deliver(status) }
         return withState { state in
-            if replayingHistory, case .envelopes(let continuation) = consumer, let history = state.history {
-                for envelope in history.snapshot() { continuation.yield(envelope) }
+            let (id, replay) = state.fanOut.add(consumer, priority: priority, replayingHistory: replayingHistory)
+            // Under the lock: no live event reaches the consumer before its replay.
+            if case .envelopes(let continuation) = consumer {
+                for envelope in replay { continuation.yield(envelope) }
             }
-            state.nextConsumer += 1
-            state.consumers[state.nextConsumer] = (consumer, priority)
-            return state.nextConsumer
+            return id
         }
     }
 
     func remove(_ consumer: Int) -> Bool {
-        withState { state in
-            state.consumers[consumer] = nil
-            return state.consumers.isEmpty
-        }
+        withState { $0.fanOut.remove(consumer) }
     }
 
     func deliver(_ status: SubscriptionStatus) {
-        for case .updates(let consumer) in withState({ $0.consumerList }) { consumer.deliver(status) }
+        for case .updates(let consumer) in withState({ $0.fanOut.consumers }) { consumer.deliver(status) }
     }
 
     func deliverResumed(after gap: Duration) {
-        for case .updates(let consumer) in withState({ $0.consumerList }) { consumer.deliverResumed(after: gap) }
+        for case .updates(let consumer) in withState({ $0.fanOut.consumers }) { consumer.deliverResumed(after: gap) }
     }
 
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String? {
@@ -193,9 +171,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         // The common case, plain streams and update streams, touches no generic type but the
         // event's (this code is not specialized; each other one would cost a metadata lookup).
         lock.lock()
-        let consumers = current.consumerList
-        let wantsEnvelopes = current.wantsEnvelopes
-        let wasOverflowing = current.overflowing
+        let consumers = current.fanOut.consumers
+        let wantsEnvelopes = current.fanOut.wantsEnvelopes
+        let wasOverflowing = current.fanOut.overflowing
         lock.unlock()
         if wantsEnvelopes { return deliverWithEnvelopes(event, reportedType: reportedType, raw: raw, channel: channel) }
         var overflowed = 0
@@ -222,8 +200,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                 event: event, channel: channel,
                 eventType: reportedType ?? Subscription.eventType,
                 receivedAt: raw.receivedAt, sequence: raw.sequence)
-            state.history?.append(envelope)
-            return (state.consumerList, state.overflowing, envelope)
+            state.fanOut.history?.append(envelope)
+            return (state.fanOut.consumers, state.fanOut.overflowing, envelope)
         }
         var overflowed = 0
         for consumer in consumers {
@@ -241,11 +219,11 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
 
     /// Counts and logs (once per run of overflows) events that did not fit consumers' buffers.
     private func noteOverflow(_ overflowed: Int, wasOverflowing: Bool, channel: String) {
-        guard overflowed > 0 || wasOverflowing else { return }
-        withState { $0.overflowing = overflowed > 0 }
-        guard overflowed > 0 else { return }
+        guard overflowed > 0 || wasOverflowing else { return }  // the common case takes no second lock
+        let report = withState { $0.fanOut.delivered(overflowed: overflowed) }
+        guard report != .nothing else { return }
         metrics.channel(channel, template: Subscription.template.address) { $0.overflowed += overflowed }
-        if !wasOverflowing {
+        if case .countAndWarn = report {
             log.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
                 "channel": "\(channel)", "type": "\(Subscription.Event.self)",
             ])
