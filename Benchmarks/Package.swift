@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "AppSyncRuntime", package: root),
                 .product(name: "AppSyncEmulator", package: root),
                 .product(name: "SSERuntime", package: root),
+                .product(name: "ChannelRuntimeTesting", package: root),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

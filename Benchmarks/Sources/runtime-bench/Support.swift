@@ -1,4 +1,5 @@
 import AppSyncRuntime
+import ChannelRuntimeTesting
 import Foundation
 import Logging
 
@@ -71,45 +72,35 @@ final class Counter: @unchecked Sendable {
 }
 
 /// A server that answers the handshake and every subscribe by itself, and lets the benchmark
-/// inject `data` frames: the runtime's decode path with no network in the way.
+/// inject `data` frames: the runtime's decode path with no network in the way. It serves
+/// `ChannelRuntimeTesting`'s in-memory transport, whose sessions hand frames over as
+/// `WSClientTransport`'s do (a batched reader).
 final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
-    private var continuation: BatchedStream<String>.Continuation?
+    private let inner = InMemoryTransport()
+    private var server: FakeServer?
     private var ids: [String: String] = [:]
 
     func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let (stream, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
-        lock.withLock { self.continuation = continuation }
-        return Session(inbound: stream, inboundReader: reader, server: self)
+        let serving = Task { try await serve(inner.nextConnection()) }
+        let session = try await inner.connect(to: url, subprotocols: subprotocols)
+        _ = serving
+        return session
     }
 
-    func push(_ frame: String) { lock.withLock { continuation }?.yield(frame) }
+    func push(_ frame: String) { lock.withLock { server }?.push(frame) }
 
     func subscriptionID(for channel: String) -> String? { lock.withLock { ids[channel] } }
 
-    fileprivate func received(_ text: String) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return }
-        switch object["type"] as? String {
-        case "connection_init":
-            push(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
-        case "subscribe":
-            let id = object["id"] as? String ?? ""
-            lock.withLock { ids[object["channel"] as? String ?? ""] = id }
-            push(#"{"type":"subscribe_success","id":"\#(id)"}"#)
-        default:
-            break
+    private func serve(_ server: FakeServer) async throws {
+        try await server.acceptConnection()
+        lock.withLock { self.server = server }
+        while let message = await server.nextMessage(within: 24 * 3600) {
+            guard message["type"] as? String == "subscribe", let id = message["id"] as? String else { continue }
+            lock.withLock { ids[message["channel"] as? String ?? ""] = id }
+            server.push(#"{"type":"subscribe_success","id":"\#(id)"}"#)
         }
-    }
-
-    private struct Session: WebSocketSession {
-        let inbound: AsyncStream<String>
-        /// As `WSClientTransport` does: the connection reads the frames from the reader.
-        let inboundReader: BatchedStream<String>.Reader?
-        let server: AutoServerTransport
-        func send(_ text: String) async throws { server.received(text) }
-        func close() async { server.lock.withLock { server.continuation }?.finish() }
-        func abort() { server.lock.withLock { server.continuation }?.finish() }
     }
 }
 
