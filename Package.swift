@@ -96,12 +96,24 @@ let package = Package(
             name: "ChannelStreams",
             dependencies: ["ChannelRuntime", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")]
         ),
+        // The HTTP/1.1 client connect both transports' HTTP clients share (URL reading, TLS with
+        // SNI, request head); not a product.
+        .target(
+            name: "NIOHTTPClientSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
         // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
         .target(
             name: "AppSyncRuntime",
             dependencies: [
-                "ChannelRuntime",
+                "ChannelRuntime", "NIOHTTPClientSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -120,7 +132,7 @@ let package = Package(
         .target(
             name: "SSERuntime",
             dependencies: [
-                "ChannelRuntime",
+                "ChannelRuntime", "NIOHTTPClientSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

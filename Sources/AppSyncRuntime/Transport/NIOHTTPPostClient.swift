@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
+import NIOHTTPClientSupport
 import NIOSSL
 
 /// The default `HTTPPostClient`: one HTTP/1.1 `POST` on SwiftNIO (TLS for `https`) whose answer is
@@ -30,24 +30,9 @@ public struct NIOHTTPPostClient: HTTPPostClient {
     }
 
     public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
-        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
-            throw HTTPPostError.invalidURL(url.absoluteString)
-        }
+        guard let target = HTTPClientTarget(url) else { throw HTTPPostError.invalidURL(url.absoluteString) }
         let deadline = NIODeadline.now() + TimeAmount(timeout)
-        let sslContext = scheme == "https" ? try NIOSSLContext(configuration: tlsConfiguration) : nil
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(TimeAmount(timeout))
-            .connect(host: host, port: url.port ?? (scheme == "https" ? 443 : 80)) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let sslContext {
-                        // SNI carries host names only; certificate checks still apply to IP addresses.
-                        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
-                    }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: timeout)
         let nioChannel = channel.channel
         let timedOut = NIOLockedValueBox(false)
         let deadlineTask = nioChannel.eventLoop.scheduleTask(deadline: deadline) {
@@ -56,16 +41,9 @@ public struct NIOHTTPPostClient: HTTPPostClient {
         }
         defer { deadlineTask.cancel() }
 
-        var requestHeaders = HTTPHeaders()
-        let hostText = host.contains(":") ? "[\(host)]" : host
-        requestHeaders.add(name: "Host", value: url.port.map { "\(hostText):\($0)" } ?? hostText)
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "host" {
-            requestHeaders.add(name: name, value: value)
-        }
-        requestHeaders.replaceOrAdd(name: "Content-Length", value: String(body.count))
-        requestHeaders.replaceOrAdd(name: "Connection", value: "close")
-        let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
-        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path, headers: requestHeaders)
+        var head = target.requestHead(.POST, headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        head.headers.replaceOrAdd(name: "Connection", value: "close")
         let limit = maximumResponseBytes
 
         let answer: (status: Int, body: Data)?

@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
+import NIOHTTPClientSupport
 import NIOSSL
 
 /// The default `EventStreamTransport`: HTTP/1.1 on SwiftNIO (TLS for `https`), one connection per
@@ -30,38 +30,15 @@ public struct NIOEventStreamTransport: EventStreamTransport {
     }
 
     public func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
-        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
-            throw EventStreamTransportError.invalidURL(url.absoluteString)
-        }
-        let sslContext = scheme == "https" ? try NIOSSLContext(configuration: tlsConfiguration) : nil
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.nanoseconds(Int64(socketConnectTimeout.components.seconds) * 1_000_000_000 + socketConnectTimeout.components.attoseconds / 1_000_000_000))
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let sslContext {
-                        // SNI carries host names only; certificate checks still apply to IP addresses.
-                        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
-                    }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                }
-            }
+        guard let target = HTTPClientTarget(url) else { throw EventStreamTransportError.invalidURL(url.absoluteString) }
+        let channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: socketConnectTimeout)
         // A connect the caller gave up on while it ran (its timeout fired) leaves no socket behind.
         if Task.isCancelled {
             try? await channel.channel.close()
             throw CancellationError()
         }
 
-        var requestHeaders = HTTPHeaders()
-        let hostText = host.contains(":") ? "[\(host)]" : host
-        requestHeaders.add(name: "Host", value: url.port.map { "\(hostText):\($0)" } ?? hostText)
-        requestHeaders.add(name: "Accept", value: "text/event-stream")
-        requestHeaders.add(name: "Cache-Control", value: "no-cache")
-        for (name, value) in headers where name.lowercased() != "host" { requestHeaders.add(name: name, value: value) }
-        let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: requestHeaders)
+        let head = target.requestHead(.GET, headers: [("Accept", "text/event-stream"), ("Cache-Control", "no-cache")] + headers)
 
         let responseHead = channel.channel.eventLoop.makePromise(of: HTTPResponseHead.self)
         let handOff = BodyHandOff(capacity: maximumBufferedBodyBytes)

@@ -1,0 +1,60 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Where an `http`/`https` URL points, as an HTTP/1.1 client connects to it and addresses it: the
+/// one reading of a URL that both transports' HTTP clients (AppSync's publish, SSE's stream) use.
+package struct HTTPClientTarget: Sendable, Equatable {
+    package let host: String
+    package let port: Int
+    package let isSecure: Bool
+    /// The `Host` header's value: an IPv6 literal in brackets, the port when the URL names one.
+    package let hostHeader: String
+    /// The request target: the path (`/` when empty) and the query.
+    package let pathAndQuery: String
+
+    /// `nil` unless `url` is `http` or `https` with a host.
+    package init?(_ url: URL) {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
+            return nil
+        }
+        self.host = host
+        isSecure = scheme == "https"
+        port = url.port ?? (isSecure ? 443 : 80)
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        hostHeader = url.port.map { "\(hostText):\($0)" } ?? hostText
+        pathAndQuery = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+    }
+
+    /// A request head: `Host` first, then `headers` in their order (a `Host` among them is ignored).
+    package func requestHead(_ method: HTTPMethod, headers: [(name: String, value: String)]) -> HTTPRequestHead {
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: hostHeader)
+        for (name, value) in headers where name.lowercased() != "host" { fields.add(name: name, value: value) }
+        return HTTPRequestHead(version: .http1_1, method: method, uri: pathAndQuery, headers: fields)
+    }
+
+    /// Connects over TCP (TLS for `https`, verified by `tlsConfiguration`) with HTTP/1.1 client
+    /// handlers in place; `connectTimeout` bounds the TCP connect.
+    package func connect(
+        tlsConfiguration: TLSConfiguration, connectTimeout: Duration
+    ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+        let sslContext = isSecure ? try NIOSSLContext(configuration: tlsConfiguration) : nil
+        let host = host
+        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(TimeAmount(connectTimeout))
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        // SNI carries host names only; certificate checks still apply to IP addresses.
+                        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+}
