@@ -20,24 +20,24 @@ public protocol ChannelSubscription: Hashable, Sendable {
 
     /// How to tell this channel's events from those of other channels on the same address;
     /// `nil` (the default) when the channel has its address to itself.
-    static var sharedAddress: SharedAddressRouting? { get }
+    @_spi(Generated) static var sharedAddress: SharedAddressRouting? { get }
 
     /// Whether the transport carries each event as plain text rather than JSON (a `text/plain`
     /// message over Server-Sent Events, whose `Event` is `String`): an event is the text as it
     /// arrived and is published as it is. `false` (the default): events are JSON values.
-    static var eventsAreText: Bool { get }
+    @_spi(Generated) static var eventsAreText: Bool { get }
 }
 
 extension ChannelSubscription {
-    public static var sharedAddress: SharedAddressRouting? { nil }
-    public static var eventsAreText: Bool { false }
+    @_spi(Generated) public static var sharedAddress: SharedAddressRouting? { nil }
+    @_spi(Generated) public static var eventsAreText: Bool { false }
 }
 
 /// Several channels on one address (valid AsyncAPI 3: streams multiplexed on one path), told apart
 /// by a top-level string property whose value names the message (`"event": "heartbeat"`). Each
 /// channel's subscription skips the events whose value names only other channels' messages (they
 /// are theirs); every other event, a message of its own or one nobody declared, is decoded as usual.
-public struct SharedAddressRouting: Sendable, Hashable {
+@_spi(Generated) public struct SharedAddressRouting: Sendable, Hashable {
     /// The property whose value names the message.
     public let property: String
     /// The values that name messages of other channels on the address and none of this one's.
@@ -98,7 +98,7 @@ extension ChannelEventSource {
 
 /// A payload that names its own event type. The runtime compares it with the subscription's
 /// `eventType` and drops (and counts) mismatches; routing never depends on it.
-public protocol EventTypeReporting {
+@_spi(Generated) public protocol EventTypeReporting {
     /// The event type the payload announces (e.g. `device/presenceChanged`).
     var eventType: String { get }
 }

@@ -48,7 +48,7 @@ struct SnippetTests {
     /// A top-level declaration with the doc comment above it, up to its closing brace.
     static func declaration(named name: String, in text: String) throws -> String? {
         let lines = text.components(separatedBy: "\n")
-        let opening = try Regex("^(public |private )?(struct|enum|protocol|final class|extension) \\Q\(name)\\E[: {]")
+        let opening = try Regex("^(@_spi\\(Generated\\) )?(public |private )?(struct|enum|protocol|final class|extension) \\Q\(name)\\E[: {]")
         guard let index = lines.firstIndex(where: { $0.firstMatch(of: opening) != nil }) else { return nil }
         var start = index
         while start > 0 && (lines[start - 1].hasPrefix("///") || lines[start - 1].hasPrefix("@available")) { start -= 1 }
@@ -351,6 +351,38 @@ struct SnippetTests {
             }
             """#
         #expect(try await generate(snippet + "\n", file: "Subscriptions.swift", declaration: "EventsSubscription") == expected)
+    }
+
+    /// What only generated code needs from the runtime is `@_spi(Generated)`: the generated files
+    /// import it so, and the conformances to it are marked, so apps never see them.
+    @Test func theRuntimeInterfaceForGeneratedCodeIsImportedAndUsedAsSPI() async throws {
+        let snippet = #"""
+                Payload:
+                  type: object
+                  required: [eventType]
+                  properties:
+                    eventType: {type: string}
+            """#
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("spec.yaml")
+        try (Self.header + snippet + "\n").write(to: spec, atomically: true, encoding: .utf8)
+        let config = try TestSupport.writeConfig(in: work, spec: spec)
+        let output = work.appendingPathComponent("out")
+        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        func imports(_ file: String) throws -> [String] {
+            try TestSupport.contents(output.appendingPathComponent(file)).components(separatedBy: "\n").filter { $0.hasSuffix("import ChannelRuntime") }
+        }
+        #expect(try imports("Decoders.swift") == ["@_spi(Generated) import ChannelRuntime"])
+        #expect(try imports("Subscriptions.swift") == ["@_spi(Generated) import ChannelRuntime"])
+        // Files apps read use the public API only.
+        #expect(try imports("Notifier.swift") == ["import ChannelRuntime"])
+        #expect(try imports("Channels.swift") == ["import ChannelRuntime"])
+        let decoder = try Self.declaration(named: "Payload", in: TestSupport.contents(output.appendingPathComponent("Decoders.swift")))
+        #expect(decoder?.components(separatedBy: "\n").first == "@_spi(Generated) extension Payload: JSONReadable {")
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains("\n@_spi(Generated) extension Payload: EventTypeReporting {}\n"))
     }
 
     @Test func theNotifierProtocolHasAStreamPerOperationAndASetterPerParameter() async throws {

@@ -1,5 +1,5 @@
 import AppSyncRuntime
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import ChannelRuntimeTesting
 import Foundation
 import Logging

@@ -1,5 +1,5 @@
 @testable import AppSyncRuntime
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import Foundation
 import SeededRandom
 import Testing

@@ -1,4 +1,4 @@
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import Foundation
 
 /// A message the AppSync Events service sends. Decoding is tolerant where the service and its

@@ -85,7 +85,9 @@ struct TextRenderer {
             comment(paragraph, prefix: "//")
             blank()
         }
-        for module in file.imports.sorted() { emit("import \(Self.identifier(module))") }
+        for module in file.imports.sorted() {
+            emit("\(module.spi.map { "@_spi(\(Self.identifier($0))) " } ?? "")import \(Self.identifier(module.module))")
+        }
         for declaration in file.declarations {
             if !output.isEmpty { blank() }
             render(declaration)
@@ -97,10 +99,14 @@ struct TextRenderer {
     private mutating func render(_ declaration: Declaration) {
         if let documentation = declaration.documentation { render(documentation) }
         if declaration.isDeprecated { emit("@available(*, deprecated)") }
+        // On the declaration's line, as an access modifier would be.
+        let spi = declaration.spi.map { "@_spi(\(Self.identifier($0))) " } ?? ""
         switch declaration.kind {
-        case .type(let type): render(type)
-        case .variable(let variable): render(variable)
-        case .function(let function): render(function)
+        case .type(let type): render(type, attributes: spi)
+        case .variable(let variable): render(variable, attributes: spi)
+        case .function(let function):
+            if !spi.isEmpty { emit(String(spi.dropLast())) }
+            render(function)
         case .enumCase(let enumCase):
             let value = enumCase.associatedValue.map { "(\(Self.text($0)))" } ?? ""
             let raw = enumCase.rawValue.map { " = " + Self.text($0) } ?? ""
@@ -112,9 +118,9 @@ struct TextRenderer {
         }
     }
 
-    private mutating func render(_ type: TypeDeclaration) {
+    private mutating func render(_ type: TypeDeclaration, attributes: String = "") {
         let conformances = type.conformances.isEmpty ? "" : ": " + type.conformances.map(Self.text).joined(separator: ", ")
-        let opening = "\(Self.prefix(type.access))\(type.keyword.rawValue) \(Self.text(type.name))\(conformances)"
+        let opening = "\(attributes)\(Self.prefix(type.access))\(type.keyword.rawValue) \(Self.text(type.name))\(conformances)"
         guard !type.members.isEmpty else {
             emit(opening + " {}")
             return
@@ -142,8 +148,8 @@ struct TextRenderer {
         }
     }
 
-    private mutating func render(_ variable: Variable) {
-        var text = "\(Self.prefix(variable.access))\(variable.isStatic ? "static " : "")\(variable.binding.rawValue) \(Self.identifier(variable.name))"
+    private mutating func render(_ variable: Variable, attributes: String = "") {
+        var text = "\(attributes)\(Self.prefix(variable.access))\(variable.isStatic ? "static " : "")\(variable.binding.rawValue) \(Self.identifier(variable.name))"
         if let type = variable.type { text += ": " + Self.text(type) }
         if let getter = variable.getter {
             if getter.count == 1, case .code(let code) = getter[0] {

@@ -24,6 +24,6 @@ struct ChannelsStructure {
         let namespace = Declaration(
             documentation: DocComment(["The channel addresses of \(api.displayName)."]),
             .type(TypeDeclaration(access: access, keyword: .enum, name: .identifier(names.channelsNamespace), members: members)))
-        return SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: [namespace])
+        return SwiftFile(header: header, imports: [.runtime], declarations: [namespace])
     }
 }

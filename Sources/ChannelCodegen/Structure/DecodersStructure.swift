@@ -15,7 +15,7 @@ struct DecodersStructure {
     let access: AccessModifier?
 
     func file(header: [String]) -> SwiftFile {
-        SwiftFile(header: header, imports: [Identifier("ChannelRuntime")], declarations: api.types.map(conformance))
+        SwiftFile(header: header, imports: [.runtimeForGeneratedCode], declarations: api.types.map(conformance))
     }
 
     private func conformance(_ type: NamedType) -> Declaration {
@@ -35,7 +35,7 @@ struct DecodersStructure {
             parameters: [Parameter(label: Identifier("reading"), localName: Identifier("json"), type: "inout \(types.runtime("JSONReader"))")],
             effects: "throws(\(types.runtime("JSONReadError")))",
             body: body)
-        return Declaration(.type(TypeDeclaration(
+        return Declaration(spi: types.spi(for: access), .type(TypeDeclaration(
             keyword: .extension, name: names.qualifiedName(ofType: type.id), conformances: [types.runtime("JSONReadable")],
             members: [Declaration(.function(reader))])))
     }

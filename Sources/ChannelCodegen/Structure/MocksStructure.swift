@@ -102,7 +102,7 @@ struct MocksStructure {
             .type(TypeDeclaration(
                 access: access, keyword: .finalClass, name: .identifier(names.mockType),
                 conformances: [.identifier(names.notifierProtocol)], members: members)))
-        let imports = [Identifier("ChannelRuntime"), Identifier("Foundation")] + (clientModule.map { [$0] } ?? [])
+        let imports = [Import.runtime, .foundation] + (clientModule.map { [Import(module: $0)] } ?? [])
         return SwiftFile(header: header, imports: imports, declarations: [mock])
     }
 }

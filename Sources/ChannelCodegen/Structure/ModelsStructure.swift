@@ -35,7 +35,7 @@ struct ModelsStructure {
             case .stringEnum: false
             }
         }
-        return SwiftFile(header: header, imports: [Identifier("Foundation")] + (usesJSON ? [Identifier("ChannelRuntime")] : []), declarations: declarations)
+        return SwiftFile(header: header, imports: [.foundation] + (usesJSON ? [.runtime] : []), declarations: declarations)
     }
 
     private func usesDates(_ type: NamedType) -> Bool {

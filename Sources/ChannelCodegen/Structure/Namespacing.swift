@@ -10,14 +10,16 @@ extension SwiftFile {
         for declaration in declarations {
             if case .type(var type) = declaration.kind, type.keyword == .extension {
                 if type.extendsGeneratedType { type.name = "\(namespace).\(type.name)" }
-                fileScope.append(Declaration(documentation: declaration.documentation, .type(type)))
+                var moved = declaration
+                moved.kind = .type(type)
+                fileScope.append(moved)
             } else {
                 wrapped.append(declaration)
             }
         }
         let namespaceExtension = Declaration(.type(TypeDeclaration(keyword: .extension, name: .identifier(namespace), members: wrapped)))
         return SwiftFile(
-            header: header, imports: imports.filter { $0 != module },
+            header: header, imports: imports.filter { $0.module != module },
             declarations: (wrapped.isEmpty ? [] : [namespaceExtension]) + fileScope)
     }
 }

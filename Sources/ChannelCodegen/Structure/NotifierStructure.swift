@@ -43,7 +43,7 @@ struct NotifierStructure {
                 access: access, keyword: .finalClass, name: .identifier(names.notifier),
                 conformances: [.identifier(names.notifierProtocol)], members: members)))
         return SwiftFile(
-            header: header, imports: [Identifier("ChannelRuntime"), Identifier("Foundation")],
+            header: header, imports: [.runtime, .foundation],
             declarations: [protocolDeclaration, notifier])
     }
 

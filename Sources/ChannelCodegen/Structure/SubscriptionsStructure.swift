@@ -14,10 +14,10 @@ struct SubscriptionsStructure {
         for channel in api.channels {
             guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id], reportsEventType(type),
                   reported.insert(id).inserted else { continue }
-            declarations.append(Declaration(.type(TypeDeclaration(
+            declarations.append(Declaration(spi: types.spi(for: access), .type(TypeDeclaration(
                 keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))
         }
-        return SwiftFile(header: header, imports: [Identifier("ChannelRuntime"), Identifier("Foundation")], declarations: declarations)
+        return SwiftFile(header: header, imports: [.runtimeForGeneratedCode, .foundation], declarations: declarations)
     }
 
     private func reportsEventType(_ type: NamedType) -> Bool {
@@ -47,6 +47,7 @@ struct SubscriptionsStructure {
         if channel.message.isText, api.channelRules == .serverSentEvents {
             members.append(Declaration(
                 documentation: DocComment(["A `text/*` message: each event is the text as the server sent it."]),
+                spi: types.spi(for: access),
                 .variable(Variable(
                     access: access, isStatic: true, binding: .let, name: Identifier("eventsAreText"), type: types.swift("Bool"),
                     value: .code("true")))))
@@ -56,6 +57,7 @@ struct SubscriptionsStructure {
             let values = Code.joined(shared.otherChannelsValues.map { "\(literal: $0)" }, separator: ", ")
             members.append(Declaration(
                 documentation: DocComment(["Other channels have this address: their events are told apart by `\(shared.property)`."]),
+                spi: types.spi(for: access),
                 .variable(Variable(
                     access: access, isStatic: true, binding: .let, name: Identifier("sharedAddress"), type: "\(routing)?",
                     value: .code("\(routing)(property: \(literal: shared.property), otherChannelsValues: [\(values)])")))))

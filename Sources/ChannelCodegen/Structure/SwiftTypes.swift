@@ -54,6 +54,12 @@ struct SwiftTypes {
 
     func swift(_ name: StaticString) -> Code { builtin(name, in: "Swift") }
     func runtime(_ name: StaticString) -> Code { builtin(name, in: "ChannelRuntime") }
+
+    /// The mark for a declaration of the runtime's interface for generated code: `@_spi` applies to
+    /// public declarations only (and the others are out of apps' sight anyway).
+    func spi(for access: AccessModifier?) -> Identifier? {
+        access == .public ? Identifier(Import.generatedSPI) : nil
+    }
     var date: Code { builtin("Date", in: "Foundation") }
     var string: Code { swift("String") }
 

@@ -3,43 +3,43 @@ import Foundation
 // The fast path for the types generated models are made of. Each accepts exactly what it reads
 // the way `JSONDecoder` does and declines the rest (see `JSONReadable`).
 
-extension String: JSONReadable {
+@_spi(Generated) extension String: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         self = try json.readString()
     }
 }
 
-extension Bool: JSONReadable {
+@_spi(Generated) extension Bool: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         self = try json.scanner.readBool()
     }
 }
 
-extension Int: JSONReadable {
+@_spi(Generated) extension Int: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         self = try json.readInteger(Int.self)
     }
 }
 
-extension Int32: JSONReadable {
+@_spi(Generated) extension Int32: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         self = try json.readInteger(Int32.self)
     }
 }
 
-extension Int64: JSONReadable {
+@_spi(Generated) extension Int64: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         self = try json.readInteger(Int64.self)
     }
 }
 
-extension Double: JSONReadable {
+@_spi(Generated) extension Double: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         self = try json.readDouble()
     }
 }
 
-extension Float: JSONReadable {
+@_spi(Generated) extension Float: JSONReadable {
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         let start = json.scanner.offset
         let text = try json.readNumberText()
@@ -54,7 +54,7 @@ extension Float: JSONReadable {
     }
 }
 
-extension Date: JSONReadable {
+@_spi(Generated) extension Date: JSONReadable {
     /// ISO 8601, with or without fractional seconds, any offset: the generated models' rule.
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         let start = json.scanner.offset
@@ -78,7 +78,7 @@ extension Date: JSONReadable {
 
 // `@inlinable`: each generated model's module specialises these for its element types. Called
 // unspecialised, every element looked up the collection's generic metadata at run time.
-extension Array: JSONReadable where Element: JSONReadable {
+@_spi(Generated) extension Array: JSONReadable where Element: JSONReadable {
     @inlinable public init(reading json: inout JSONReader) throws(JSONReadError) {
         var elements: [Element] = []
         try json.readArray { json throws(JSONReadError) in elements.append(try json.read(Element.self)) }
@@ -86,7 +86,7 @@ extension Array: JSONReadable where Element: JSONReadable {
     }
 }
 
-extension Dictionary: JSONReadable where Key == String, Value: JSONReadable {
+@_spi(Generated) extension Dictionary: JSONReadable where Key == String, Value: JSONReadable {
     @inlinable public init(reading json: inout JSONReader) throws(JSONReadError) {
         var entries: [String: Value] = [:]
         try json.readObject { json, key throws(JSONReadError) in
@@ -97,7 +97,7 @@ extension Dictionary: JSONReadable where Key == String, Value: JSONReadable {
     }
 }
 
-extension JSONValue: JSONReadable {
+@_spi(Generated) extension JSONValue: JSONReadable {
     /// As `init(from:)` reads it: `null`, a boolean, a number as `Double`, a string, an array, an object.
     public init(reading json: inout JSONReader) throws(JSONReadError) {
         switch json.scanner.peek() {

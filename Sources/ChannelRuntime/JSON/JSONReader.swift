@@ -9,7 +9,7 @@ import Foundation
 /// else: malformed or unusual JSON, duplicate keys, numbers that are not plain for their type.
 /// `JSONReader.decode(_:from:)` then decodes with `JSONDecoder`, so a payload decodes to the same
 /// value, or fails with the same `DecodingError`, whichever path reads it.
-public protocol JSONReadable: Decodable {
+@_spi(Generated) public protocol JSONReadable: Decodable {
     /// Reads one value; throws when the input is not one this fast path is sure of.
     init(reading json: inout JSONReader) throws(JSONReadError)
 
@@ -34,7 +34,7 @@ extension JSONReadable {
 
 /// Why the fast path stopped: the byte offset and what it expected. Never shown to users as a
 /// decoding failure (`JSONDecoder` has the last word and its error says where, by coding path).
-public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable {
+@_spi(Generated) public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Where in the input the reader stopped.
     public var offset: Int
     public var reason: String
@@ -56,12 +56,12 @@ public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable
 }
 
 /// The kind of a JSON value, as its first byte shows it.
-public enum JSONKind: Sendable {
+@_spi(Generated) public enum JSONKind: Sendable {
     case object, array, string, number, bool, null
 }
 
 /// Reads JSON from UTF-8 bytes, one value at a time, for `JSONReadable` conformances.
-public struct JSONReader {
+@_spi(Generated) public struct JSONReader {
     var scanner: JSONScanner
 
     @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -246,7 +246,7 @@ public struct JSONReader {
 ///
 /// Inlinable, so each generated decoder gets a copy specialized for its own types (no generic
 /// dispatch or metadata lookups per field at run time).
-public struct JSONField<Value> {
+@_spi(Generated) public struct JSONField<Value> {
     @usableFromInline var stored: Value?
     @usableFromInline var isRead = false
 
@@ -290,7 +290,7 @@ extension JSONField {
 /// `additionalProperties`: each kept under its key, read as the model keeps them. Like
 /// `JSONField`, it takes its type from the model (`JSONExtraProperties { (model: Self) in
 /// model.additionalProperties }`; the closure is never called), and a key twice declines.
-public struct JSONExtraProperties<Value: JSONReadable> {
+@_spi(Generated) public struct JSONExtraProperties<Value: JSONReadable> {
     /// The properties read so far.
     public var values: [String: Value] = [:]
 

@@ -17,17 +17,17 @@ import Foundation
 /// One difference: elements the reader already took (at most `batchLimit - 1`) are no longer in
 /// the buffer, so a bounded buffer holds up to that many more, and a `bufferingNewest` buffer that
 /// drops does not drop those. Use a `batchLimit` of 1 where that matters.
-public enum BatchedStream<Element: Sendable> {
-    public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
-    public typealias YieldResult = AsyncStream<Element>.Continuation.YieldResult
-    public typealias Termination = AsyncStream<Element>.Continuation.Termination
+package enum BatchedStream<Element: Sendable> {
+    package typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
+    package typealias YieldResult = AsyncStream<Element>.Continuation.YieldResult
+    package typealias Termination = AsyncStream<Element>.Continuation.Termination
 
     /// A stream and the continuation that feeds it.
     ///
     /// - Parameters:
     ///   - bufferingPolicy: as for `AsyncStream` (default: unbounded).
     ///   - batchLimit: how many buffered elements the reader takes at once (at least 1).
-    public static func makeStream(
+    package static func makeStream(
         bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
     ) -> (stream: AsyncStream<Element>, continuation: Continuation) {
         let (stream, continuation, _) = makeStreamAndReader(bufferingPolicy: bufferingPolicy, batchLimit: batchLimit)
@@ -37,7 +37,7 @@ public enum BatchedStream<Element: Sendable> {
     /// `makeStream` with its reader: reading `reader` directly skips `AsyncStream`'s per-element
     /// work (a cancellation handler and generic metadata lookups in its unspecialized code). Read
     /// the stream or the reader, not both.
-    public static func makeStreamAndReader(
+    package static func makeStreamAndReader(
         bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
     ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
         let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit))
@@ -47,12 +47,12 @@ public enum BatchedStream<Element: Sendable> {
     }
 
     /// Feeds a `BatchedStream` (any number of writers, from any thread).
-    public struct Continuation: Sendable {
+    package struct Continuation: Sendable {
         let storage: Storage
 
         /// Buffers `element` for the reader (or hands it over when the reader waits).
         @discardableResult
-        public func yield(_ element: Element) -> YieldResult { storage.yield(element) }
+        package func yield(_ element: Element) -> YieldResult { storage.yield(element) }
 
         /// `yield(_:)` with a result that is not generic: in code Swift does not specialize, building
         /// a `YieldResult` costs a metadata lookup per element.
@@ -60,11 +60,11 @@ public enum BatchedStream<Element: Sendable> {
         package func send(_ element: Element) -> BatchedStreamSend { storage.send(element) }
 
         /// Ends the stream: the reader gets what is buffered, then `nil`.
-        public func finish() { storage.terminate(.finished) }
+        package func finish() { storage.terminate(.finished) }
 
         /// Called once when the stream ends: finished, cancelled or dropped. Set after the end, it
         /// is called at once.
-        public var onTermination: (@Sendable (Termination) -> Void)? {
+        package var onTermination: (@Sendable (Termination) -> Void)? {
             get { storage.onTermination }
             nonmutating set { storage.onTermination = newValue }
         }
@@ -259,7 +259,7 @@ public enum BatchedStream<Element: Sendable> {
     /// Reading it directly, rather than the stream, skips `AsyncStream`'s work per element (a
     /// cancellation handler, a lock and generic metadata lookups in its unspecialized code): an
     /// element of the batch taken before costs one lock. Read the stream or the reader, not both.
-    public final class Reader: @unchecked Sendable {
+    package final class Reader: @unchecked Sendable {
         // @unchecked: `taken`, `nextIndex` and `end` are touched by one reader at a time: under
         // `lock`, or while `reading` (set under `lock`) says a refill is under way. A second task
         // reading at once traps, as with `AsyncStream`.
@@ -285,7 +285,7 @@ public enum BatchedStream<Element: Sendable> {
         /// The next element, or `nil` once the stream ended and is drained. A cancelled task ends
         /// the stream, as an `AsyncStream` consumer does. It runs on the caller's executor: an
         /// actor reading it does not hop off and back for each element (only to take a batch).
-        public nonisolated(nonsending) func next() async -> Element? {
+        package nonisolated(nonsending) func next() async -> Element? {
             if let element = nextTakenUnlessCancelled() { return element }
             return await refillEndingOnCancellation()
         }
@@ -293,7 +293,7 @@ public enum BatchedStream<Element: Sendable> {
         /// The next element, or `nil` once the stream ended and is drained. A cancelled task ends
         /// the stream, as an `AsyncStream` consumer does. (Compilers before Swift 6.2 have no
         /// `nonisolated(nonsending)`: an actor reading it hops off and back for each element.)
-        public func next() async -> Element? {
+        package func next() async -> Element? {
             if let element = nextTakenUnlessCancelled() { return element }
             return await refillEndingOnCancellation()
         }

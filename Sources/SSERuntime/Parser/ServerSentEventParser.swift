@@ -1,15 +1,15 @@
 /// One event of a `text/event-stream`, as the HTML standard's event stream interpretation
 /// dispatches it.
-public struct ServerSentEvent: Sendable, Equatable {
+package struct ServerSentEvent: Sendable, Equatable {
     /// The `event:` field, `message` when the event named none.
-    public var type: String
+    package var type: String
     /// The `data:` lines joined with line feeds.
-    public var data: String
+    package var data: String
     /// The last event ID at dispatch (it carries over from earlier events); `nil` when none was set.
-    public var lastEventID: String?
+    package var lastEventID: String?
 
     /// An event.
-    public init(type: String = "message", data: String, lastEventID: String? = nil) {
+    package init(type: String = "message", data: String, lastEventID: String? = nil) {
         self.type = type
         self.data = data
         self.lastEventID = lastEventID
