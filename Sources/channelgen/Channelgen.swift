@@ -83,8 +83,8 @@ struct Generate: ParsableCommand {
         if !quiet {
             print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
         }
-        // Done: exit while still holding what the files were rendered from. Freeing it is 15 % of
-        // a large spec's run (Benchmarks/README.md), and the process ends anyway.
+        // Done: exit while still holding what the files were rendered from; the process ends
+        // anyway, and freeing it is measurable on large specs (Benchmarks/README.md, issue 32).
         withExtendedLifetime(result) { Self.exit() }
     }
 }

@@ -43,23 +43,9 @@ struct TextRenderer {
         }
     }
 
-    /// The pieces' bytes with a line break between each two, made into the file's text in one copy.
+    /// The pieces' bytes with a line break between each two, as the file's text.
     private static func joinedLines(_ pieces: [[UInt8]]) -> String {
-        let count = pieces.reduce(Swift.max(0, pieces.count - 1)) { $0 + $1.count }
-        return String(unsafeUninitializedCapacity: count) { text in
-            var offset = 0
-            for (index, piece) in pieces.enumerated() {
-                if index > 0 {
-                    text[offset] = UInt8(ascii: "\n")
-                    offset += 1
-                }
-                piece.withUnsafeBufferPointer { bytes in
-                    (text.baseAddress! + offset).initialize(from: bytes.baseAddress!, count: bytes.count)
-                }
-                offset += piece.count
-            }
-            return offset
-        }
+        String(decoding: Array(pieces.joined(separator: [UInt8(ascii: "\n")])), as: UTF8.self)
     }
 
     /// Enough declarations per piece that a thread's start-up is noise next to the work.
@@ -165,7 +151,7 @@ struct TextRenderer {
     }
 
     private mutating func render(_ function: Function) {
-        // The signature is gathered as bytes: joined from `String`s, it cost as much as the bodies.
+        // Gathered as bytes, as every line is (`emit(bytes:)`); see Benchmarks/README.md.
         var prefix: [UInt8] = []
         Self.appendBytes(of: Self.prefix(function.access), to: &prefix)
         if function.isStatic { Self.appendBytes(of: "static ", to: &prefix) }

@@ -56,8 +56,7 @@ struct Code: Hashable, Sendable, ExpressibleByStringInterpolation {
         fileprivate var pieces: [Piece] = []
 
         init(literalCapacity: Int, interpolationCount: Int) {
-            // A literal piece around each interpolation: growing the array piece by piece was 4 %
-            // of a large generation.
+            // A literal piece around each interpolation (Benchmarks/README.md, "Code pieces").
             pieces.reserveCapacity(2 * interpolationCount + 1)
         }
 
