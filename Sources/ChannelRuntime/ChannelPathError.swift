@@ -18,7 +18,7 @@ public struct ChannelPathError: Error, Hashable, Sendable, CustomStringConvertib
     private let maximumSegmentLength: Int
 
     /// Checks `channel` by `rules`; `allowingWildcard` for a subscription (a last segment of `*`).
-    public static func check(_ channel: String, rules: ChannelNamingRules, allowingWildcard: Bool) throws(ChannelPathError) {
+    package static func check(_ channel: String, rules: ChannelNamingRules, allowingWildcard: Bool) throws(ChannelPathError) {
         guard let problem = rules.problem(inPath: channel, allowingWildcard: allowingWildcard) else { return }
         throw ChannelPathError(
             channel: channel, transportName: rules.transportName, problem: problem, allowedCharacters: rules.allowedCharacters,

@@ -384,7 +384,7 @@ struct ConnectionTests {
 
     @Test func subscriptionLimitIsEnforced() async throws {
         let harness = Harness()
-        var subscriptions: [AppSyncConnection.RawSubscription] = []  // held: a dropped stream unsubscribes
+        var subscriptions: [RawChannelSubscription] = []  // held: a dropped stream unsubscribes
         for index in 0..<200 { subscriptions.append(try await harness.connection.subscribe(to: "ns/c\(index)")) }
         await #expect(throws: AppSyncError.subscriptionLimitReached(200)) {
             try await harness.connection.subscribe(to: "ns/one-more")

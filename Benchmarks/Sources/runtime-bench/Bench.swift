@@ -114,7 +114,7 @@ struct Memory: AsyncParsableCommand {
         consume(await notifier.deviceFirmwareValues()); consume(await notifier.archiveValues())
         consume(await notifier.licenseValues()); consume(await notifier.planValues())
         consume(await notifier.aiSettingsValues()); consume(await notifier.roleValues()); consume(await notifier.revokeValues())
-        var raw: [AppSyncConnection.RawSubscription] = []
+        var raw: [RawChannelSubscription] = []
         for index in 0..<max(0, subscriptions - 9) {
             raw.append(try await connection.subscribe(to: "vortex-app/bench/extra\(index)"))
         }

@@ -22,9 +22,9 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
     /// Subscriptions per connection that AppSync allows.
     public static let maximumSubscriptions = 200
     /// The longest keep-alive silence accepted from `connection_ack` (1 hour; AppSync sends 5 minutes).
-    public static let maximumKeepAliveTimeoutMs = 3_600_000
+    package static let maximumKeepAliveTimeoutMs = 3_600_000
     /// The shortest keep-alive silence accepted from `connection_ack` (1 second).
-    public static let minimumKeepAliveTimeoutMs = 1_000
+    package static let minimumKeepAliveTimeoutMs = 1_000
 
     /// A connection that does nothing until `start()`.
     ///
@@ -50,12 +50,9 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
             clock: RuntimeClock(clock), metrics: metrics, logger: logger))
     }
 
-    /// A subscription's id and its stream of raw event JSON texts.
-    public typealias RawSubscription = RawChannelSubscription
-
     /// Subscribes to `channel`. The stream stays open across reconnects (every active subscription
     /// is resubscribed); `unsubscribe(_:)` or the consumer stopping ends it.
-    public func subscribe(to channel: String) async throws(AppSyncError) -> RawSubscription {
+    public func subscribe(to channel: String) async throws(AppSyncError) -> RawChannelSubscription {
         do {
             return try await driver.subscribe(to: channel)
         } catch {
@@ -72,7 +69,7 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
         do { try ChannelPathError.check(channel, rules: .appSyncEvents, allowingWildcard: false) } catch { throw .invalidChannel(error) }
-        guard let session = await driver.connectedSession() as? AppSyncSession else { throw .notConnected }
+        guard let session = driver.connectedSession() as? AppSyncSession else { throw .notConnected }
         let headers: [String: String]
         do {
             headers = try await configuration.authorization.headers(
@@ -80,7 +77,7 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
         } catch {
             throw .invalidPublish("authorization failed: \(error)")
         }
-        guard await driver.connectedSession() === session else { throw .connectionLost }
+        guard driver.connectedSession() === session else { throw .connectionLost }
         do {
             return try await session.publish(events, to: channel, authorization: headers)
         } catch let error as AppSyncError {

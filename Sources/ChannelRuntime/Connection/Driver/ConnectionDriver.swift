@@ -56,7 +56,11 @@ package actor ConnectionDriver {
     }
 
     private var opening: (id: ConnectionStateMachine.SessionID, task: Task<Void, Never>)?
-    private var session: OpenSession?
+    private var session: OpenSession? {
+        didSet { refreshConnectedWire() }
+    }
+    /// The connected session, readable without a hop onto this actor: a publish asks for it twice.
+    private nonisolated let connectedWire = LockedValue<(any WireSession)?>(nil)
     private var lastActivityAt: Duration = .zero
     private var renewal: Task<Void, Never>?
 
@@ -104,14 +108,20 @@ package actor ConnectionDriver {
     package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
     /// The current session when it is connected (for a wire's own requests, such as a publish).
-    package func connectedSession() -> (any WireSession)? {
-        machine.isConnected ? session?.wire : nil
+    package nonisolated func connectedSession() -> (any WireSession)? {
+        connectedWire.withLock { $0 }
+    }
+
+    private func refreshConnectedWire() {
+        let wire = machine.isConnected ? session?.wire : nil
+        connectedWire.withLock { $0 = wire }
     }
 
     // MARK: Running the machine
 
     private func run(_ actions: [ConnectionStateMachine.Action]) {
         for action in actions { perform(action) }
+        refreshConnectedWire()
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
