@@ -33,6 +33,11 @@ struct SnippetTests {
 
     /// Generates a whole spec and returns the declaration named `name` in `file`.
     private func generate(spec text: String, file: String, declaration name: String) async throws -> String? {
+        try Self.declaration(named: name, in: try await generatedFiles([file], spec: text)[file]!)
+    }
+
+    /// Generates a whole spec and returns the text of each of `files`, by name.
+    private func generatedFiles(_ files: [String], spec text: String) async throws -> [String: String] {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let spec = work.appendingPathComponent("spec.yaml")
@@ -41,8 +46,9 @@ struct SnippetTests {
         let output = work.appendingPathComponent("out")
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
-        let text = try TestSupport.contents(output.appendingPathComponent(file))
-        return try Self.declaration(named: name, in: text)
+        var texts: [String: String] = [:]
+        for file in files { texts[file] = try TestSupport.contents(output.appendingPathComponent(file)) }
+        return texts
     }
 
     /// A top-level declaration with the doc comment above it, up to its closing brace.
@@ -363,25 +369,19 @@ struct SnippetTests {
                   properties:
                     eventType: {type: string}
             """#
-        let work = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
-        let spec = work.appendingPathComponent("spec.yaml")
-        try (Self.header + snippet + "\n").write(to: spec, atomically: true, encoding: .utf8)
-        let config = try TestSupport.writeConfig(in: work, spec: spec)
-        let output = work.appendingPathComponent("out")
-        let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
-        #expect(result.status == 0, "\(result.stderr)")
-        func imports(_ file: String) throws -> [String] {
-            try TestSupport.contents(output.appendingPathComponent(file)).components(separatedBy: "\n").filter { $0.hasSuffix("import ChannelRuntime") }
+        let files = try await generatedFiles(
+            ["Decoders.swift", "Subscriptions.swift", "Notifier.swift", "Channels.swift"], spec: Self.header + snippet + "\n")
+        func imports(_ file: String) -> [String] {
+            files[file]!.components(separatedBy: "\n").filter { $0.hasSuffix("import ChannelRuntime") }
         }
-        #expect(try imports("Decoders.swift") == ["@_spi(Generated) import ChannelRuntime"])
-        #expect(try imports("Subscriptions.swift") == ["@_spi(Generated) import ChannelRuntime"])
+        #expect(imports("Decoders.swift") == ["@_spi(Generated) import ChannelRuntime"])
+        #expect(imports("Subscriptions.swift") == ["@_spi(Generated) import ChannelRuntime"])
         // Files apps read use the public API only.
-        #expect(try imports("Notifier.swift") == ["import ChannelRuntime"])
-        #expect(try imports("Channels.swift") == ["import ChannelRuntime"])
-        let decoder = try Self.declaration(named: "Payload", in: TestSupport.contents(output.appendingPathComponent("Decoders.swift")))
+        #expect(imports("Notifier.swift") == ["import ChannelRuntime"])
+        #expect(imports("Channels.swift") == ["import ChannelRuntime"])
+        let decoder = try Self.declaration(named: "Payload", in: files["Decoders.swift"]!)
         #expect(decoder?.components(separatedBy: "\n").first == "@_spi(Generated) extension Payload: JSONReadable {")
-        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        let subscriptions = files["Subscriptions.swift"]!
         #expect(subscriptions.contains("\n@_spi(Generated) extension Payload: EventTypeReporting {}\n"))
     }
 
