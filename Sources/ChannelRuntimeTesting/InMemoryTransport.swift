@@ -51,7 +51,7 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
 
     /// The server side of the next accepted connection; throws `WaitTimedOut` when none comes
     /// within `seconds` of real time.
-    public func nextConnection(within seconds: Double = 20) async throws -> FakeServer {
+    public func nextConnection(within seconds: Double = 120) async throws -> FakeServer {
         try await eventually("a connection attempt", within: seconds) {
             self.state.withLockedValue { $0.servers.count > $0.taken }
         }
@@ -136,7 +136,7 @@ public final class FakeServer: Sendable {
 
     /// The next frame the client sent, parsed; `nil` when the client closed without sending more,
     /// or sent nothing within `seconds` of real time.
-    public func nextMessage(within seconds: Double = 20) async -> [String: Any]? {
+    public func nextMessage(within seconds: Double = 120) async -> [String: Any]? {
         try? await eventually("a frame from the client", within: seconds) {
             let index = self.consumed.withLockedValue { $0 }
             return self.session.sent.withLockedValue { $0.frames.count > index || $0.closed }

@@ -86,7 +86,7 @@ public final class ManualClock: Clock, Sendable {
 
     /// Waits (yielding, hardly sleeping) until something sleeps until `offset`; throws
     /// `WaitTimedOut` after `seconds` of real time, so a test that goes wrong fails instead of hanging.
-    public func waitForSleeper(until offset: Duration, within seconds: Double = 20) async throws {
+    public func waitForSleeper(until offset: Duration, within seconds: Double = 120) async throws {
         try await eventually("a sleeper until \(offset)", within: seconds) { self.pendingDeadlines.contains(offset) }
     }
 }

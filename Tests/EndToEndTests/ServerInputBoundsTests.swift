@@ -80,11 +80,20 @@ struct ServerInputBoundsTests {
             $0.reconnectPolicy = .exponential(initial: .milliseconds(200), maximum: .seconds(10))
         }
         let subscription = try await connection.subscribe(to: "/app/a")
+        // Every state is recorded: a reconnecting state lasts only its delay, shorter than a busy
+        // test run may take to look.
+        let updates = await connection.stateUpdates()
+        let states = Collected { updates }
+        let delays: @Sendable () -> [Duration] = { states.elements.compactMap { state -> Duration? in
+            if case .reconnecting(let after) = state { after } else { nil }
+        } }
         await connection.start()
-        // Before: every delay was 100 ms (`retry: 0` clamped). Now the policy's: 0.2, 0.4, 0.8, 1.6 s.
-        try await waitFor("the fourth delay") { await connection.state == .reconnecting(after: .milliseconds(1600)) }
-        #expect(requests.count == 4)
+        try await waitFor("four delays") { delays().count >= 4 }
         await connection.disconnect()
+        // Before: every delay was 100 ms (`retry: 0` clamped). Now the policy's: 0.2, 0.4, 0.8, 1.6 s.
+        #expect(Array(delays().prefix(4)) == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)])
+        #expect(requests.count >= 4)
+        states.cancel()
         withExtendedLifetime(subscription) {}
         await server.stop()
     }

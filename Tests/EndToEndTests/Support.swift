@@ -7,8 +7,8 @@ import VortexEvents
 
 /// Waits (polling) until `condition` holds; the bound turns a hang into a failure and is not a
 /// timing assertion. It is generous because the whole test run shares two cores: conditions that
-/// hold within milliseconds alone have taken over ten seconds there while compilers ran.
-func waitFor(_ what: String, within seconds: Double = 30, _ condition: @Sendable () async -> Bool) async throws {
+/// hold within milliseconds alone have taken over twenty seconds there while compilers ran.
+func waitFor(_ what: String, within seconds: Double = 120, _ condition: @Sendable () async -> Bool) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if await condition() { return }
@@ -21,7 +21,7 @@ func waitFor(_ what: String, within seconds: Double = 30, _ condition: @Sendable
 struct WaitTimedOut: Error, CustomStringConvertible { var description: String }
 
 /// Runs `body`, failing with `WaitTimedOut` if it has not finished within `seconds`.
-func bounded<T: Sendable>(_ what: String, within seconds: Double = 30, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func bounded<T: Sendable>(_ what: String, within seconds: Double = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
