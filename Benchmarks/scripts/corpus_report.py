@@ -4,7 +4,8 @@
     python3 Benchmarks/scripts/corpus_report.py [--tool .build/release/channelgen] DOC...
 
 For each document and each transport (appsync, sse) it runs `channelgen generate` into a scratch
-folder and counts the notifier's streams (`func …() async -> AsyncStream<…>` in the protocol)
+folder and counts the notifier's streams (`func …() async -> AsyncStream<…>` in the protocol, or
+`func …(for subscription: …)` alone for a channel whose address is open)
 against the document's receive operations (3.x: `action: receive`; 2.x: channels' `subscribe`).
 It also runs the models mode. Any exit other than 0/1, any error without `file:line:col`, and
 any output that does not compile is a defect: `--typecheck` type-checks every client generated
@@ -68,7 +69,7 @@ def generate(tool, spec, mode, work, cwd, typecheck=False):
     streams = 0
     if os.path.exists(notifier):
         text = open(notifier, encoding="utf-8").read()
-        streams = len({name for name in re.findall(r"func (\w+)\(\) async -> AsyncStream<", text) if not name.endswith("Envelopes")})
+        streams = len({name for name in re.findall(r"func (\w+)\((?:for subscription: \w+)?\) async -> AsyncStream<", text) if not name.endswith("Envelopes")})
     if typecheck and result.returncode == 0 and mode != "models" and not typechecks(output):
         return result.returncode, streams, ["x:0:0: error: DEFECT: the generated client does not compile"], ["the generated client does not compile"]
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]

@@ -28,8 +28,9 @@ public struct ChannelNamingRules: Sendable, Hashable {
         transportName: "AppSync Events", maximumSegments: 5, maximumSegmentLength: 50, firstSegmentIsNamespace: true, alphabet: .appSync)
 
     /// Server-Sent Events from a Mercure hub, where a channel is a topic (any string): up to 32
-    /// segments of 1–255 printable ASCII characters, so the addresses of MQTT, Kafka, Pusher or
-    /// Centrifugo documents (`.`, `:`, `_`, `+`, `=`, `?`, …) are carried as they are. Refused:
+    /// segments of up to 255 printable ASCII characters, so the addresses of MQTT, Kafka, Pusher or
+    /// Centrifugo documents (`.`, `:`, `_`, `+`, `=`, `?`, …) and URL topics (`https://example.com/books/1`,
+    /// Mercure's own convention, with its empty segment after the scheme) are carried as they are. Refused:
     /// `*` (a wildcard in channel routes), `{` `}` (templates), `#`, spaces, quotes, `\`, `<` `>`,
     /// `^`, `` ` `` and `|`.
     public static let serverSentEvents = ChannelNamingRules(
@@ -56,6 +57,10 @@ public struct ChannelNamingRules: Sendable, Hashable {
             return !"*{}#\"<>\\^`|/".unicodeScalars.contains(scalar)
         }
     }
+
+    /// Whether a path may hold an empty segment (`a//b`, a URL's `https://`). A parameter value is
+    /// never empty: it is checked as a segment on its own.
+    public var allowsEmptySegments: Bool { alphabet == .topic }
 
     /// What is wrong with `segment` as one segment of a concrete channel path, or `nil`.
     public func problem(inSegment segment: some StringProtocol) -> SegmentProblem? {
@@ -84,7 +89,7 @@ public struct ChannelNamingRules: Sendable, Hashable {
         var segments = body.split(separator: "/", omittingEmptySubsequences: false)
         if allowingWildcard, segments.count > 1, segments.last == "*" { segments.removeLast() }
         guard allowsSegmentCount(segments.count) else { return .segmentCount(segments.count) }
-        for (index, segment) in segments.enumerated() {
+        for (index, segment) in segments.enumerated() where !(segment.isEmpty && allowsEmptySegments) {
             if let problem = problem(inSegment: segment) { return .segment(position: index + 1, problem) }
         }
         return nil

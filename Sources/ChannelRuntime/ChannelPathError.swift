@@ -18,7 +18,8 @@ public struct ChannelPathError: Error, Hashable, Sendable, CustomStringConvertib
     private let maximumSegmentLength: Int
 
     /// Checks `channel` by `rules`; `allowingWildcard` for a subscription (a last segment of `*`).
-    package static func check(_ channel: String, rules: ChannelNamingRules, allowingWildcard: Bool) throws(ChannelPathError) {
+    /// Generated subscriptions of channels whose address the spec leaves open check their path with it.
+    @_spi(Generated) public static func check(_ channel: String, rules: ChannelNamingRules, allowingWildcard: Bool) throws(ChannelPathError) {
         guard let problem = rules.problem(inPath: channel, allowingWildcard: allowingWildcard) else { return }
         throw ChannelPathError(
             channel: channel, transportName: rules.transportName, problem: problem, allowedCharacters: rules.allowedCharacters,

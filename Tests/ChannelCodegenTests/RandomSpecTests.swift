@@ -55,7 +55,7 @@ enum RandomSpec {
         "été", "日付", "🚀", "☀", "", "_", "1abc", "a b", "user_id", "userId", "user-id", "eventType", "timestamp", "source",
         "parameters", "channel", "template", "value", "Value", "items", "Item", "PASSWORD_CHANGED", "*/", "\r\n", "x.y",
         "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "description", "encode", "container", "state", "status",
-        "additionalProperties", "ExtraPropertyKey", "others", "tag", "Case1",
+        "additionalProperties", "ExtraPropertyKey", "others", "tag", "Case1", "ChannelPathError", "ChannelTemplate",
         // Canonically equivalent, but two JSON keys: `é` as U+00E9 and as `e` + U+0301.
         "caf\u{E9}", "cafe\u{301}", "Caf\u{E9}", "Cafe\u{301}",
     ]
@@ -86,10 +86,13 @@ enum RandomSpec {
         var channels: [SpecBuilder.ChannelSpec] = []
         for (index, key) in channelKeys.enumerated() {
             var parameters = unique(count: Int.random(in: 0...2, using: &random), from: parameterNames, using: &random)
-            var address = (["ns", "c\(index)"] + parameters.map { "{\($0)}" }).joined(separator: "/")
+            var address: String? = (["ns", "c\(index)"] + parameters.map { "{\($0)}" }).joined(separator: "/")
             if let earlier = channels.randomElement(using: &random), Int.random(in: 0..<4, using: &random) == 0 {
                 // Channels multiplexed on one address.
                 (address, parameters) = (earlier.address, earlier.parameters)
+            } else if Int.random(in: 0..<8, using: &random) == 0 {
+                // No address: open, each subscription names its channel (and a send to it is skipped).
+                (address, parameters) = (nil, [])
             }
             var channel = SpecBuilder.ChannelSpec(
                 key: key, address: address, parameters: parameters, operationId: operationIds[index],

@@ -17,7 +17,8 @@ struct SpecBuilder {
 
     struct ChannelSpec {
         var key: String
-        var address: String
+        /// `nil`: no `address` (AsyncAPI 3: open, known only at runtime).
+        var address: String?
         var parameters: [String]
         var operationId: String
         var messageName: String?
@@ -62,7 +63,7 @@ struct SpecBuilder {
         lines.append("channels:")
         for channel in channels {
             lines.append("  \(y(channel.key)):")
-            lines.append("    address: \(y(channel.address))")
+            if let address = channel.address { lines.append("    address: \(y(address))") }
             lines.append("    description: \(y(channel.description + " " + text))")
             if let name = channel.xSwiftName { lines.append("    x-swift-name: \(y(name))") }
             if !channel.parameters.isEmpty {

@@ -97,11 +97,15 @@ struct SpecDiffTests {
         row("identical", [], []),
         row("description edited", [("description: An order changed.", "description: An order changed, reworded.")], []),
         row("info version bumped", [("version: 1.0.0", "version: 1.1.0")], []),
-        row("property keys reordered", [("                id: {type: string}\n                status:", "                status:"), ("                total: {type: number}", "                total: {type: number}\n                id: {type: string}")], []),
+        // The memberwise initializer takes properties in order: `Order(id:status:…)` no longer compiles.
+        row("property keys reordered", [("                id: {type: string}\n                status:", "                status:"), ("                total: {type: number}", "                total: {type: number}\n                id: {type: string}")],
+            [(.compatible, .breaking, "Order.init")]),
         row("required list reordered", [("required: [id, status, total]", "required: [total, id, status]")], []),
         row("enum values reordered", [("enum: [placed, paid, shipped]", "enum: [shipped, placed, paid]")], []),
-        row("channel key renamed (another channel)", [("          stock:\n", "          stockMoved:\n"), ("$ref: '#/channels/stock'", "$ref: '#/channels/stockMoved'")],
-            [(.breaking, .breaking, "ShopNotifier.stockValues()"), (.compatible, .compatible, "ShopNotifier.stockValues()")]),
+        // Same address: the same channel on the wire, and `stockValues()` stays; the `Channels`
+        // constant and the subscription type take the new key's name.
+        row("channel key renamed, address kept", [("          stock:\n", "          stockMoved:\n"), ("$ref: '#/channels/stock'", "$ref: '#/channels/stockMoved'")],
+            [(.compatible, .breaking, "Channels.stock"), (.compatible, .breaking, "StockSubscription")]),
         row("operations reordered", [("""
           orderValues:
             action: receive
@@ -134,8 +138,12 @@ struct SpecDiffTests {
         row("required becomes optional", [("required: [id, status, total]", "required: [id, status]")], [(.breaking, .breaking, "Order.total")]),
         row("property type changed", [("total: {type: number}", "total: {type: string}")], [(.breaking, .breaking, "Order.total")]),
         row("integer width changed", [("quantity: {type: integer, format: int32}", "quantity: {type: integer, format: int64}")], [(.breaking, .breaking, "Line.quantity")]),
-        row("number becomes float", [("total: {type: number}", "total: {type: number, format: float}")], [(.breaking, .breaking, "Order.total")]),
-        row("string becomes date-time", [("                note: {type: string}", "                note: {type: string, format: date-time}")], [(.breaking, .breaking, "Order.note")]),
+        // Shipped apps' Double and String decode every new value: only the Swift type changes.
+        row("number becomes float", [("total: {type: number}", "total: {type: number, format: float}")], [(.compatible, .breaking, "Order.total")]),
+        row("string becomes date-time", [("                note: {type: string}", "                note: {type: string, format: date-time}")], [(.compatible, .breaking, "Order.note")]),
+        row("string becomes an open enum", [("                note: {type: string}", "                note: {type: string, enum: [gift, rush]}")], [(.compatible, .breaking, "Order.note")]),
+        row("number becomes integer", [("total: {type: number}", "total: {type: integer}")], [(.compatible, .breaking, "Order.total")]),
+        row("integer becomes number", [("quantity: {type: integer, format: int32}", "quantity: {type: number}")], [(.breaking, .breaking, "Line.quantity")]),
         row("array becomes single value", [("                lines:\n                  type: array\n                  items:\n                    $ref: '#/components/schemas/Line'", "                lines:\n                  $ref: '#/components/schemas/Line'")],
             [(.breaking, .breaking, "Order.lines")]),
         row("nested property removed", [("required: [sku]\n              properties:\n                sku: {type: string}\n                quantity: {type: integer, format: int32}", "required: [sku]\n              properties:\n                sku: {type: string}")],
@@ -146,8 +154,9 @@ struct SpecDiffTests {
         row("enum value removed", [("enum: [placed, paid, shipped]", "enum: [placed, paid]")], [(.compatible, .breaking, "Order.Status.shipped")]),
         row("extra properties kept", [("            Line:\n", "              additionalProperties: true\n            Line:\n")],
             [(.compatible, .compatible, "Order.additionalProperties")]),
+        // Generated enums are open: shipped apps decode any string (as `.unknown` when new).
         row("enum becomes a string", [("                status:\n                  type: string\n                  enum: [placed, paid, shipped]", "                status: {type: string}")],
-            [(.breaking, .breaking, "Order.status")]),
+            [(.compatible, .breaking, "Order.status")]),
         // Types.
         row("schema renamed", [("$ref: '#/components/schemas/Order'", "$ref: '#/components/schemas/Purchase'"), ("            Order:\n", "            Purchase:\n")],
             [(.compatible, .breaking, "Order"), (.compatible, .breaking, "Order.Status")]),
@@ -160,6 +169,16 @@ struct SpecDiffTests {
         row("address changed", [("address: shop/user/{userId}/orders", "address: shop/users/{userId}/orders")], [(.breaking, .compatible, "OrdersSubscription")]),
         row("address parameter added", [("address: shop/user/{userId}/orders", "address: shop/user/{userId}/orders/{region}"), ("                description: The subscriber.", "                description: The subscriber.\n              region: {}")],
             [(.breaking, .breaking, "OrdersSubscription")]),
+        // The path and `setUserId(_:)` stay: nothing a shipped app or its code sees changes.
+        row("address parameter renamed, Swift names kept", [("shop/user/{userId}/orders", "shop/user/{user_id}/orders"), ("              userId:\n                description: The subscriber.", "              user_id:\n                description: The subscriber.")],
+            [(.compatible, .compatible, "OrdersSubscription")]),
+        row("address parameter renamed in Swift too", [("shop/user/{userId}/orders", "shop/user/{accountId}/orders"), ("              userId:\n                description: The subscriber.", "              accountId:\n                description: The subscriber.")],
+            [(.compatible, .breaking, "OrdersSubscription")]),
+        row("address left open", [("            address: shop/user/{userId}/orders\n            parameters:\n              userId:\n                description: The subscriber.\n", "")],
+            [(.breaking, .breaking, "OrdersSubscription")]),
+        // The event type becomes an enum of the messages; shipped apps still decode the first one.
+        row("message added to a one-message channel", [("                payload:\n                  $ref: '#/components/schemas/Order'", "                payload:\n                  $ref: '#/components/schemas/Order'\n              orderNoted:\n                name: order/noted\n                payload: {type: object, properties: {note: {type: string}}}")],
+            [(.compatible, .breaking, "OrdersSubscription.Event")]),
         row("allowed parameter value removed", [("enum: [eu, us, ap]", "enum: [eu, us]")], [(.breaking, .compatible, "StockSubscription.region")]),
         row("allowed parameter value added", [("enum: [eu, us, ap]", "enum: [eu, us, ap, af]")], []),
         row("message name changed", [("name: order/changed", "name: order/updated")], [(.breaking, .compatible, "OrdersSubscription")]),

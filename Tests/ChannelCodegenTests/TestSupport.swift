@@ -58,6 +58,24 @@ enum TestSupport {
         try await typecheck(clientSources.map { output.appendingPathComponent($0) })
     }
 
+    /// Builds the client files in `client` as module `module`, then type-checks `mocks` (generated
+    /// with `clientModule: <module>`) against it: two modules, as a package builds them.
+    static func typecheckMocks(_ mocks: URL, againstClientIn client: URL, named module: String, in work: URL) async throws
+        -> (module: ChildProcess.Output, mocks: ChildProcess.Output)
+    {
+        let modules = productsDirectory.appendingPathComponent("Modules").path
+        let built = try await run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-emit-module", "-parse-as-library", "-module-name", module, "-swift-version", "6", "-package-name", "channelgen", "-I", modules,
+             "-emit-module-path", work.appendingPathComponent("\(module).swiftmodule").path] + clientSources.map { client.appendingPathComponent($0).path },
+            background: true)
+        let checked = try await run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules, "-I", work.path, mocks.path],
+            background: true)
+        return (built, checked)
+    }
+
     /// Compiles generated models with a `main.swift` into a program and returns what it prints.
     /// The models and `JSONValue` (which unions and untyped values use) are built as one module
     /// named `ChannelRuntime`, so the models' `import ChannelRuntime` needs no built runtime.

@@ -423,19 +423,9 @@ struct ValidConstructsTests {
             let result = try await TestSupport.channelgen(["generate", "--config", config, "--output", output, "--quiet"], in: work)
             #expect(result.status == 0, "\(result.stderr)")
         }
-        let modules = TestSupport.productsDirectory.appendingPathComponent("Modules").path
-        let client = TestSupport.clientSources.map { work.appendingPathComponent("client/\($0)").path }
-        let module = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-emit-module", "-parse-as-library", "-module-name", "Shop", "-swift-version", "6", "-package-name", "channelgen", "-I", modules,
-             "-emit-module-path", work.appendingPathComponent("Shop.swiftmodule").path] + client,
-            background: true)
+        let (module, mocks) = try await TestSupport.typecheckMocks(
+            work.appendingPathComponent("mocks/Mocks.swift"), againstClientIn: work.appendingPathComponent("client"), named: "Shop", in: work)
         #expect(module.status == 0, "\(module.stderr)")
-        let mocks = try await TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules, "-I", work.path,
-             work.appendingPathComponent("mocks/Mocks.swift").path],
-            background: true)
         #expect(mocks.status == 0, "\(mocks.stderr)")
     }
 
@@ -479,10 +469,15 @@ struct AddressRulesPerTransportTests {
           query:
             address: feeds/prices?symbol=BTC&depth=5
             messages: {m: {payload: {type: number}}}
+          book:
+            address: https://example.com/books/{bookId}
+            parameters: {bookId: {}}
+            messages: {m: {payload: {type: object, properties: {title: {type: string}}}}}
         operations:
           measuredValues: {action: receive, channel: {$ref: '#/channels/measured'}}
           pusherValues: {action: receive, channel: {$ref: '#/channels/pusher'}}
           queryValues: {action: receive, channel: {$ref: '#/channels/query'}}
+          bookValues: {action: receive, channel: {$ref: '#/channels/book'}}
         """
 
     @Test func appSyncRulesSkipTheTopicsAndSSERulesServeThem() async throws {
@@ -494,6 +489,7 @@ struct AddressRulesPerTransportTests {
         #expect(appSync.stderr.contains("it has 8 segments; AppSync Events allows at most 5"))
         #expect(appSync.stderr.contains("warning: channel 'pusher' is skipped"))
         #expect(appSync.stderr.contains("warning: channel 'query' is skipped"))
+        #expect(appSync.stderr.contains("warning: channel 'book' is skipped"))
 
         let sse = try await TestSupport.channelgen(["lint", "--transport", "sse", "topics.yaml"], in: work)
         #expect(sse.status == 0)
@@ -504,11 +500,79 @@ struct AddressRulesPerTransportTests {
         let channels = try TestSupport.contents(output.appendingPathComponent("Channels.swift"))
         #expect(channels.contains("\"private-orders.eu_west:v1\""))
         #expect(channels.contains("\"feeds/prices?symbol=BTC&depth=5\""))
+        // A URL topic (Mercure's convention), its empty segment after the scheme kept.
+        #expect(channels.contains("\"https://example.com/books/{bookId}\""))
         // Parameter values are checked at runtime by the same rules (a light id `eu_1.7` is fine).
         let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
         #expect(subscriptions.contains(#"ChannelSegment(streetlightId, parameter: "streetlightId", rules: .serverSentEvents)"#), "\(subscriptions)")
+        #expect(subscriptions.contains(#""https://example.com/books/\(self.bookId.value)""#), "\(subscriptions)")
         let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    /// AsyncAPI 3: a channel without an address (or `address: null`) has one known only at runtime.
+    /// It used to skip the channel; now its subscription is made with the whole path, checked by
+    /// the transport's rules, and the notifier serves it per instance. A publish to it is skipped.
+    @Test(arguments: [("appsync", ".appSyncEvents"), ("sse", ".serverSentEvents")])
+    func anOpenAddressIsServedPerInstance(_ transport: String, _ rules: String) async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Rooms, version: 1.0.0}
+            channels:
+              room:
+                messages: {said: {name: said, payload: {type: object, properties: {text: {type: string}}}}}
+              feed:
+                address: null
+                messages: {tick: {payload: {type: integer}}}
+              lobby:
+                address: app/lobby
+                messages: {said: {payload: {type: string}}}
+            operations:
+              roomValues: {action: receive, channel: {$ref: '#/channels/room'}}
+              feedValues: {action: receive, channel: {$ref: '#/channels/feed'}}
+              lobbyValues: {action: receive, channel: {$ref: '#/channels/lobby'}}
+              sayInRoom: {action: send, channel: {$ref: '#/channels/room'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "rooms.yaml", in: work, extra: "transport: \(transport)\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("rooms.yaml:16:3: warning: operation 'sayInRoom' sends to channel 'room', whose address is open"), "\(result.stderr)")
+        #expect(!result.stderr.contains("channel 'room' is skipped") && !result.stderr.contains("channel 'feed' is skipped"), "\(result.stderr)")
+        #expect(result.stderr.contains("warning: operation 'sayInRoom' is skipped"), "\(result.stderr)")
+
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        for open in ["room": "RoomSubscription", "feed": "FeedSubscription"] {
+            #expect(notifier.contains("func \(open.key)Values(for subscription: \(open.value)) async -> AsyncStream<"), "\(notifier)")
+            #expect(!notifier.contains("func \(open.key)Values() async") && !notifier.contains("func \(open.key)Envelopes()"), "\(notifier)")
+        }
+        #expect(notifier.contains("func lobbyValues() async") && !notifier.contains("func sayInRoom("))
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains("public init(channel: String) throws(ChannelPathError) {"), "\(subscriptions)")
+        #expect(subscriptions.contains("try ChannelPathError.check(channel, rules: \(rules), allowingWildcard: true)"), "\(subscriptions)")
+
+        // An app makes an instance from a path it learns at runtime and reads its typed events.
+        let usage = work.appendingPathComponent("Usage.swift")
+        try """
+            import ChannelRuntime
+
+            func follow(_ notifier: RoomsNotifier, room path: String) async throws {
+                let room = try RoomSubscription(channel: path)
+                for await message in await notifier.roomValues(for: room) { _ = message.text }
+            }
+            """.write(to: usage, atomically: true, encoding: .utf8)
+        let typecheck = try await TestSupport.typecheck(TestSupport.clientSources.map { output.appendingPathComponent($0) } + [usage])
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+
+        let mocksOutput = work.appendingPathComponent("mocks")
+        try "spec: rooms.yaml\ngenerate: mocks\nclientModule: Rooms\ntransport: \(transport)\n".write(
+            to: work.appendingPathComponent("mocks.yaml"), atomically: true, encoding: .utf8)
+        let mocksRun = try await TestSupport.channelgen(["generate", "--config", "mocks.yaml", "--output", mocksOutput.path, "--quiet"], in: work)
+        #expect(mocksRun.status == 0, "\(mocksRun.stderr)")
+        let (module, mocks) = try await TestSupport.typecheckMocks(
+            mocksOutput.appendingPathComponent("Mocks.swift"), againstClientIn: output, named: "Rooms", in: work)
+        #expect(module.status == 0, "\(module.stderr)")
+        #expect(mocks.status == 0, "\(mocks.stderr)")
     }
 
     /// Several channels on one address (valid AsyncAPI 3: Kraken's, Slack's and most exchanges'

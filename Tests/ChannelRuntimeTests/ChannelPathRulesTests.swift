@@ -1,6 +1,6 @@
 import AppSyncRuntime
 import ChannelNaming
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import ChannelRuntimeTesting
 import Testing
 
@@ -31,6 +31,9 @@ struct ChannelPathRulesTests {
     @Test(arguments: [
         ("/", nil),
         ("orders.eu/v1:created", nil),
+        // Mercure's own convention: topics are URLs, with an empty segment after the scheme.
+        ("https://example.com/books/1", nil),
+        ("a//b", nil),
         ("rooms/*", nil),
         ("", .noSegments),
         ("a b", PathProblem.segment(position: 1, .invalidCharacter(" "))),

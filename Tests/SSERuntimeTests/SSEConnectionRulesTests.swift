@@ -1,4 +1,4 @@
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import Foundation
 @testable import SSERuntime
 import Testing

@@ -1,4 +1,4 @@
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -6,16 +6,25 @@ import ChannelSpec
 /// Types are compared where the old and new spec use them: from each channel's payload down
 /// through properties, arrays and maps, so a schema shared by several channels is reported once.
 ///
+/// The wire verdict asks what shipped apps subscribe to and decode (paths after parameter
+/// substitution, JSON shapes and value sets); the source verdict asks whether code written against
+/// the old generated Swift still compiles (names, argument labels and order, types).
+///
 /// Rules (wire / source):
-/// - channel removed: breaking / breaking; added: compatible / compatible;
-/// - address changed: breaking / compatible (breaking when the parameters change too);
-///   parameter added or removed: breaking / breaking; an allowed value removed: breaking / compatible;
-/// - message name (event type) changed: breaking / compatible; payload type changed: breaking / breaking;
+/// - channel removed: breaking / breaking; added: compatible / compatible; key renamed with the
+///   address kept: the same channel (its subscription type is renamed: compatible / breaking);
+/// - address changed: breaking / compatible (breaking when the parameter count changes too);
+///   parameter renamed: compatible / breaking when its Swift name changes, else compatible on both;
+///   an allowed value removed: breaking / compatible; an open address given or taken: breaking / breaking;
+/// - message name (event type) changed: breaking / compatible; one message becoming several (an
+///   enum of messages) or back: compatible / breaking;
+/// - a type changed: compatible / breaking when shipped apps decode every new value (string → date
+///   or enum, enum → string, number → integer or float, a narrower integer), else breaking / breaking;
 /// - notifier method, type, property or case renamed (`x-swift-name`, keys): compatible / breaking;
 /// - property removed: breaking if it was required, else compatible / breaking;
 ///   added: compatible / breaking if required (a new init parameter), else compatible;
+///   reordered: compatible / breaking (the initializer's arguments move);
 ///   optional → required: compatible / breaking; required → optional: breaking / breaking;
-///   type changed: breaking / breaking;
 /// - enum value removed: compatible (generated enums are open: `unknown(String)`) / breaking;
 ///   added: compatible / compatible.
 package struct SpecDiff {
@@ -69,15 +78,21 @@ package struct SpecDiff {
                    "the notifier is renamed to \(new.names.notifier.name)")
         }
         let oldChannels = Dictionary(old.api.receivers.map { ($0.channel.key, $0) }, uniquingKeysWith: { first, _ in first })
-        let newChannels = Dictionary(new.api.receivers.map { ($0.channel.key, $0) }, uniquingKeysWith: { first, _ in first })
+        var newChannels = Dictionary(new.api.receivers.map { ($0.channel.key, $0) }, uniquingKeysWith: { first, _ in first })
         for (key, receiver) in oldChannels.sorted(by: { $0.key < $1.key }) where newChannels[key] == nil {
+            // A channel key renamed with the address kept is the same channel on the wire.
+            if let renamed = Self.sameAddress(as: receiver.channel, among: newChannels.values.filter { oldChannels[$0.channel.key] == nil }) {
+                compareChannel(receiver, renamed)
+                newChannels[renamed.channel.key] = nil
+                continue
+            }
             record(.breaking, .breaking, receiver.channel.origin.location, method(old, receiver.operation) + "()",
-                   "channel '\(key)' (\(receiver.channel.address.text)) is removed: shipped apps subscribe to nothing, code calling it no longer compiles")
+                   "channel '\(key)' (\(receiver.channel.address.shown)) is removed: shipped apps subscribe to nothing, code calling it no longer compiles")
         }
         for (key, receiver) in newChannels.sorted(by: { $0.key < $1.key }) {
             guard let before = oldChannels[key] else {
                 record(.compatible, .compatible, receiver.channel.origin.location, method(new, receiver.operation) + "()",
-                       "channel '\(key)' (\(receiver.channel.address.text)) is added")
+                       "channel '\(key)' (\(receiver.channel.address.shown)) is added")
                 continue
             }
             compareChannel(before, receiver)
@@ -86,6 +101,16 @@ package struct SpecDiff {
     }
 
     // MARK: Channels
+
+    /// The one receiver among `candidates` whose channel has `channel`'s address (parameters as
+    /// placeholders), or `nil` when none or several do.
+    private static func sameAddress(
+        as channel: Channel, among candidates: [(operation: ChannelOperation, channel: Channel)]
+    ) -> (operation: ChannelOperation, channel: Channel)? {
+        guard !channel.address.isOpen else { return nil }
+        let matches = candidates.filter { !$0.channel.address.isOpen && $0.channel.address.shape == channel.address.shape }
+        return matches.count == 1 ? matches[0] : nil
+    }
 
     private func method(_ side: Side, _ operation: ChannelOperation) -> String {
         "\(side.names.notifier.name).\(side.names.methods[operation.id]?.name ?? operation.id)"
@@ -100,32 +125,95 @@ package struct SpecDiff {
                    "the notifier method is renamed to \(methodName)()")
         }
         let subscription = new.names.subscriptions[channel.key]?.name ?? channel.key
-        if let oldSubscription = old.names.subscriptions[channel.key]?.name, oldSubscription != subscription {
+        if let oldSubscription = old.names.subscriptions[before.channel.key]?.name, oldSubscription != subscription {
             record(.compatible, .breaking, location, oldSubscription, "the subscription type is renamed to \(subscription)")
         }
-        let oldParameters = before.channel.address.parameterNames
+        if let oldConstant = old.names.channelConstants[before.channel.key], let newConstant = new.names.channelConstants[channel.key],
+           oldConstant != newConstant {
+            record(.compatible, .breaking, location, "\(old.names.channelsNamespace).\(oldConstant.name)",
+                   "the channel constant is renamed to \(new.names.channelsNamespace).\(newConstant.name)")
+        }
+        compareAddress(before.channel, channel, subscription: subscription)
+        compareMessages(before.channel, channel, subscription: subscription)
+    }
+
+    /// The wire verdict from the paths apps subscribe to (parameters as placeholders), the source
+    /// verdict from the Swift names of the parameters (initializer labels, notifier setters).
+    private mutating func compareAddress(_ before: Channel, _ channel: Channel, subscription: String) {
+        let location = channel.origin.location
+        let oldParameters = before.address.parameterNames
         let newParameters = channel.address.parameterNames
-        if oldParameters != newParameters {
+        if before.address.isOpen != channel.address.isOpen {
+            record(.breaking, .breaking, location, subscription,
+                   "the address changes from \(before.address.shown) to \(channel.address.shown): "
+                       + "another channel on the wire, and the subscription is made another way (`init(channel:)` only for an open address)")
+            return
+        }
+        if oldParameters.count != newParameters.count {
             record(.breaking, .breaking, location, subscription,
                    "the address parameters change from (\(oldParameters.joined(separator: ", "))) to (\(newParameters.joined(separator: ", "))): another channel on the wire, another initializer")
-        } else if before.channel.address.text != channel.address.text {
+            return
+        }
+        if before.address.shape != channel.address.shape {
             record(.breaking, .compatible, location, subscription,
-                   "the address changes from '\(before.channel.address.text)' to '\(channel.address.text)': shipped apps subscribe where nothing is published")
-        } else {
-            for parameter in channel.parameters {
-                guard let oldParameter = before.channel.parameters.first(where: { $0.name == parameter.name }) else { continue }
-                let removed = oldParameter.allowedValues.filter { !parameter.allowedValues.contains($0) }
-                if !parameter.allowedValues.isEmpty, !removed.isEmpty {
-                    record(.breaking, .compatible, parameter.origin.location, "\(subscription).\(parameter.name)",
-                           "allowed values \(removed.map { "'\($0)'" }.joined(separator: ", ")) are removed: apps using them are refused")
-                }
+                   "the address changes from '\(before.address.shown)' to '\(channel.address.shown)': shipped apps subscribe where nothing is published")
+        }
+        if oldParameters != newParameters {
+            let oldSwift = (old.names.parameters[before.key] ?? []).map(\.name)
+            let newSwift = (new.names.parameters[channel.key] ?? []).map(\.name)
+            let renamed = "the address parameters are renamed from (\(oldParameters.joined(separator: ", "))) to (\(newParameters.joined(separator: ", ")))"
+            if oldSwift != newSwift {
+                record(.compatible, .breaking, location, subscription,
+                       renamed + ": the same paths, but the initializer's labels and the notifier's setters change")
+            } else {
+                record(.compatible, .compatible, location, subscription, renamed + " in the spec only: the same paths and Swift names")
             }
         }
-        if before.channel.message.name != channel.message.name {
-            record(.breaking, .compatible, channel.message.origin.location, subscription,
-                   "the message name (event type) changes from '\(before.channel.message.name ?? "none")' to '\(channel.message.name ?? "none")'")
+        // Parameters by position: a renamed parameter keeps its allowed values.
+        for (oldParameter, parameter) in zip(before.parameters, channel.parameters) {
+            let removed = oldParameter.allowedValues.filter { !parameter.allowedValues.contains($0) }
+            if !parameter.allowedValues.isEmpty, !removed.isEmpty {
+                record(.breaking, .compatible, parameter.origin.location, "\(subscription).\(parameter.name)",
+                       "allowed values \(removed.map { "'\($0)'" }.joined(separator: ", ")) are removed: apps using them are refused")
+            }
         }
-        compare(before.channel.message.payload, channel.message.payload, symbol: "\(subscription).Event", location: channel.message.origin.location)
+    }
+
+    /// A channel's events: one message's payload, or an enum of several messages.
+    private mutating func compareMessages(_ before: Channel, _ channel: Channel, subscription: String) {
+        let symbol = "\(subscription).Event"
+        let location = channel.message.origin.location
+        switch (messageVariants(of: before, old), messageVariants(of: channel, new)) {
+        case (nil, let variants?):
+            // One message became several: the kept one's events decode as before in shipped apps.
+            record(.compatible, .breaking, location, symbol,
+                   "the channel gains messages: its events become \(describe(channel.message.payload, new)), an enum of \(variants.count) messages; "
+                       + "shipped apps keep decoding '\(before.message.key)' and drop the others")
+            if let kept = variants.first(where: { $0.preferredName == before.message.key }) {
+                compare(before.message.payload, kept.type, symbol: symbol, location: kept.origin.location)
+            }
+        case (let variants?, nil):
+            record(.compatible, .breaking, location, symbol,
+                   "the channel keeps one message ('\(channel.message.key)'): its events are \(describe(channel.message.payload, new)), no longer an enum of messages")
+            if let kept = variants.first(where: { $0.preferredName == channel.message.key }) {
+                compare(kept.type, channel.message.payload, symbol: symbol, location: location)
+            } else {
+                record(.breaking, .compatible, location, symbol, "message '\(channel.message.key)' is new: shipped apps decode none of the channel's events")
+            }
+        default:
+            if before.message.name != channel.message.name {
+                record(.breaking, .compatible, location, subscription,
+                       "the message name (event type) changes from '\(before.message.name ?? "none")' to '\(channel.message.name ?? "none")'")
+            }
+            compare(before.message.payload, channel.message.payload, symbol: symbol, location: location)
+        }
+    }
+
+    /// The messages of a channel that carries several (an enum with a case per message), or `nil`.
+    private func messageVariants(of channel: Channel, _ side: Side) -> [UnionVariant]? {
+        guard channel.message.key == "messages", channel.message.name == nil, case .named(let id) = channel.message.payload,
+              case .union(let union)? = side.types[id]?.kind else { return nil }
+        return union.variants
     }
 
     // MARK: Types
@@ -152,10 +240,39 @@ package struct SpecDiff {
             guard let oldType = old.types[oldID], let newType = new.types[newID] else { return }
             compareNamed(oldType, newType, symbol: symbol, location: location)
         default:
-            if before != after {
-                record(.breaking, .breaking, location, symbol, "the type changes from \(describe(before, old)) to \(describe(after, new))")
+            guard before != after else { return }
+            let change = "the type changes from \(describe(before, old)) to \(describe(after, new))"
+            if decodesEveryValue(of: after, as: before) {
+                record(.compatible, .breaking, location, symbol, change + ": shipped apps decode every new value")
+            } else {
+                record(.breaking, .breaking, location, symbol, change)
             }
         }
+    }
+
+    /// Whether a shipped app decoding `before` reads every value `after` allows: a `String` or an
+    /// open enum reads any string (a date, an enum value), a `Double` any number, a wider integer a
+    /// narrower one, and a `JSONValue` anything.
+    private func decodesEveryValue(of after: TypeReference, as before: TypeReference) -> Bool {
+        switch (before, after) {
+        case (.json, _):
+            return true
+        case (.string, .dateTime), (.number(isFloat: false), .integer), (.number(isFloat: false), .number(isFloat: true)):
+            return true
+        case (.integer(let oldBits), .integer(let newBits)):
+            return (oldBits ?? 64) >= (newBits ?? 64)
+        case (.string, .named(let id)):
+            return isStringEnum(id, new)
+        case (.named(let id), .string), (.named(let id), .dateTime):
+            return isStringEnum(id, old)
+        default:
+            return false
+        }
+    }
+
+    /// Generated enums are open (`unknown(String)`): any string decodes.
+    private func isStringEnum(_ id: String, _ side: Side) -> Bool {
+        if case .stringEnum? = side.types[id]?.kind { true } else { false }
     }
 
     private mutating func compareNamed(_ before: NamedType, _ after: NamedType, symbol: String, location: SourceLocation) {
@@ -218,6 +335,13 @@ package struct SpecDiff {
                 break
             }
             compare(previous.type, property.type, symbol: symbol, location: property.origin.location)
+        }
+        // The memberwise initializer takes the properties in order: reordering them moves its arguments.
+        let keptBefore = before.map(\.jsonName).filter { name in after.contains { $0.jsonName == name } }
+        let keptAfter = after.map(\.jsonName).filter { name in before.contains { $0.jsonName == name } }
+        if keptBefore != keptAfter {
+            record(.compatible, .breaking, newType.origin.location, "\(typeName).init",
+                   "the properties are reordered (\(keptAfter.joined(separator: ", "))): the initializer's arguments change order")
         }
     }
 

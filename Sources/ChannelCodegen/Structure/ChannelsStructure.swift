@@ -11,7 +11,10 @@ struct ChannelsStructure {
         let template = types.runtime("ChannelTemplate")
         var members = api.channels.map { channel in
             Declaration(
-                documentation: SwiftTypes.documentation(channel.documentation, remark: channel.origin.reference),
+                documentation: SwiftTypes.documentation(
+                    channel.documentation,
+                    notes: channel.address.isOpen ? ["Note: The spec leaves the address open: each subscription names its channel."] : [],
+                    remark: channel.origin.reference),
                 .variable(Variable(
                     access: access, isStatic: true, binding: .let, name: names.channelConstants[channel.key]!,
                     value: .code("\(template)(\(literal: channel.address.text))"))))

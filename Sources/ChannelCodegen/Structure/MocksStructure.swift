@@ -39,16 +39,18 @@ struct MocksStructure {
             let stream = types.swift("AsyncStream")
             let subscription = names.subscriptions[channel.key]!
             let property = names.mockProperties[operation.id]!
+            let forInstance = Declaration(
+                documentation: DocComment(["Every instance gets the events sent to `\(property.name)`."]),
+                .function(Function(
+                    access: access, name: .function(names.methods[operation.id]!),
+                    parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
+                    effects: "async", returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")])))
+            if channel.address.isOpen { return [forInstance] }
             return [
                 Declaration(.function(Function(
                     access: access, name: .function(names.methods[operation.id]!), effects: "async",
                     returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")]))),
-                Declaration(
-                    documentation: DocComment(["Every instance gets the events sent to `\(property.name)`."]),
-                    .function(Function(
-                        access: access, name: .function(names.methods[operation.id]!),
-                        parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
-                        effects: "async", returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")]))),
+                forInstance,
                 Declaration(
                     documentation: DocComment(["The events sent to `\(property.name)`, in envelopes numbered from 1."]),
                     .function(Function(

@@ -55,6 +55,23 @@ struct NotifierStructure {
         let stream = types.swift("AsyncStream")
         let access = implemented ? self.access : nil
         let method = names.methods[operation.id]!
+        let forInstance = Declaration(
+            documentation: channel.address.isOpen
+                ? SwiftTypes.documentation(
+                    operation.documentation, fallback: "Events on the channel `subscription` names.",
+                    notes: ["Note: The spec leaves the channel's address open: each instance names its channel."],
+                    remark: operation.origin.reference)
+                : DocComment([
+                    "`\(method.name)()` for one instance of the channel, whatever the source's parameters\n(any number of instances on one connection).",
+                ]),
+            isDeprecated: operation.documentation.isDeprecated,
+            .function(Function(
+                access: access, name: .function(method),
+                parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
+                effects: "async", returnType: "\(stream)<\(payload)>",
+                body: implemented ? [.code("await self.source.events(for: subscription)")] : nil)))
+        // No source parameters name an open address: only its instances can be subscribed to.
+        if channel.address.isOpen { return [forInstance] }
         return [
             Declaration(
                 documentation: SwiftTypes.documentation(
@@ -63,16 +80,7 @@ struct NotifierStructure {
                 .function(Function(
                     access: access, name: .function(method), effects: "async", returnType: "\(stream)<\(payload)>",
                     body: implemented ? [.code("await self.source.events(\(subscription).self)")] : nil))),
-            Declaration(
-                documentation: DocComment([
-                    "`\(method.name)()` for one instance of the channel, whatever the source's parameters\n(any number of instances on one connection).",
-                ]),
-                isDeprecated: operation.documentation.isDeprecated,
-                .function(Function(
-                    access: access, name: .function(method),
-                    parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
-                    effects: "async", returnType: "\(stream)<\(payload)>",
-                    body: implemented ? [.code("await self.source.events(for: subscription)")] : nil))),
+            forInstance,
             Declaration(
                 documentation: DocComment([
                     "`\(method.name)()` with each event's channel, event type, arrival time and sequence number.",

@@ -62,6 +62,10 @@ struct SubscriptionsStructure {
                     access: access, isStatic: true, binding: .let, name: Identifier("sharedAddress"), type: "\(routing)?",
                     value: .code("\(routing)(property: \(literal: shared.property), otherChannelsValues: [\(values)])")))))
         }
+        if channel.address.isOpen {
+            members += openAddressMembers(channel)
+            return subscriptionDeclaration(channel, members: members)
+        }
         members += parameters.map { parameter, name in
             Declaration(
                 documentation: SwiftTypes.documentation(parameter.documentation, remark: nil),
@@ -104,15 +108,53 @@ struct SubscriptionsStructure {
             access: access, binding: .var, name: Identifier("parameters"), type: "[\(string): \(segment)]", getter: [.code(dictionary)]))))
         members.append(Declaration(.variable(Variable(
             access: access, binding: .var, name: Identifier("channel"), type: string, getter: [.code(channelPath(channel))]))))
+        return subscriptionDeclaration(channel, members: members)
+    }
 
+    private func subscriptionDeclaration(_ channel: Channel, members: [Declaration]) -> Declaration {
+        let shownAddress = channel.address.isOpen ? "given by each instance (the spec leaves the address open)" : "`\(channel.address.text)`"
         return Declaration(
             documentation: SwiftTypes.documentation(
-                channel.documentation, fallback: "Subscription to `\(channel.address.text)`.",
-                notes: ["Channel: `\(channel.address.text)`"] + (channel.message.name.map { ["Event type: `\($0)`"] } ?? []),
+                channel.documentation, fallback: "Subscription to \(shownAddress).",
+                notes: ["Channel: \(shownAddress)"] + (channel.message.name.map { ["Event type: `\($0)`"] } ?? []),
                 remark: channel.origin.reference),
             .type(TypeDeclaration(
                 access: access, keyword: .struct, name: .identifier(names.subscriptions[channel.key]!),
                 conformances: [types.runtime("ChannelSubscription")], members: members)))
+    }
+
+    /// A channel whose address the spec leaves open (known only at runtime): each instance is made
+    /// with its whole path, checked by the target transport's rules; there is nothing for the
+    /// source's parameters to fill in.
+    private func openAddressMembers(_ channel: Channel) -> [Declaration] {
+        let string = types.string
+        let segment = types.runtime("ChannelSegment")
+        return [
+            Declaration(
+                documentation: DocComment(["The channel path this instance subscribes to."]),
+                .variable(Variable(access: access, binding: .let, name: Identifier("channel"), type: string))),
+            Declaration(
+                documentation: DocComment([
+                    "Checks `channel` by the channel rules of \(api.channelRules.transportName) before it can be subscribed to.",
+                ]),
+                .function(Function(
+                    access: access, name: .initializer,
+                    parameters: [Parameter(label: Identifier("channel"), type: string)],
+                    effects: "throws(\(types.runtime("ChannelPathError")))",
+                    body: [
+                        .code("try \(types.runtime("ChannelPathError")).check(channel, rules: \(types.channelRulesCode), allowingWildcard: true)"),
+                        .code("self.channel = channel"),
+                    ]))),
+            Declaration(
+                documentation: DocComment(["The spec leaves the address open: no parameters name it, so make instances with `init(channel:)`."]),
+                .function(Function(
+                    access: access, name: .initializer,
+                    parameters: [Parameter(label: Identifier("parameters"), type: "[\(string): \(segment)]")],
+                    effects: "throws(\(types.runtime("ChannelParameterError")))",
+                    body: [.code("throw .missing(parameter: \(literal: "channel"), channel: \(literal: channel.origin.reference))")]))),
+            Declaration(.variable(Variable(
+                access: access, binding: .var, name: Identifier("parameters"), type: "[\(string): \(segment)]", getter: [.code("[:]")]))),
+        ]
     }
 
     /// The concrete path: the address with each parameter's validated value interpolated.

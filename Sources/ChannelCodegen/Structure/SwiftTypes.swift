@@ -36,6 +36,9 @@ struct SwiftTypes {
             : "try \(segment)(\(value), parameter: \(literal: parameter))"
     }
 
+    /// The rules of the transport the spec targets, as generated code names them.
+    var channelRulesCode: Code { api.channelRules == .serverSentEvents ? ".serverSentEvents" : ".appSyncEvents" }
+
     /// A standard-library, Foundation or runtime type, module-qualified when a generated type of the
     /// same name would shadow it (a spec schema named `String` or `Date` is legal and compiles).
     func builtin(_ name: StaticString, in module: StaticString) -> Code {

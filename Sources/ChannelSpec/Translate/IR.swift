@@ -94,6 +94,22 @@ package struct ChannelAddressTemplate: Sendable, Hashable {
     package var text: String
     /// Segments split on `/`, each a run of literal text and parameters.
     package var segments: [[Part]]
+    /// The spec leaves the address open (AsyncAPI 3: absent or `null`, known only at runtime): each
+    /// subscription is made with its whole channel path.
+    package var isOpen = false
+
+    /// A channel whose address the spec leaves open.
+    package static let open = ChannelAddressTemplate(text: "", segments: [], isOpen: true)
+
+    /// The address as messages and documentation show it.
+    package var shown: String { isOpen ? "(open: each subscription names its channel)" : text }
+
+    /// The address with each parameter as `{}`: two addresses of one shape name the same paths.
+    package var shape: String {
+        segments.map { parts in
+            parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
+        }.joined(separator: "/")
+    }
 
     package var parameterNames: [String] {
         segments.flatMap { $0 }.compactMap { if case .parameter(let name) = $0 { name } else { nil } }

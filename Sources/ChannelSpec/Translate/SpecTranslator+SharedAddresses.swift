@@ -7,8 +7,9 @@ extension Translation {
     mutating func routeSharedAddresses(_ channels: inout [Channel]) {
         var groups: [String: [Int]] = [:]
         var order: [String] = []
-        for (index, channel) in channels.enumerated() {
-            let shape = Self.shape(of: channel.address)
+        // Open addresses are each subscription's own: they share nothing known.
+        for (index, channel) in channels.enumerated() where !channel.address.isOpen {
+            let shape = channel.address.shape
             if groups[shape] == nil { order.append(shape) }
             groups[shape, default: []].append(index)
         }
@@ -84,12 +85,5 @@ extension Translation {
             return all.isEmpty ? nil : all
         case .stringEnum, .composition: return nil
         }
-    }
-
-    /// The address with each parameter as `{}`: two channels with one shape can name one path.
-    static func shape(of address: ChannelAddressTemplate) -> String {
-        address.segments.map { parts in
-            parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
-        }.joined(separator: "/")
     }
 }

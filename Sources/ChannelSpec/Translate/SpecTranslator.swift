@@ -208,17 +208,19 @@ struct Translation {
         KeyRules.channel.check(cursor, named: "'\(key)'", into: &diagnostics)
         let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
 
-        // AsyncAPI 3 allows a channel without an address (known only at runtime); a client must
-        // know it to subscribe, so such a channel is outside the subset (its models still generate).
-        guard let addressNode = cursor.node["address"] else {
-            diagnostics.unsupported("channel '\(key)' has no 'address' (unknown until runtime); a client needs one to subscribe", at: reference.declarationLocation)
+        // AsyncAPI 3: an absent or null address is known only at runtime. The channel is served
+        // with its path left to each subscription (`init(channel:)`), checked by the transport's rules.
+        let address: ChannelAddressTemplate
+        let addressNode = cursor.node["address"]
+        if addressNode == nil || addressNode?.scalar?.isNull == true {
+            address = .open
+        } else if let addressNode, let addressText = addressNode.string {
+            guard let parsed = parseAddress(addressText, at: addressNode.location) else { return nil }
+            address = parsed
+        } else {
+            diagnostics.error("the 'address' of channel '\(key)' must be a string or null", at: addressNode?.location)
             return nil
         }
-        guard let addressText = addressNode.string else {
-            diagnostics.unsupported("channel '\(key)' needs a string 'address'; null (dynamic) addresses are not supported", at: addressNode.location)
-            return nil
-        }
-        guard let address = parseAddress(addressText, at: addressNode.location) else { return nil }
 
         var parameters: [ChannelParameter] = []
         var declared: Set<String> = []
@@ -233,7 +235,7 @@ struct Translation {
                 KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
                 // A leftover declaration changes nothing generated: a warning (strict: an error).
                 guard address.parameterNames.contains(name) else {
-                    diagnostics.strictWarning("parameter '\(name)' of channel '\(key)' does not appear in its address '\(addressText)'", at: keyLocation)
+                    diagnostics.strictWarning("parameter '\(name)' of channel '\(key)' does not appear in its address '\(address.shown)'", at: keyLocation)
                     continue
                 }
                 parameters.append(ChannelParameter(
@@ -245,7 +247,7 @@ struct Translation {
             }
         }
         for name in address.parameterNames where !declared.contains(name) {
-            diagnostics.error("address parameter '{\(name)}' of channel '\(key)' has no definition under 'parameters'", at: addressNode.location)
+            diagnostics.error("address parameter '{\(name)}' of channel '\(key)' has no definition under 'parameters'", at: addressNode?.location)
         }
         // Keep parameters in address order.
         parameters.sort { a, b in
@@ -347,7 +349,11 @@ struct Translation {
         var segments: [[ChannelAddressTemplate.Part]] = []
         for raw in rawSegments {
             // Other transports allow both (MQTT `a//b`, NATS `a.*`); AppSync cannot carry them.
-            if raw.isEmpty { return unsupported("it has an empty segment") }
+            if raw.isEmpty {
+                guard rules.allowsEmptySegments else { return unsupported("it has an empty segment") }
+                segments.append([])
+                continue
+            }
             if raw.utf8.contains(UInt8(ascii: "*")) { return unsupported("wildcards ('*') are for subscribers, not channel definitions") }
             var parts: [ChannelAddressTemplate.Part] = []
             var rest = raw
@@ -485,6 +491,13 @@ struct Translation {
                 return nil  // the channel itself was reported
             }
             diagnostics.error("operation '\(id)' must reference a channel under '#/channels'", at: channelReference.node["$ref"]?.location)
+            return nil
+        }
+        // A publish goes to the channel of the source's parameters; an open address has none.
+        if isSend, channel.address.isOpen {
+            diagnostics.unsupported(
+                "operation '\(id)' sends to channel '\(channel.key)', whose address is open (known only at runtime); channelgen publishes only to addresses the spec gives",
+                at: keyLocation)
             return nil
         }
         if let messages = cursor.child("messages") {
