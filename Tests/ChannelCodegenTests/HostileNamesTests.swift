@@ -53,7 +53,7 @@ struct HostileNamesTests {
             "String", "Date", "Data", "Error", "Result", "Optional", "Codable", "Type", "Protocol", "Self", "CodingKeys",
             "Channels", "Event", "AsyncStream", "ChannelTemplate", "ChannelSegment", "ChannelSubscription",
             "ChannelEventSource", "ChannelParameterError", "EventBroadcaster", "EventTypeReporting", "Decoder", "Encoder",
-            "CodingKey", "Hasher", "Bool", "Int", "Double", "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp",
+            "CodingKey", "Hasher", "Bool", "Int", "Double", "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "ISO8601", "ISO8601Coded",
             "Sendable", "Hashable", "DecodingError", "Never", "HostileEventsNotifier", "EventsSubscription", "class", "日付",
         ] {
             cases.append(("schema \(name)", component(name)))

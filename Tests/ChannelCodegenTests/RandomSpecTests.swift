@@ -54,7 +54,7 @@ enum RandomSpec {
         "rawValue", "hashValue", "Channels", "Event", "AsyncStream", "ChannelSegment", "Decoder", "Encoder", "Hasher", "Bool",
         "été", "日付", "🚀", "☀", "", "_", "1abc", "a b", "user_id", "userId", "user-id", "eventType", "timestamp", "source",
         "parameters", "channel", "template", "value", "Value", "items", "Item", "PASSWORD_CHANGED", "*/", "\r\n", "x.y",
-        "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "description", "encode", "container", "state", "status",
+        "Swift", "Foundation", "ChannelRuntime", "ISO8601Timestamp", "ISO8601", "ISO8601Coded", "description", "encode", "container", "state", "status",
         "additionalProperties", "ExtraPropertyKey", "others", "tag", "Case1", "ChannelPathError", "ChannelTemplate",
         // Canonically equivalent, but two JSON keys: `é` as U+00E9 and as `e` + U+0301.
         "caf\u{E9}", "cafe\u{301}", "Caf\u{E9}", "Cafe\u{301}",

@@ -103,7 +103,9 @@ struct SnippetTests {
         #expect(try await generate(snippet + "\n", file: "Models.swift", declaration: "Payload") == expected)
     }
 
-    @Test func aDateMakesTheCodingWrittenOutWithTheISO8601Coder() async throws {
+    /// Dates go through the runtime's `@ISO8601` coder, so the struct keeps synthesized `Codable`
+    /// and one list of properties (no written-out `CodingKeys`, `init(from:)` or `encode(to:)`).
+    @Test func aDateIsMarkedForTheISO8601CoderAndCodingIsSynthesized() async throws {
         let snippet = #"""
                 Payload:
                   type: object
@@ -115,29 +117,12 @@ struct SnippetTests {
         let expected = #"""
             /// - Remark: Generated from `#/components/schemas/Payload`.
             public struct Payload: Codable, Hashable, Sendable {
-                public var at: Date
-                public var history: [Date]?
+                @ISO8601 public var at: Date
+                @ISO8601 public var history: [Date]?
 
                 public init(at: Date, history: [Date]? = nil) {
                     self.at = at
                     self.history = history
-                }
-
-                enum CodingKeys: String, CodingKey {
-                    case at
-                    case history
-                }
-
-                public init(from decoder: any Decoder) throws {
-                    let container = try decoder.container(keyedBy: CodingKeys.self)
-                    self.at = (try container.value(forKey: .at) as ISO8601Timestamp).date
-                    self.history = (try container.valueIfPresent(forKey: .history) as [ISO8601Timestamp]?).map { $0.map { $0.date } }
-                }
-
-                public func encode(to encoder: any Encoder) throws {
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(ISO8601Timestamp(self.at), forKey: .at)
-                    try container.encodeIfPresent(self.history.map { $0.map { ISO8601Timestamp($0) } }, forKey: .history)
                 }
             }
             """#
@@ -555,24 +540,10 @@ struct SnippetTests {
 
                 /// - Remark: Generated from `#/components/schemas/Payload/allOf`.
                 public struct Value2: Codable, Hashable, Sendable {
-                    public var at: Date
+                    @ISO8601 public var at: Date
 
                     public init(at: Date) {
                         self.at = at
-                    }
-
-                    enum CodingKeys: String, CodingKey {
-                        case at
-                    }
-
-                    public init(from decoder: any Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.at = (try container.value(forKey: .at) as ISO8601Timestamp).date
-                    }
-
-                    public func encode(to encoder: any Encoder) throws {
-                        var container = encoder.container(keyedBy: CodingKeys.self)
-                        try container.encode(ISO8601Timestamp(self.at), forKey: .at)
                     }
                 }
             }

@@ -77,12 +77,12 @@ enum TestSupport {
     }
 
     /// Compiles generated models with a `main.swift` into a program and returns what it prints.
-    /// The models and `JSONValue` (which unions and untyped values use) are built as one module
+    /// The models, `JSONValue` and `ISO8601` (for unions, untyped values and dates) are built as one module
     /// named `ChannelRuntime`, so the models' `import ChannelRuntime` needs no built runtime.
     /// With `decoders` (a generated `Decoders.swift`), the runtime's JSON reader is compiled in too.
     static func runProgram(models: URL, decoders: URL? = nil, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
         let binary = work.appendingPathComponent("program")
-        var runtime = ["Sources/ChannelRuntime/JSONValue.swift"]
+        var runtime = ["Sources/ChannelRuntime/JSONValue.swift", "Sources/ChannelRuntime/ISO8601.swift"]
         if decoders != nil {
             runtime += ["JSONReader", "JSONScanner", "JSONReadable+Standard", "ISO8601DateReader"].map { "Sources/ChannelRuntime/JSON/\($0).swift" }
         }

@@ -145,8 +145,13 @@ struct ModelDecodingTests {
     /// Names of the optional stored properties of `value` that hold `nil`.
     func nilOptionals(_ value: Any) -> Set<String> {
         Set(Mirror(reflecting: value).children.compactMap { child in
-            guard let label = child.label else { return nil }
-            let mirror = Mirror(reflecting: child.value)
+            guard var label = child.label else { return nil }
+            var value = child.value
+            // A property wrapper (`@ISO8601`) is stored as `_name`; the property is its `wrappedValue`.
+            if label.hasPrefix("_"), let wrapped = Mirror(reflecting: value).children.first(where: { $0.label == "wrappedValue" }) {
+                (label, value) = (String(label.dropFirst()), wrapped.value)
+            }
+            let mirror = Mirror(reflecting: value)
             return mirror.displayStyle == .optional && mirror.children.isEmpty ? label : nil
         })
     }

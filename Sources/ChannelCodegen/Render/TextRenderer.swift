@@ -135,7 +135,8 @@ struct TextRenderer {
     }
 
     private mutating func render(_ variable: Variable, attributes: String = "") {
-        var text = "\(attributes)\(Self.prefix(variable.access))\(variable.isStatic ? "static " : "")\(variable.binding.rawValue) \(Self.identifier(variable.name))"
+        let wrappers = variable.attributes.map { Self.text($0) + " " }.joined()
+        var text = "\(attributes)\(wrappers)\(Self.prefix(variable.access))\(variable.isStatic ? "static " : "")\(variable.binding.rawValue) \(Self.identifier(variable.name))"
         if let type = variable.type { text += ": " + Self.text(type) }
         if let getter = variable.getter {
             if getter.count == 1, case .code(let code) = getter[0] {

@@ -1,12 +1,14 @@
 import ChannelSpec
 
 /// `Models.swift`: one `Codable, Hashable, Sendable` struct per object schema, one open enum per
-/// string enum. Only Foundation is imported, so the file compiles on its own.
+/// string enum. Foundation is imported, and the runtime where dates or untyped values are used.
 ///
 /// Structs use the compiler's `Codable` synthesis (absent and `null` both decode to `nil`, unknown
-/// keys are ignored), with a `CodingKeys` enum only where Swift and JSON names differ. Coding is
-/// written out only where synthesis would differ: dates (ISO 8601 whatever the decoder's date
-/// strategy) and open enums (`unknown(String)`).
+/// keys are ignored), with a `CodingKeys` enum only where Swift and JSON names differ; date
+/// properties are marked `@ISO8601` (the runtime's coder: ISO 8601 whatever the decoder's date
+/// strategy), so each struct has one list of properties. Coding is written out only where
+/// synthesis cannot do it: open enums (`unknown(String)`), unions, compositions, kept extra
+/// properties and properties boxed for recursion.
 struct ModelsStructure {
     let api: ChannelAPI
     let names: SwiftNaming
@@ -16,8 +18,7 @@ struct ModelsStructure {
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
-        if api.types.contains(where: usesDates) { declarations.append(timestampCoder) }
-        if !names.boxStorage.isEmpty || api.types.contains(where: { usesDates($0) || $0.extraProperties != nil }) {
+        if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || writesOutDates($0) }) {
             declarations.append(inferredDecoding)
         }
         if api.types.contains(where: { $0.extraProperties != nil }) { declarations.append(extraPropertyKey) }
@@ -35,7 +36,8 @@ struct ModelsStructure {
             case .stringEnum: false
             }
         }
-        return SwiftFile(header: header, imports: [.foundation] + (usesJSON ? [.runtime] : []), declarations: declarations)
+        let usesRuntime = usesJSON || api.types.contains(where: usesDates)
+        return SwiftFile(header: header, imports: [.foundation] + (usesRuntime ? [.runtime] : []), declarations: declarations)
     }
 
     private func usesDates(_ type: NamedType) -> Bool {
@@ -45,6 +47,13 @@ struct ModelsStructure {
         case .union(let union): union.variants.contains { $0.type.containsDate }
         case .stringEnum: false
         }
+    }
+
+    /// Whether `type` codes dates in written-out code (the rest mark them `@ISO8601` and synthesize).
+    private func writesOutDates(_ type: NamedType) -> Bool {
+        guard usesDates(type) else { return false }
+        if case .object = type.kind { return type.extraProperties != nil || names.boxStorage[type.id] != nil }
+        return true
     }
 
     private func declaration(of type: NamedType, children: [String: [NamedType]]) -> Declaration {
@@ -88,14 +97,20 @@ struct ModelsStructure {
         // A property of a type that contains this one is kept in a box (see `Recursion`), behind a
         // property of the same name and type.
         let storage = names.boxStorage[type.id] ?? [:]
+        let extras = type.extraProperties.map { (type: $0, map: "[\(types.string): \(types.type($0, in: type.id))]" as Code) }
+        // Coding written out: for kept extra properties, boxed properties and compositions. Else
+        // synthesized, with dates marked for the runtime's ISO 8601 coder.
+        let writtenOut: Bool
+        if case .object = type.kind { writtenOut = extras != nil || !storage.isEmpty } else { writtenOut = true }
         var result: [Declaration] = []
         for (index, (property, name)) in members.enumerated() {
             let documentation = SwiftTypes.documentation(property.documentation, remark: nil)
             let propertyType = types.type(of: property, in: type.id)
             guard let box = storage[index] else {
+                let attributes: [Code] = !writtenOut && property.type.containsDate ? ["@\(types.runtime("ISO8601"))"] : []
                 result.append(Declaration(
                     documentation: documentation, isDeprecated: property.documentation.isDeprecated,
-                    .variable(Variable(access: access, binding: .var, name: name, type: propertyType))))
+                    .variable(Variable(attributes: attributes, access: access, binding: .var, name: name, type: propertyType))))
                 continue
             }
             result.append(Declaration(
@@ -106,7 +121,6 @@ struct ModelsStructure {
             result.append(Declaration(.variable(Variable(access: .fileprivate, binding: .var, name: box, type: "Indirect<\(propertyType)>"))))
         }
 
-        let extras = type.extraProperties.map { (type: $0, map: "[\(types.string): \(types.type($0, in: type.id))]" as Code) }
         let extrasName = Identifier("additionalProperties")
         if let extras {
             result.append(Declaration(
@@ -134,9 +148,8 @@ struct ModelsStructure {
         result.append(Declaration(.function(Function(access: access, name: .initializer, parameters: parameters, body: assignments))))
         if case .composition = type.kind { return result + compositionCoding(type, members: members, storage: storage) }
 
-        let hasDates = properties.contains { $0.type.containsDate }
         let renamed = members.contains { property, name in property.jsonName != name.name }
-        if members.isEmpty || (!hasDates && !renamed && extras == nil && storage.isEmpty) { return result }
+        if members.isEmpty || (!renamed && !writtenOut) { return result }
 
         result.append(Declaration(.type(TypeDeclaration(
             keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
@@ -144,9 +157,9 @@ struct ModelsStructure {
                 Declaration(.enumCase(EnumCase(
                     name: name, rawValue: property.jsonName == name.name ? nil : .literal(property.jsonName))))
             }))))
-        guard hasDates || extras != nil || !storage.isEmpty else { return result }
+        guard writtenOut else { return result }
 
-        // Written-out coding, for dates and extra properties: the same calls synthesis would make, with the ISO 8601 coder.
+        // Written-out coding, for extra properties and boxes: the same calls synthesis would make, with the ISO 8601 coder.
         // The decoded type comes from the context (`as` is a type position): a spec type named in an
         // expression (`T.self`) could be shadowed by an enclosing struct's property of the same name.
         let decodes = members.enumerated().map { index, member -> Statement in
@@ -159,7 +172,7 @@ struct ModelsStructure {
                 let method: Code = property.isOptional ? "valueIfPresent" : "value"
                 return .code("self.\(name) = try container.\(method)(forKey: .\(name))")
             }
-            let wire = types.type(property.type, wire: true, in: type.id)
+            let wire = wireType(property.type, in: type.id)
             let value: Code = property.isOptional
                 ? "(try container.valueIfPresent(forKey: .\(name)) as \(wire)?).map { \(fromWire("$0", property.type)) }"
                 : fromWire("(try container.value(forKey: .\(name)) as \(wire))", property.type)
@@ -168,7 +181,7 @@ struct ModelsStructure {
         var extraDecodes: [Statement] = []
         var extraEncodes: [Statement] = []
         if let extras {
-            let wire = types.type(extras.type, wire: true, in: type.id)
+            let wire = wireType(extras.type, in: type.id)
             // The type named, not inferred: inferred from the dictionary's subscript it would be an
             // optional, and a `null` value would drop its key instead of being kept or rejected.
             let value: Code = extras.type.containsDate
@@ -250,22 +263,18 @@ struct ModelsStructure {
                 ])))
     }
 
+    /// The type a value is coded as in written-out coding: a type holding dates through the
+    /// runtime's `ISO8601` coder (`ISO8601<[Date]>`), any other as it is.
+    private func wireType(_ type: TypeReference, in owner: String) -> Code {
+        type.containsDate ? "\(types.runtime("ISO8601"))<\(types.type(type, in: owner))>" : types.type(type, in: owner)
+    }
+
     private func fromWire(_ expression: Code, _ type: TypeReference) -> Code {
-        switch type {
-        case .dateTime: return "\(expression).date"
-        case .array(let element): return "\(expression).map { \(fromWire("$0", element)) }"
-        case .dictionary(let value): return "\(expression).mapValues { \(fromWire("$0", value)) }"
-        default: return expression
-        }
+        type.containsDate ? "\(expression).wrappedValue" : expression
     }
 
     private func toWire(_ expression: Code, _ type: TypeReference) -> Code {
-        switch type {
-        case .dateTime: return "ISO8601Timestamp(\(expression))"
-        case .array(let element): return "\(expression).map { \(toWire("$0", element)) }"
-        case .dictionary(let value): return "\(expression).mapValues { \(toWire("$0", value)) }"
-        default: return expression
-        }
+        type.containsDate ? "\(types.runtime("ISO8601"))(wrappedValue: \(expression))" : expression
     }
 
     // MARK: Open enums
@@ -422,7 +431,7 @@ struct ModelsStructure {
                 tagged + [SwitchCase(pattern: nil, body: [.code("self = .unknown(try decoder.value())")])])]
         case .firstThatDecodes:
             decode = [.ifChain(cases.map { variant, name in
-                let wire = types.type(variant.type, wire: true, in: type.id)
+                let wire = wireType(variant.type, in: type.id)
                 return ("let value = try? decoder.value() as \(wire)", [.code("self = .\(name)(\(fromWire("value", variant.type)))")])
             }, else: [.code("self = .unknown(try decoder.value())")])]
         }
@@ -455,7 +464,7 @@ struct ModelsStructure {
     /// `try decoder.value()` for a variant's type, through the ISO 8601 coder for dates.
     private func decodedValue(_ type: TypeReference, in owner: String) -> Code {
         guard type.containsDate else { return "try decoder.value()" }
-        return fromWire("(try decoder.value() as \(types.type(type, wire: true, in: owner)))", type)
+        return fromWire("(try decoder.value() as \(wireType(type, in: owner)))", type)
     }
 
     /// `decoder.value()`: decodes the type the context asks for.
@@ -492,45 +501,6 @@ struct ModelsStructure {
                     parameters: [Parameter(label: Identifier("forKey"), localName: Identifier("key"), type: "Key")],
                     effects: "throws", returnType: "T?", body: [.code("try self.decodeIfPresent(T.self, forKey: key)")]))),
             ])))
-    }
-
-    /// Codes a `Date` as ISO 8601 text whatever date strategy the coder has.
-    private var timestampCoder: Declaration {
-        let date = types.date
-        return Declaration(
-            documentation: DocComment([
-                "Codes a `Date` as ISO 8601 text. Decoding accepts fractional seconds or none and any UTC\noffset (`2025-01-26T12:00:00Z`, `…12:00:00.123Z`, `…12:00:00+08:00`), whatever date strategy\nthe decoder has; encoding writes UTC with milliseconds.",
-            ]),
-            .type(TypeDeclaration(
-                access: .private, keyword: .struct, name: "ISO8601Timestamp", conformances: [types.swift("Codable")],
-                members: [
-                    Declaration(.variable(Variable(binding: .var, name: Identifier("date"), type: date))),
-                    Declaration(.function(Function(
-                        name: .initializer, parameters: [Parameter(label: nil, localName: Identifier("date"), type: date)],
-                        body: [.code("self.date = date")]))),
-                    Declaration(.function(Function(
-                        name: .initializer,
-                        parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
-                        effects: "throws",
-                        body: [
-                            .code("let container = try decoder.singleValueContainer()"),
-                            .code("let text = try container.decode(\(types.string).self)"),
-                            .ifChain([
-                                ("let date = try? \(date).ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)", [.code("self.date = date")]),
-                                ("let date = try? \(date).ISO8601FormatStyle().parse(text)", [.code("self.date = date")]),
-                            ], else: [
-                                .code("throw \(types.swift("DecodingError")).dataCorruptedError(in: container, debugDescription: \"Expected an ISO 8601 date-time, found \\(text.debugDescription)\")"),
-                            ]),
-                        ]))),
-                    Declaration(.function(Function(
-                        name: .function(Identifier("encode")),
-                        parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
-                        effects: "throws",
-                        body: [
-                            .code("var container = encoder.singleValueContainer()"),
-                            .code("try container.encode(self.date.formatted(\(date).ISO8601FormatStyle(includingFractionalSeconds: true)))"),
-                        ]))),
-                ])))
     }
 }
 

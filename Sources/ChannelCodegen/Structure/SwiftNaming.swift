@@ -59,11 +59,11 @@ struct SwiftNaming {
     private(set) var diagnostics = Diagnostics()
 
     /// Top-level names the generated code relies on: modules it qualifies with, the subscription's
-    /// `Event` (a spec type of that name could not be named inside a subscription), the date helper.
+    /// `Event` (a spec type of that name could not be named inside a subscription).
     static let reservedTopLevel: [(String, String)] = [
         ("Swift", "the standard library's module name"), ("Foundation", "the Foundation module's name"),
         ("ChannelRuntime", "the runtime module's name"), ("Event", "each subscription's payload type alias"),
-        ("ISO8601Timestamp", "the generated date coder"), ("CodingKeys", "the coding keys declared inside structs"),
+        ("CodingKeys", "the coding keys declared inside structs"),
         ("ExtraPropertyKey", "the coding key of properties a schema does not name"),
         ("Indirect", "the box that lets a type contain itself"),
         ("InPlaceDecoding", "the guard against an allOf that contains itself"), ("_Concurrency", "the concurrency module's name"),

@@ -198,6 +198,8 @@ struct TypeDeclaration: Sendable {
 struct Variable: Sendable {
     enum Binding: String, Sendable { case `let`, `var` }
 
+    /// Attributes written before the access modifier (a property wrapper: `@ISO8601`).
+    var attributes: [Code] = []
     var access: AccessModifier?
     var isStatic = false
     var binding: Binding

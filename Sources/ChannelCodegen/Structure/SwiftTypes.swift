@@ -66,13 +66,13 @@ struct SwiftTypes {
     var date: Code { builtin("Date", in: "Foundation") }
     var string: Code { swift("String") }
 
-    /// The Swift type of a value; `wire` swaps dates for the ISO 8601 coder. Inside `owner`, its own
+    /// The Swift type of a value. Inside `owner`, its own
     /// nested types go by their local names; every other named type by its path from the top level
     /// (naming keeps nested names from shadowing the names such a path starts with).
-    func type(_ type: TypeReference, wire: Bool = false, in owner: String? = nil) -> Code {
+    func type(_ type: TypeReference, in owner: String? = nil) -> Code {
         switch type {
         case .string: return string
-        case .dateTime: return wire ? "ISO8601Timestamp" : date
+        case .dateTime: return date
         case .integer(let bits):
             switch bits {
             case 32: return swift("Int32")
@@ -82,8 +82,8 @@ struct SwiftTypes {
         case .number(let isFloat): return isFloat ? swift("Float") : swift("Double")
         case .boolean: return swift("Bool")
         case .json: return runtime("JSONValue")
-        case .array(let element): return "[\(self.type(element, wire: wire, in: owner))]"
-        case .dictionary(let value): return "[\(string): \(self.type(value, wire: wire, in: owner))]"
+        case .array(let element): return "[\(self.type(element, in: owner))]"
+        case .dictionary(let value): return "[\(string): \(self.type(value, in: owner))]"
         case .named(let id):
             if let owner, let name = names.types[id], let ownerName = names.types[owner], name.path.dropLast() == ownerName.path[...] {
                 return .identifier(name.local)
