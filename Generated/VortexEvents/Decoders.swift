@@ -12,7 +12,7 @@
         var derivant = JSONField { (model: Self) in model.derivant }
         var mac = JSONField { (model: Self) in model.mac }
         var online = JSONField { (model: Self) in model.online }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -25,6 +25,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -48,7 +49,7 @@
         var derivant = JSONField { (model: Self) in model.derivant }
         var mac = JSONField { (model: Self) in model.mac }
         var recording = JSONField { (model: Self) in model.recording }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -61,6 +62,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -84,7 +86,7 @@
         var derivant = JSONField { (model: Self) in model.derivant }
         var mac = JSONField { (model: Self) in model.mac }
         var fwUpdateState = JSONField { (model: Self) in model.fwUpdateState }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -97,6 +99,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -125,7 +128,7 @@
         var cloudSize = JSONField { (model: Self) in model.cloudSize }
         var hasH265 = JSONField { (model: Self) in model.hasH265 }
         var createdAt = JSONField { (model: Self) in model.createdAt }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -143,6 +146,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -173,7 +177,7 @@
         var timestamp = JSONField { (model: Self) in model.timestamp }
         var orgId = JSONField { (model: Self) in model.orgId }
         var licensePhase = JSONField { (model: Self) in model.licensePhase }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -182,6 +186,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -203,7 +208,7 @@
         var timestamp = JSONField { (model: Self) in model.timestamp }
         var orgId = JSONField { (model: Self) in model.orgId }
         var isFreePlan = JSONField { (model: Self) in model.isFreePlan }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -212,6 +217,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -227,7 +233,7 @@
         var timestamp = JSONField { (model: Self) in model.timestamp }
         var orgId = JSONField { (model: Self) in model.orgId }
         var aiControlSetting = JSONField { (model: Self) in model.aiControlSetting }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -236,6 +242,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -250,7 +257,7 @@
         var uuid = JSONField { (model: Self) in model.uuid }
         var termsAgreement = JSONField { (model: Self) in model.termsAgreement }
         var options = JSONField { (model: Self) in model.options }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "uuid": try uuid.readIfPresent(from: &json)
             case "termsAgreement": try termsAgreement.readIfPresent(from: &json)
@@ -258,6 +265,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             uuid: uuid.value ?? nil,
             termsAgreement: termsAgreement.value ?? nil,
@@ -271,7 +279,7 @@
         var eventType = JSONField { (model: Self) in model.eventType }
         var timestamp = JSONField { (model: Self) in model.timestamp }
         var reason = JSONField { (model: Self) in model.reason }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -279,6 +287,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),
@@ -295,7 +304,7 @@
         var revokedAt = JSONField { (model: Self) in model.revokedAt }
         var reason = JSONField { (model: Self) in model.reason }
         var requestId = JSONField { (model: Self) in model.requestId }
-        try json.readObject { json, key throws(JSONReadError) in
+        func member(_ json: inout JSONReader, _ key: String) throws(JSONReadError) {
             switch key {
             case "eventType": try eventType.read(from: &json)
             case "timestamp": try timestamp.read(from: &json)
@@ -306,6 +315,7 @@
             default: try json.skipValue()
             }
         }
+        try json.readObject(member)
         self.init(
             eventType: try eventType.required("eventType", in: json),
             timestamp: try timestamp.required("timestamp", in: json),

@@ -246,13 +246,13 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
 
         public var rawValue: String {
             switch self {
-            case .pending: "Pending"
-            case .uploading: "Uploading"
-            case .processing: "Processing"
-            case .completed: "Completed"
-            case .failed: "Failed"
-            case .deleted: "Deleted"
-            case .unknown(let rawValue): rawValue
+            case .pending: return "Pending"
+            case .uploading: return "Uploading"
+            case .processing: return "Processing"
+            case .completed: return "Completed"
+            case .failed: return "Failed"
+            case .deleted: return "Deleted"
+            case .unknown(let rawValue): return rawValue
             }
         }
 
@@ -347,13 +347,13 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
 
         public var rawValue: String {
             switch self {
-            case .setupStatus: "SetupStatus"
-            case .valid: "Valid"
-            case .noticePeriod: "NoticePeriod"
-            case .gracePeriod: "GracePeriod"
-            case .renewalOverdue: "RenewalOverdue"
-            case .invalid: "Invalid"
-            case .unknown(let rawValue): rawValue
+            case .setupStatus: return "SetupStatus"
+            case .valid: return "Valid"
+            case .noticePeriod: return "NoticePeriod"
+            case .gracePeriod: return "GracePeriod"
+            case .renewalOverdue: return "RenewalOverdue"
+            case .invalid: return "Invalid"
+            case .unknown(let rawValue): return rawValue
             }
         }
 
@@ -546,8 +546,8 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
 
         public var rawValue: String {
             switch self {
-            case .passwordChanged: "PASSWORD_CHANGED"
-            case .unknown(let rawValue): rawValue
+            case .passwordChanged: return "PASSWORD_CHANGED"
+            case .unknown(let rawValue): return rawValue
             }
         }
 

@@ -165,12 +165,12 @@ struct SnippetTests {
 
                 public var rawValue: String {
                     switch self {
-                    case .passwordChanged: "PASSWORD_CHANGED"
-                    case .crLf: "\r\n"
-                    case .asteriskSlash: "*/"
-                    case .unknown2: "unknown"
-                    case .empty: ""
-                    case .unknown(let rawValue): rawValue
+                    case .passwordChanged: return "PASSWORD_CHANGED"
+                    case .crLf: return "\r\n"
+                    case .asteriskSlash: return "*/"
+                    case .unknown2: return "unknown"
+                    case .empty: return ""
+                    case .unknown(let rawValue): return rawValue
                     }
                 }
 

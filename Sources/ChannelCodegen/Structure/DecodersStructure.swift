@@ -113,10 +113,10 @@ struct DecodersStructure {
                 .code("self.init()"),
             ]
         }
-        // One field per property, named after it; `json`, `key` and `model` belong to the closures.
+        // One field per property, named after it; `json`, `key`, `model` and `member` are taken.
         // A field takes the property's type from the property itself, so no type is named here:
         // lookup of a spec type's name could differ between this extension and the model's body.
-        var taken: Set<String> = ["json", "key", "model"]
+        var taken: Set<String> = ["json", "key", "model", "member"]
         let fields = members.map { _, name -> Identifier in
             var candidate = name.name == "self" ? "self_" : name.name
             var suffix = 2
@@ -150,9 +150,12 @@ struct DecodersStructure {
             statements.append(.code("var \(field) = \(types.runtime("JSONExtraProperties")) { (model: Self) in model.additionalProperties }"))
             otherKey = [.code("try \(field).read(key, from: &json)")]
         }
-        statements.append(.closure(
-            "try json.readObject", signature: "json, key throws(\(types.runtime("JSONReadError")))",
+        // A local function, not a closure: the compiler checks a closure's body together with the
+        // call it is passed to, which does not scale to wide objects (Benchmarks/README.md).
+        statements.append(.block(
+            "func member(_ json: inout \(types.runtime("JSONReader")), _ key: \(types.string)) throws(\(types.runtime("JSONReadError")))",
             [.switch("key", cases + [SwitchCase(pattern: nil, body: otherKey)])]))
+        statements.append(.code("try json.readObject(member)"))
         var arguments = zip(members, fields).map { member, field -> Code in
             member.0.isOptional
                 ? "\(member.1): \(field).value ?? nil"
