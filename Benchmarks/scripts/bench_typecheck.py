@@ -30,45 +30,33 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 CLIENT = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
 
 
+def one_channel_spec(name, schema):
+    """A spec with one channel whose payload is component `name`, of the YAML `schema` (indented 6)."""
+    lower = name.lower()
+    return f"""asyncapi: 3.0.0
+info: {{title: {name}, version: 1.0.0}}
+channels:
+  {lower}:
+    address: app/{lower}
+    messages: {{{lower}: {{payload: {{$ref: '#/components/schemas/{name}'}}}}}}
+operations:
+  {lower}Values: {{action: receive, channel: {{$ref: '#/channels/{lower}'}}}}
+components:
+  schemas:
+    {name}:
+{schema}"""
+
+
 def object_spec(count):
     kinds = ["{type: string}", "{type: integer}", "{type: number}", "{type: boolean}", "{type: string, format: date-time}"]
     properties = "".join(f"        field{i}: {kinds[i % len(kinds)]}\n" for i in range(count))
     required = ", ".join(f"field{i}" for i in range(0, count, 5))
-    return f"""asyncapi: 3.0.0
-info: {{title: Wide, version: 1.0.0}}
-channels:
-  wide:
-    address: app/wide
-    messages: {{wide: {{payload: {{$ref: '#/components/schemas/Wide'}}}}}}
-operations:
-  wideValues: {{action: receive, channel: {{$ref: '#/channels/wide'}}}}
-components:
-  schemas:
-    Wide:
-      type: object
-      required: [{required}]
-      properties:
-{properties}"""
+    return one_channel_spec("Wide", f"      type: object\n      required: [{required}]\n      properties:\n{properties}")
 
 
 def enum_spec(count):
     values = ", ".join(f"VALUE_{i}" for i in range(count))
-    return f"""asyncapi: 3.0.0
-info: {{title: Many, version: 1.0.0}}
-channels:
-  many:
-    address: app/many
-    messages: {{many: {{payload: {{$ref: '#/components/schemas/Many'}}}}}}
-operations:
-  manyValues: {{action: receive, channel: {{$ref: '#/channels/many'}}}}
-components:
-  schemas:
-    Many:
-      type: object
-      required: [state]
-      properties:
-        state: {{type: string, enum: [{values}]}}
-"""
+    return one_channel_spec("Many", f"      type: object\n      required: [state]\n      properties:\n        state: {{type: string, enum: [{values}]}}\n")
 
 
 def prepare(case, work):

@@ -18,7 +18,7 @@ struct ModelsStructure {
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
-        if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || writesOutDates($0) }) {
+        if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || (usesDates($0) && writesOutCoding($0)) }) {
             declarations.append(inferredDecoding)
         }
         if api.types.contains(where: { $0.extraProperties != nil }) { declarations.append(extraPropertyKey) }
@@ -49,11 +49,11 @@ struct ModelsStructure {
         }
     }
 
-    /// Whether `type` codes dates in written-out code (the rest mark them `@ISO8601` and synthesize).
-    private func writesOutDates(_ type: NamedType) -> Bool {
-        guard usesDates(type) else { return false }
-        if case .object = type.kind { return type.extraProperties != nil || names.boxStorage[type.id] != nil }
-        return true
+    /// Whether `type`'s coding is written out: unions, compositions and enums always; a struct for
+    /// kept extra properties or boxed properties. Other structs synthesize it, dates marked `@ISO8601`.
+    private func writesOutCoding(_ type: NamedType) -> Bool {
+        guard case .object = type.kind else { return true }
+        return type.extraProperties != nil || names.boxStorage[type.id]?.isEmpty == false
     }
 
     private func declaration(of type: NamedType, children: [String: [NamedType]]) -> Declaration {
@@ -98,10 +98,7 @@ struct ModelsStructure {
         // property of the same name and type.
         let storage = names.boxStorage[type.id] ?? [:]
         let extras = type.extraProperties.map { (type: $0, map: "[\(types.string): \(types.type($0, in: type.id))]" as Code) }
-        // Coding written out: for kept extra properties, boxed properties and compositions. Else
-        // synthesized, with dates marked for the runtime's ISO 8601 coder.
-        let writtenOut: Bool
-        if case .object = type.kind { writtenOut = extras != nil || !storage.isEmpty } else { writtenOut = true }
+        let writtenOut = writesOutCoding(type)
         var result: [Declaration] = []
         for (index, (property, name)) in members.enumerated() {
             let documentation = SwiftTypes.documentation(property.documentation, remark: nil)
