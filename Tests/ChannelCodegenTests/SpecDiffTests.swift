@@ -166,6 +166,8 @@ struct SpecDiffTests {
             [(.compatible, .compatible, "ShopNotifier.priceValues()")]),
         row("channel removed", [("          stockValues:\n            action: receive\n            channel:\n              $ref: '#/channels/stock'\n", "")],
             [(.breaking, .breaking, "ShopNotifier.stockValues()")]),
+        // Another topic on Server-Sent Events: `/shop/…` and `shop/…` are not one path.
+        row("address gains a leading slash", [("address: shop/user/{userId}/orders", "address: /shop/user/{userId}/orders")], [(.breaking, .compatible, "OrdersSubscription")]),
         row("address changed", [("address: shop/user/{userId}/orders", "address: shop/users/{userId}/orders")], [(.breaking, .compatible, "OrdersSubscription")]),
         row("address parameter added", [("address: shop/user/{userId}/orders", "address: shop/user/{userId}/orders/{region}"), ("                description: The subscriber.", "                description: The subscriber.\n              region: {}")],
             [(.breaking, .breaking, "OrdersSubscription")]),

@@ -105,8 +105,9 @@ package struct ChannelAddressTemplate: Sendable, Hashable {
     package var shown: String { isOpen ? "(open: each subscription names its channel)" : text }
 
     /// The address with each parameter as `{}`: two addresses of one shape name the same paths.
+    /// A leading `/` is kept: `/a` and `a` are two topics on Server-Sent Events.
     package var shape: String {
-        segments.map { parts in
+        (text.hasPrefix("/") ? "/" : "") + segments.map { parts in
             parts.map { part -> String in if case .literal(let text) = part { text } else { "{}" } }.joined()
         }.joined(separator: "/")
     }
