@@ -5,15 +5,15 @@
     python3 Benchmarks/scripts/bench_typecheck.py [--tool .build/debug/channelgen] [--runs 3] [--cases vortex,channels500,...]
 
 For each case it generates a client with `--tool` into a scratch folder and runs
-`swiftc -typecheck -swift-version 6` over the client files (Models, Channels, Subscriptions, Notifier,
-Decoders) against `.build/debug/Modules`, measuring wall time and peak resident memory of the
+`swiftc -typecheck -swift-version 6` over the client files (Models, Channels, Subscriptions, Notifier;
+`Decoders.swift` too where an older `--tool` writes it) against `.build/debug/Modules`, measuring wall time and peak resident memory of the
 compiler (`/usr/bin/time`), median of `--runs`. Cases:
 
 - vortex: the Vortex spec (nine channels)
 - channels500, channels2000: `make_specs.py` specs (a payload per channel, the nine Vortex shapes)
-- object1000: one channel whose payload has 1 000 properties (strings, integers, numbers, booleans,
-  dates; every fifth required)
-- enum5000: one channel whose payload has a 5 000-value enum property
+- object1000 (or objectN): one channel whose payload has 1 000 properties (strings, integers,
+  numbers, booleans, dates; every fifth required)
+- enum5000 (or enumN): one channel whose payload has a 5 000-value enum property
 
 To compare two generators, run it once per `--tool` (e.g. a build of an older checkout) in one session.
 """
@@ -66,7 +66,8 @@ def prepare(case, work):
     if case.startswith("channels"):
         subprocess.run([sys.executable, os.path.join(HERE, "make_specs.py"), "--channels", case[len("channels"):], "--out", work], check=True)
         return os.path.join(work, "channelgen.yaml")
-    text = object_spec(1000) if case == "object1000" else enum_spec(5000)
+    count = int(case.lstrip("abcdefghijklmnopqrstuvwxyz"))
+    text = object_spec(count) if case.startswith("object") else enum_spec(count)
     with open(os.path.join(work, "spec.yaml"), "w") as f:
         f.write(text)
     with open(os.path.join(work, "channelgen.yaml"), "w") as f:

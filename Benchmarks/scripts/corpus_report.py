@@ -40,7 +40,7 @@ def receive_operations(path):
     return sum(1 for o in operations.values() if isinstance(o, dict) and o.get("action") == "receive"), version
 
 
-CLIENT_FILES = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
+CLIENT_FILES = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift"]
 
 
 def typechecks(output):

@@ -12,7 +12,7 @@ import PackagePlugin
 @main
 struct ChannelGenBuildPlugin: BuildToolPlugin {
     static let configFileName = "channelgen.yaml"
-    static let outputFiles = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"]
+    static let outputFiles = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"]
 
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }

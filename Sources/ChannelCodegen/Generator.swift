@@ -17,14 +17,12 @@ package enum OutputFile: String, CaseIterable, Sendable {
     case notifier = "Notifier.swift"
     /// The mock notifier (`generate: mocks`).
     case mocks = "Mocks.swift"
-    /// The payload models' fast decoders (`JSONReadable`).
-    case decoders = "Decoders.swift"
 }
 
 extension OutputFile {
     /// Every file, the costliest to build first (measured on a 504-channel client: models 87,
-    /// decoders 57, subscriptions 55, notifier 43, channels 4 million instructions; mocks are empty there).
-    static let byStructureCost: [OutputFile] = [.models, .mocks, .decoders, .subscriptions, .notifier, .channels]
+    /// subscriptions 55, notifier 43, channels 4 million instructions; mocks are empty there).
+    static let byStructureCost: [OutputFile] = [.models, .mocks, .subscriptions, .notifier, .channels]
 }
 
 /// One output file.
@@ -134,8 +132,6 @@ package enum Generator {
                 structure = SubscriptionsStructure(api: api, names: names, types: types, access: access).file(header: [header])
             case (.notifier, .client):
                 structure = NotifierStructure(api: api, names: names, types: types, access: access).file(header: [header])
-            case (.decoders, .client):
-                structure = DecodersStructure(api: api, names: names, types: types, access: access).file(header: [header])
             case (.mocks, .mocks):
                 structure = MocksStructure(
                     api: api, names: names, types: types, access: access, clientModule: config.clientModule.map(Identifier.init)

@@ -81,7 +81,7 @@ struct Generate: ParsableCommand {
             throw ExitCode(1)
         }
         if !quiet {
-            print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged)")
+            print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged\(written.removed.isEmpty ? "" : ", \(written.removed.joined(separator: ", ")) removed: no longer generated"))")
         }
         // Done: exit while still holding what the files were rendered from; the process ends
         // anyway, and freeing it is measurable on large specs (Benchmarks/README.md, issue 32).

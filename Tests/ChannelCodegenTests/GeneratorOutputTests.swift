@@ -14,7 +14,7 @@ struct GeneratorOutputTests {
         let result = Generator.generate(configAt: config.path)
         #expect(result.diagnostics.isEmpty)
         let files = try #require(result.files)
-        #expect(files.map(\.name) == ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
+        #expect(files.map(\.name) == ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
         for file in files {
             let committed = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("Generated/\(target)/\(file.name)"))
             #expect(committed == file.contents, "Generated/\(target)/\(file.name) is stale; run generate-channels")
@@ -50,7 +50,7 @@ struct GeneratorOutputTests {
         let output = work.appendingPathComponent("out")
         let first = try await TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(first.status == 0)
-        #expect(first.stdout.contains("(6 written, 0 unchanged)"))
+        #expect(first.stdout.contains("(5 written, 0 unchanged)"))
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
         let past = Date(timeIntervalSince1970: 1_700_000_000)
         var bytes: [String: Data] = [:]
@@ -62,7 +62,7 @@ struct GeneratorOutputTests {
 
         let second = try await TestSupport.channelgen(["generate", "--config", Self.vortexConfig.path, "--output", output.path])
         #expect(second.status == 0)
-        #expect(second.stdout.contains("(0 written, 6 unchanged)"))
+        #expect(second.stdout.contains("(0 written, 5 unchanged)"))
         for name in names {
             let url = output.appendingPathComponent(name)
             #expect(try Data(contentsOf: url) == bytes[name])
@@ -80,7 +80,68 @@ struct GeneratorOutputTests {
         changed[0].contents += "// changed\n"
         let report = try GeneratedFileWriter.write(changed, to: output)
         #expect(report.written == ["Models.swift"])
-        #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
+        #expect(report.unchanged == ["Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
+    }
+
+    /// Reviewing a spec change: adding one optional property to a Vortex model changes three
+    /// generated lines outside comments (the property, its initializer parameter and assignment),
+    /// all in `Models.swift`: every field is written once.
+    @Test func addingAnOptionalFieldChangesThreeGeneratedLines() throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        for name in ["vortex-events.asyncapi.yaml", "openapi-schemas.yaml"] {
+            try FileManager.default.copyItem(
+                at: TestSupport.packageRoot.appendingPathComponent("spec/\(name)"), to: work.appendingPathComponent(name))
+        }
+        let config = try TestSupport.writeConfig(
+            in: work, spec: work.appendingPathComponent("vortex-events.asyncapi.yaml"), extra: "notifier: BackendNotifier\naccessModifier: public\n")
+        let before = try #require(Generator.generate(configAt: config.path).files)
+
+        let schemas = work.appendingPathComponent("openapi-schemas.yaml")
+        let text = try TestSupport.contents(schemas)
+        let anchor = "        orgId:\n          type: string\n          nullable: true\n          description: Organization identifier.\n"
+        let plan = try #require(text.range(of: "    PlanStateOutput:\n"))
+        let orgId = try #require(text.range(of: anchor, range: plan.upperBound..<text.endIndex))
+        let edited = text.replacingCharacters(in: orgId, with: anchor + "        seats:\n          type: integer\n          description: Seats in the plan.\n")
+        try edited.write(to: schemas, atomically: true, encoding: .utf8)
+        let after = try #require(Generator.generate(configAt: config.path).files)
+
+        func code(_ file: GeneratedFile) -> [String] {
+            file.contents.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+        }
+        var changed: [String: [String]] = [:]
+        for (old, new) in zip(before, after) {
+            let difference = code(new).difference(from: code(old))
+            let lines = difference.map { change -> String in
+                switch change {
+                case .insert(_, let line, _): "+ " + line
+                case .remove(_, let line, _): "- " + line
+                }
+            }
+            if !lines.isEmpty { changed[new.name] = lines }
+        }
+        #expect(changed == ["Models.swift": ["+     public var seats: Int?", "+         seats: Int? = nil,", "+         self.seats = seats"]], "\(changed)")
+    }
+
+    /// A file earlier versions generated (`Decoders.swift`) is removed from the output folder, so a
+    /// committed `Generated/` folder holds no stale code; a file of that name channelgen did not
+    /// write is left alone.
+    @Test func aFileNoLongerGeneratedIsRemovedOnlyIfChannelgenWroteIt() throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let files = try #require(Generator.generate(configAt: Self.vortexConfig.path).files)
+        let output = work.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let retired = output.appendingPathComponent("Decoders.swift")
+        try "// Generated by channelgen from spec/vortex-events.asyncapi.yaml. Do not edit.\n".write(to: retired, atomically: true, encoding: .utf8)
+        let report = try GeneratedFileWriter.write(files, to: output.path)
+        #expect(report.removed == ["Decoders.swift"])
+        #expect(!FileManager.default.fileExists(atPath: retired.path))
+
+        try "// The app's own decoders.\n".write(to: retired, atomically: true, encoding: .utf8)
+        let again = try GeneratedFileWriter.write(files, to: output.path)
+        #expect(again.removed.isEmpty && again.written.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: retired.path))
     }
 
     /// The writer compares a file's bytes in place: one byte changed on disk, at the same length,
@@ -99,7 +160,7 @@ struct GeneratorOutputTests {
 
         let report = try GeneratedFileWriter.write(files, to: output.path)
         #expect(report.written == ["Models.swift", "Channels.swift"])
-        #expect(report.unchanged == ["Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"])
+        #expect(report.unchanged == ["Subscriptions.swift", "Notifier.swift", "Mocks.swift"])
         for file in files {
             #expect(try Data(contentsOf: output.appendingPathComponent(file.name)) == Data(file.contents.utf8))
         }
@@ -133,8 +194,8 @@ struct GeneratorOutputTests {
         // `--config=…` is ArgumentParser's.
         let parsed = try await TestSupport.channelgen(["generate", "--config=\(config)", "--output", work.appendingPathComponent("parsed").path])
         #expect(parsed.status == 0, "\(parsed.stderr)")
-        #expect(parsed.stdout.hasPrefix("channelgen: 6 files in "))
-        for name in ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift", "Decoders.swift"] {
+        #expect(parsed.stdout.hasPrefix("channelgen: 5 files in "))
+        for name in ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Mocks.swift"] {
             let a = try TestSupport.contents(work.appendingPathComponent("fast/\(name)"))
             let b = try TestSupport.contents(work.appendingPathComponent("parsed/\(name)"))
             #expect(a == b, "\(name)")

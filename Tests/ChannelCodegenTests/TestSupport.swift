@@ -51,7 +51,7 @@ enum TestSupport {
     }
 
     /// The files of a generated client that compile without the app's own code (not `Mocks.swift`).
-    static let clientSources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift", "Decoders.swift"]
+    static let clientSources = ["Models.swift", "Channels.swift", "Subscriptions.swift", "Notifier.swift"]
 
     /// Type-checks the client files `generate` wrote into `output`.
     static func typecheckClient(in output: URL) async throws -> ChildProcess.Output {
@@ -77,16 +77,14 @@ enum TestSupport {
     }
 
     /// Compiles generated models with a `main.swift` into a program and returns what it prints.
-    /// The models, `JSONValue` and `ISO8601` (for unions, untyped values and dates) are built as one module
-    /// named `ChannelRuntime`, so the models' `import ChannelRuntime` needs no built runtime.
-    /// With `decoders` (a generated `Decoders.swift`), the runtime's JSON reader is compiled in too.
-    static func runProgram(models: URL, decoders: URL? = nil, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
+    /// The models, `JSONValue`, `ISO8601` (for unions, untyped values and dates) and the runtime's
+    /// payload decoder (`ScannerDecoding`) are built as one module named `ChannelRuntime`, so the
+    /// models' `import ChannelRuntime` needs no built runtime.
+    static func runProgram(models: URL, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
         let binary = work.appendingPathComponent("program")
-        var runtime = ["Sources/ChannelRuntime/JSONValue.swift", "Sources/ChannelRuntime/ISO8601.swift"]
-        if decoders != nil {
-            runtime += ["JSONReader", "JSONScanner", "JSONReadable+Standard", "ISO8601DateReader"].map { "Sources/ChannelRuntime/JSON/\($0).swift" }
-        }
-        let sources = [models.path] + (decoders.map { [$0.path] } ?? []) + runtime.map { packageRoot.appendingPathComponent($0).path }
+        let runtime = ["Sources/ChannelRuntime/JSONValue.swift", "Sources/ChannelRuntime/ISO8601.swift"]
+            + ["JSONReader", "JSONReader+Numbers", "JSONScanner", "ScannerDecoder", "ISO8601DateReader"].map { "Sources/ChannelRuntime/JSON/\($0).swift" }
+        let sources = [models.path] + runtime.map { packageRoot.appendingPathComponent($0).path }
         let build = try await run(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["swiftc", "-swift-version", "6", "-package-name", "channelgen", "-module-name", "ChannelRuntime"] + sources + [mainFile.path, "-o", binary.path],

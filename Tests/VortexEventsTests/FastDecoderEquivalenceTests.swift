@@ -4,8 +4,9 @@ import SeededRandom
 import Testing
 import VortexEvents
 
-/// The generated fast decoders (`Decoders.swift`) against `JSONDecoder`, for every Vortex model, on
-/// seeded random payloads: valid ones in many spellings and broken ones of every kind.
+/// The runtime's fast path (`ScannerDecoding`: each model's synthesized `Codable` read straight from
+/// the bytes) against `JSONDecoder`, for every Vortex model, on seeded random payloads: valid ones in
+/// many spellings and broken ones of every kind.
 ///
 /// The rule: whenever the fast path returns a value, `JSONDecoder` returns an equal one; and the
 /// runtime's decode (fast path, then `JSONDecoder` for what it declines) succeeds or fails exactly
@@ -51,16 +52,17 @@ struct FastDecoderEquivalenceTests {
     }
 
     /// 3 000 payloads per model; fails on the first few disagreements with the payload.
-    func check<Model: JSONReadable & Equatable>(_ model: Model.Type, _ fields: [(String, Kind)], count: Int = 3_000) {
+    func check<Model: Decodable & Equatable>(_ model: Model.Type, _ fields: [(String, Kind)], count: Int = 3_000) {
         var random = SplitMix64(seed: 0xFA57_DEC0 &+ UInt64("\(Model.self)".utf8.count))
         var fastAnswers = 0, disagreements = 0, ordinary = 0, ordinaryAnswered = 0
+        let reader = ScannerDecoding()
         for index in 0..<count where disagreements < 5 {
             // Every fourth payload is an ordinary one (every key, plain values); the rest are hostile.
             let isOrdinary = index.isMultiple(of: 4)
             let payload = isOrdinary ? Self.object(fields, clean: true, &random) : Self.payload(fields, &random)
             if isOrdinary { ordinary += 1 }
             let reference = Result { try JSONDecoder().decode(Model.self, from: Data(payload.utf8)) }
-            if let fast = try? JSONReader.read(Model.self, from: payload) {
+            if let fast = reader.read(Model.self, from: payload) {
                 fastAnswers += 1
                 if isOrdinary { ordinaryAnswered += 1 }
                 if (try? reference.get()) != fast {
@@ -68,7 +70,7 @@ struct FastDecoderEquivalenceTests {
                     Issue.record("the fast path read \(payload) as \(fast); JSONDecoder: \(reference)")
                 }
             }
-            let runtime = Result { try JSONReader.decode(Model.self, from: payload) }
+            let runtime = Result { try reader.decode(Model.self, from: payload, fallback: JSONDecoder()) }
             if (try? runtime.get()) != (try? reference.get()) {
                 disagreements += 1
                 Issue.record("the runtime decoded \(payload) as \(runtime); JSONDecoder: \(reference)")

@@ -13,19 +13,23 @@ enum DecodeBench {
         let payload: @Sendable (Int) -> String
         let channel: @Sendable () throws -> String
         let decodeNaively: @Sendable (Data) throws -> any Sendable
-        /// The generated fast path alone (`JSONReadable`), no fallback.
-        let readFast: @Sendable (String) throws -> any Sendable
+        /// The runtime's fast path alone (`ScannerDecoding`: the model's own `Codable` read
+        /// straight from the bytes), no fallback.
+        let readFast: @Sendable (ScannerDecoding, String) throws -> any Sendable
     }
 
     static let device = #""orgId":"org-1","siteId":"site-7","derivant":"FD9387-HV","mac":"00:02:D1:AA:BB:01""#
 
-    static func model<Event: JSONReadable & Sendable>(
+    static func model<Event: Decodable & Sendable>(
         _ type: Event.Type, channel: @escaping @Sendable () throws -> String, payload: @escaping @Sendable (Int) -> String
     ) -> Model {
         Model(
             name: "\(Event.self)", payload: payload, channel: channel,
             decodeNaively: { try JSONDecoder().decode(Event.self, from: $0) },
-            readFast: { try JSONReader.read(Event.self, from: $0) })
+            readFast: { reader, text in
+                guard let value = reader.read(Event.self, from: text) else { throw CancellationError() }
+                return value
+            })
     }
 
     static let models: [Model] = [

@@ -142,7 +142,7 @@ struct Import: Hashable, Sendable, Comparable {
     static let foundation = Import("Foundation")
     /// The runtime's public API: what apps see too.
     static let runtime = Import("ChannelRuntime")
-    /// The runtime with its interface for generated code (`@_spi(Generated)`: fast decoders,
+    /// The runtime with its interface for generated code (`@_spi(Generated)`: event-type checks,
     /// shared-address routing), which apps do not see.
     static let runtimeForGeneratedCode = Import("ChannelRuntime", spi: generatedSPI)
     static let generatedSPI = "Generated"
@@ -168,7 +168,7 @@ struct Declaration: Sendable {
     var documentation: DocComment?
     var isDeprecated = false
     /// `@_spi(…)`: a public declaration that belongs to the runtime's interface for generated code
-    /// (a conformance to `JSONReadable`, say), kept out of the API apps see.
+    /// (a conformance to `EventTypeReporting`, say), kept out of the API apps see.
     var spi: Identifier?
     var kind: Kind
 

@@ -24,6 +24,13 @@ package struct JSONScanner {
         offset = 0
     }
 
+    /// A scanner at `offset`, inside `depth` objects and arrays (which count against `maximumDepth`).
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, depth: Int) {
+        self.bytes = bytes
+        self.offset = offset
+        self.depth = depth
+    }
+
     // MARK: Structure
 
     /// Skips spaces, tabs and line ends.

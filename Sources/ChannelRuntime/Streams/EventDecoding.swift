@@ -1,15 +1,13 @@
 import Foundation
 
-/// How a pump turns a payload's text into its event: generated models (`JSONReadable`) take the
-/// fast path, with `JSONDecoder` deciding whatever it declines; other types use `JSONDecoder`.
-/// Either way the result, or the error, is what `JSONDecoder` gives.
+/// How a pump turns a payload's text into its event: through the event type's own `Decodable`
+/// conformance, read by the runtime's scanner (`ScannerDecoding`), with `JSONDecoder` deciding
+/// whatever it declines. Either way the result, or the error, is what `JSONDecoder` gives.
 enum EventDecoding {
     static func decoder<Event: Decodable>(for type: Event.Type) -> (String) throws -> Event {
         let fallback = JSONDecoder()
-        if let readable = type as? any JSONReadable.Type {
-            return fastDecoder(readable, as: type, fallback: fallback)
-        }
-        return { text in try fallback.decode(Event.self, from: Data(text.utf8)) }
+        let reader = ScannerDecoding()
+        return { text in try reader.decode(Event.self, from: text, fallback: fallback) }
     }
 
     /// Events carried as plain text: a `String` event is the text itself; any other type cannot
@@ -26,13 +24,6 @@ enum EventDecoding {
     struct NotText: Error, CustomStringConvertible {
         let type: String
         var description: String { "events carried as text need the event type String, not \(type)" }
-    }
-
-    private static func fastDecoder<Readable: JSONReadable, Event: Decodable>(
-        _ readable: Readable.Type, as event: Event.Type, fallback: JSONDecoder
-    ) -> (String) throws -> Event {
-        // `Readable` is `Event` (the caller's cast says so).
-        { text in try Readable.decode(from: text, fallback: fallback) as! Event }
     }
 
     /// How to read an event's announced `eventType`, chosen once per pump: `nil` when the type does
