@@ -2,7 +2,9 @@ import Foundation
 
 /// Why the fast path stopped: the byte offset and what it expected. Never shown to users as a
 /// decoding failure (`JSONDecoder` has the last word and its error says where, by coding path).
-package struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable {
+/// (`Swift.Error`: tests compile this file into one module with generated models, which may
+/// declare an `Error`.)
+package struct JSONReadError: Swift.Error, Equatable, CustomStringConvertible, Sendable {
     /// Where in the input the reader stopped.
     package var offset: Int
     package var reason: String

@@ -154,7 +154,7 @@ final class DecodingSession {
 
     /// What `JSONDecoder` throws for a value of the wrong kind at `offset`, or `nil` when the value
     /// is malformed (which declines).
-    func mismatch(_ type: Any.Type, at offset: Int) -> any Error {
+    func mismatch(_ type: Any.Type, at offset: Int) -> any Swift.Error {
         var scanner = scanner(at: offset, depth: 0)
         // Never shown (`JSONDecoder` decodes a payload that fails here, and its error is the one
         // reported), and made often (a union tries variants): no type name in it.
