@@ -152,8 +152,8 @@ final class DecodingSession {
         return JSONReadError(offset: end, reason: reason)
     }
 
-    /// What `JSONDecoder` throws for a value of the wrong kind at `offset`, or `nil` when the value
-    /// is malformed (which declines).
+    /// What `JSONDecoder` throws for a value of the wrong kind at `offset`; a decline when the
+    /// value is malformed.
     func mismatch(_ type: Any.Type, at offset: Int) -> any Swift.Error {
         var scanner = scanner(at: offset, depth: 0)
         // Never shown (`JSONDecoder` decodes a payload that fails here, and its error is the one
