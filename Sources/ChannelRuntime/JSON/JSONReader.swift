@@ -94,9 +94,6 @@ package struct JSONReader {
         try scanner.skipValue()
     }
 
-    /// Consumes `null` when it is next.
-    mutating func readNull() -> Bool { scanner.consumeNull() }
-
     /// Reads a string.
     mutating func readString() throws(JSONReadError) -> String {
         try scanner.readString()

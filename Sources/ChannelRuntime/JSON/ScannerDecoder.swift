@@ -152,6 +152,12 @@ final class DecodingSession {
         return JSONReadError(offset: end, reason: reason)
     }
 
+    /// Coding paths are not tracked: asking for one (only errors and unusual types do) declines.
+    func untrackedCodingPath() -> [any CodingKey] {
+        _ = decline("a coding path was asked for")
+        return []
+    }
+
     /// What `JSONDecoder` throws for a value of the wrong kind at `offset`; a decline when the
     /// value is malformed.
     func mismatch(_ type: Any.Type, at offset: Int) -> any Swift.Error {
@@ -176,11 +182,7 @@ struct ScannerDecoder: Decoder {
     /// The objects and arrays around the value.
     let depth: Int
 
-    /// Not tracked: asking for it declines (only errors and unusual types read it).
-    var codingPath: [any CodingKey] {
-        _ = session.decline("a coding path was asked for")
-        return []
-    }
+    var codingPath: [any CodingKey] { session.untrackedCodingPath() }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -212,7 +214,7 @@ struct ScannerValue: SingleValueDecodingContainer {
     let offset: Int
     let depth: Int
 
-    var codingPath: [any CodingKey] { ScannerDecoder(session: session, offset: offset, depth: depth).codingPath }
+    var codingPath: [any CodingKey] { session.untrackedCodingPath() }
 
     func decodeNil() -> Bool {
         var scanner = session.scanner(at: offset, depth: depth)
@@ -347,7 +349,7 @@ struct ScannerKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.depth = depth + 1
     }
 
-    var codingPath: [any CodingKey] { ScannerDecoder(session: session, offset: 0, depth: depth).codingPath }
+    var codingPath: [any CodingKey] { session.untrackedCodingPath() }
 
     var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
 
@@ -439,7 +441,7 @@ struct ScannerUnkeyedContainer: UnkeyedDecodingContainer {
         generation = session.generation
     }
 
-    var codingPath: [any CodingKey] { ScannerDecoder(session: session, offset: 0, depth: depth).codingPath }
+    var codingPath: [any CodingKey] { session.untrackedCodingPath() }
     var count: Int? { elements.count }
 
     private func element(_ index: Int) -> ScannerValue {
@@ -452,7 +454,7 @@ struct ScannerUnkeyedContainer: UnkeyedDecodingContainer {
     /// The next element; reading it moves on only when it succeeds, as in `JSONDecoder`.
     private mutating func next<T>(_ read: (ScannerValue) throws -> T) throws -> T {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: [], debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: [], debugDescription: "the array is at its end"))
         }
         let value = try read(element(currentIndex))
         currentIndex += 1
