@@ -273,3 +273,44 @@ struct FastPathNestingTests {
         #expect(depth == 99)
     }
 }
+
+/// A type that keeps its decoder and containers past `init(from:)`: they borrow the payload's
+/// bytes, so once the decode is over they must read nothing (no crash, no stale bytes), also after
+/// the reader has moved on to another payload.
+private final class Keeper: Decodable, @unchecked Sendable {
+    // @unchecked: used by one test, on one task.
+    let decoder: any Decoder
+    let object: KeyedDecodingContainer<Keys>
+    let list: KeptList
+    enum Keys: String, CodingKey { case name, list }
+
+    init(from decoder: any Decoder) throws {
+        self.decoder = decoder
+        object = try decoder.container(keyedBy: Keys.self)
+        list = try object.decode(KeptList.self, forKey: .list)
+        _ = try object.decode(String.self, forKey: .name)
+    }
+}
+
+private struct KeptList: Decodable {
+    var container: any UnkeyedDecodingContainer
+    init(from decoder: any Decoder) throws { container = try decoder.unkeyedContainer() }
+}
+
+@Suite("Fast path: decoders kept past their decode")
+struct KeptDecoderTests {
+    @Test func aKeptDecoderReadsNothingAfterItsDecode() throws {
+        let reader = ScannerDecoding()
+        let kept = try #require(reader.read(Keeper.self, from: #"{"name":"a","list":[1,2,3]}"#))
+        // Another payload read by the same reader, its keys where the kept object's were in the
+        // reader's index: the kept containers must not see them.
+        #expect(reader.read([String: Int].self, from: #"{"name":4,"list":5,"x":1}"#) == ["name": 4, "list": 5, "x": 1])
+        #expect(!kept.object.contains(.name))
+        #expect(kept.object.allKeys.isEmpty)
+        #expect(throws: (any Error).self) { try kept.object.decode(String.self, forKey: .name) }
+        var list = kept.list.container
+        #expect(throws: (any Error).self) { try list.decode(Int.self) }
+        #expect(throws: (any Error).self) { try kept.decoder.singleValueContainer().decode(String.self) }
+        #expect(throws: (any Error).self) { try kept.decoder.container(keyedBy: Keeper.Keys.self) }
+    }
+}
