@@ -15,108 +15,53 @@ public protocol BackendNotifierProtocol: Sendable {
     /// - Remark: Generated from `#/operations/devicePresenceValues`.
     func devicePresenceValues() async -> AsyncStream<DevicePresenceOutput>
 
-    /// `devicePresenceValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func devicePresenceValues(for subscription: DevicePresenceSubscription) async -> AsyncStream<DevicePresenceOutput>
-
-    /// `devicePresenceValues()` with each event's channel, event type, arrival time and sequence number.
-    func devicePresenceEnvelopes() async -> AsyncStream<ChannelEnvelope<DevicePresenceOutput>>
-
     /// A device started or stopped recording.
     ///
     /// - Remark: Generated from `#/operations/deviceRecordingValues`.
     func deviceRecordingValues() async -> AsyncStream<DeviceRecordingOutput>
-
-    /// `deviceRecordingValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func deviceRecordingValues(for subscription: DeviceRecordingSubscription) async -> AsyncStream<DeviceRecordingOutput>
-
-    /// `deviceRecordingValues()` with each event's channel, event type, arrival time and sequence number.
-    func deviceRecordingEnvelopes() async -> AsyncStream<ChannelEnvelope<DeviceRecordingOutput>>
 
     /// A device's firmware update progressed.
     ///
     /// - Remark: Generated from `#/operations/deviceFirmwareValues`.
     func deviceFirmwareValues() async -> AsyncStream<DeviceFirmwareOutput>
 
-    /// `deviceFirmwareValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func deviceFirmwareValues(for subscription: DeviceFirmwareSubscription) async -> AsyncStream<DeviceFirmwareOutput>
-
-    /// `deviceFirmwareValues()` with each event's channel, event type, arrival time and sequence number.
-    func deviceFirmwareEnvelopes() async -> AsyncStream<ChannelEnvelope<DeviceFirmwareOutput>>
-
     /// A cloud archive changed state.
     ///
     /// - Remark: Generated from `#/operations/archiveValues`.
     func archiveValues() async -> AsyncStream<ArchiveStateOutput>
-
-    /// `archiveValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func archiveValues(for subscription: ArchiveStateEventsSubscription) async -> AsyncStream<ArchiveStateOutput>
-
-    /// `archiveValues()` with each event's channel, event type, arrival time and sequence number.
-    func archiveEnvelopes() async -> AsyncStream<ChannelEnvelope<ArchiveStateOutput>>
 
     /// The organization's license phase changed.
     ///
     /// - Remark: Generated from `#/operations/licenseValues`.
     func licenseValues() async -> AsyncStream<LicenseStateOutput>
 
-    /// `licenseValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func licenseValues(for subscription: LicensePhaseSubscription) async -> AsyncStream<LicenseStateOutput>
-
-    /// `licenseValues()` with each event's channel, event type, arrival time and sequence number.
-    func licenseEnvelopes() async -> AsyncStream<ChannelEnvelope<LicenseStateOutput>>
-
     /// The organization's plan changed.
     ///
     /// - Remark: Generated from `#/operations/planValues`.
     func planValues() async -> AsyncStream<PlanStateOutput>
-
-    /// `planValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func planValues(for subscription: PlanTypeSubscription) async -> AsyncStream<PlanStateOutput>
-
-    /// `planValues()` with each event's channel, event type, arrival time and sequence number.
-    func planEnvelopes() async -> AsyncStream<ChannelEnvelope<PlanStateOutput>>
 
     /// The organization's AI settings changed.
     ///
     /// - Remark: Generated from `#/operations/aiSettingsValues`.
     func aiSettingsValues() async -> AsyncStream<AISettingsOutput>
 
-    /// `aiSettingsValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func aiSettingsValues(for subscription: AISettingsSubscription) async -> AsyncStream<AISettingsOutput>
-
-    /// `aiSettingsValues()` with each event's channel, event type, arrival time and sequence number.
-    func aiSettingsEnvelopes() async -> AsyncStream<ChannelEnvelope<AISettingsOutput>>
-
     /// The user's role changed.
     ///
     /// - Remark: Generated from `#/operations/roleValues`.
     func roleValues() async -> AsyncStream<RoleChangeOutput>
-
-    /// `roleValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    func roleValues(for subscription: RoleChangeEventsSubscription) async -> AsyncStream<RoleChangeOutput>
-
-    /// `roleValues()` with each event's channel, event type, arrival time and sequence number.
-    func roleEnvelopes() async -> AsyncStream<ChannelEnvelope<RoleChangeOutput>>
 
     /// The user's tokens were revoked.
     ///
     /// - Remark: Generated from `#/operations/revokeValues`.
     func revokeValues() async -> AsyncStream<UserTokenRevokeOutput>
 
-    /// `revokeValues()` for one instance of the channel, whatever the source's parameters
+    /// The events of one instance of a channel, whatever the source's parameters
     /// (any number of instances on one connection).
-    func revokeValues(for subscription: UserTokenRevokeEventsSubscription) async -> AsyncStream<UserTokenRevokeOutput>
+    func values<Subscription: ChannelSubscription>(for subscription: Subscription) async -> AsyncStream<Subscription.Event>
 
-    /// `revokeValues()` with each event's channel, event type, arrival time and sequence number.
-    func revokeEnvelopes() async -> AsyncStream<ChannelEnvelope<UserTokenRevokeOutput>>
+    /// A channel's events for the source's parameters, each with its channel, event type,
+    /// arrival time and sequence number.
+    func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
 
     /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
     ///
@@ -143,37 +88,11 @@ public final class BackendNotifier: BackendNotifierProtocol {
         await self.source.events(DevicePresenceSubscription.self)
     }
 
-    /// `devicePresenceValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func devicePresenceValues(
-        for subscription: DevicePresenceSubscription,
-    ) async -> AsyncStream<DevicePresenceOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `devicePresenceValues()` with each event's channel, event type, arrival time and sequence number.
-    public func devicePresenceEnvelopes() async -> AsyncStream<ChannelEnvelope<DevicePresenceOutput>> {
-        await self.source.envelopes(DevicePresenceSubscription.self)
-    }
-
     /// A device started or stopped recording.
     ///
     /// - Remark: Generated from `#/operations/deviceRecordingValues`.
     public func deviceRecordingValues() async -> AsyncStream<DeviceRecordingOutput> {
         await self.source.events(DeviceRecordingSubscription.self)
-    }
-
-    /// `deviceRecordingValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func deviceRecordingValues(
-        for subscription: DeviceRecordingSubscription,
-    ) async -> AsyncStream<DeviceRecordingOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `deviceRecordingValues()` with each event's channel, event type, arrival time and sequence number.
-    public func deviceRecordingEnvelopes() async -> AsyncStream<ChannelEnvelope<DeviceRecordingOutput>> {
-        await self.source.envelopes(DeviceRecordingSubscription.self)
     }
 
     /// A device's firmware update progressed.
@@ -183,37 +102,11 @@ public final class BackendNotifier: BackendNotifierProtocol {
         await self.source.events(DeviceFirmwareSubscription.self)
     }
 
-    /// `deviceFirmwareValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func deviceFirmwareValues(
-        for subscription: DeviceFirmwareSubscription,
-    ) async -> AsyncStream<DeviceFirmwareOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `deviceFirmwareValues()` with each event's channel, event type, arrival time and sequence number.
-    public func deviceFirmwareEnvelopes() async -> AsyncStream<ChannelEnvelope<DeviceFirmwareOutput>> {
-        await self.source.envelopes(DeviceFirmwareSubscription.self)
-    }
-
     /// A cloud archive changed state.
     ///
     /// - Remark: Generated from `#/operations/archiveValues`.
     public func archiveValues() async -> AsyncStream<ArchiveStateOutput> {
         await self.source.events(ArchiveStateEventsSubscription.self)
-    }
-
-    /// `archiveValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func archiveValues(
-        for subscription: ArchiveStateEventsSubscription,
-    ) async -> AsyncStream<ArchiveStateOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `archiveValues()` with each event's channel, event type, arrival time and sequence number.
-    public func archiveEnvelopes() async -> AsyncStream<ChannelEnvelope<ArchiveStateOutput>> {
-        await self.source.envelopes(ArchiveStateEventsSubscription.self)
     }
 
     /// The organization's license phase changed.
@@ -223,37 +116,11 @@ public final class BackendNotifier: BackendNotifierProtocol {
         await self.source.events(LicensePhaseSubscription.self)
     }
 
-    /// `licenseValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func licenseValues(
-        for subscription: LicensePhaseSubscription,
-    ) async -> AsyncStream<LicenseStateOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `licenseValues()` with each event's channel, event type, arrival time and sequence number.
-    public func licenseEnvelopes() async -> AsyncStream<ChannelEnvelope<LicenseStateOutput>> {
-        await self.source.envelopes(LicensePhaseSubscription.self)
-    }
-
     /// The organization's plan changed.
     ///
     /// - Remark: Generated from `#/operations/planValues`.
     public func planValues() async -> AsyncStream<PlanStateOutput> {
         await self.source.events(PlanTypeSubscription.self)
-    }
-
-    /// `planValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func planValues(
-        for subscription: PlanTypeSubscription,
-    ) async -> AsyncStream<PlanStateOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `planValues()` with each event's channel, event type, arrival time and sequence number.
-    public func planEnvelopes() async -> AsyncStream<ChannelEnvelope<PlanStateOutput>> {
-        await self.source.envelopes(PlanTypeSubscription.self)
     }
 
     /// The organization's AI settings changed.
@@ -263,37 +130,11 @@ public final class BackendNotifier: BackendNotifierProtocol {
         await self.source.events(AISettingsSubscription.self)
     }
 
-    /// `aiSettingsValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func aiSettingsValues(
-        for subscription: AISettingsSubscription,
-    ) async -> AsyncStream<AISettingsOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `aiSettingsValues()` with each event's channel, event type, arrival time and sequence number.
-    public func aiSettingsEnvelopes() async -> AsyncStream<ChannelEnvelope<AISettingsOutput>> {
-        await self.source.envelopes(AISettingsSubscription.self)
-    }
-
     /// The user's role changed.
     ///
     /// - Remark: Generated from `#/operations/roleValues`.
     public func roleValues() async -> AsyncStream<RoleChangeOutput> {
         await self.source.events(RoleChangeEventsSubscription.self)
-    }
-
-    /// `roleValues()` for one instance of the channel, whatever the source's parameters
-    /// (any number of instances on one connection).
-    public func roleValues(
-        for subscription: RoleChangeEventsSubscription,
-    ) async -> AsyncStream<RoleChangeOutput> {
-        await self.source.events(for: subscription)
-    }
-
-    /// `roleValues()` with each event's channel, event type, arrival time and sequence number.
-    public func roleEnvelopes() async -> AsyncStream<ChannelEnvelope<RoleChangeOutput>> {
-        await self.source.envelopes(RoleChangeEventsSubscription.self)
     }
 
     /// The user's tokens were revoked.
@@ -303,17 +144,20 @@ public final class BackendNotifier: BackendNotifierProtocol {
         await self.source.events(UserTokenRevokeEventsSubscription.self)
     }
 
-    /// `revokeValues()` for one instance of the channel, whatever the source's parameters
+    /// The events of one instance of a channel, whatever the source's parameters
     /// (any number of instances on one connection).
-    public func revokeValues(
-        for subscription: UserTokenRevokeEventsSubscription,
-    ) async -> AsyncStream<UserTokenRevokeOutput> {
+    public func values<Subscription: ChannelSubscription>(
+        for subscription: Subscription,
+    ) async -> AsyncStream<Subscription.Event> {
         await self.source.events(for: subscription)
     }
 
-    /// `revokeValues()` with each event's channel, event type, arrival time and sequence number.
-    public func revokeEnvelopes() async -> AsyncStream<ChannelEnvelope<UserTokenRevokeOutput>> {
-        await self.source.envelopes(UserTokenRevokeEventsSubscription.self)
+    /// A channel's events for the source's parameters, each with its channel, event type,
+    /// arrival time and sequence number.
+    public func envelopes<Subscription: ChannelSubscription>(
+        _ subscription: Subscription.Type,
+    ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        await self.source.envelopes(subscription)
     }
 
     /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.

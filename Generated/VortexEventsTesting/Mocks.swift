@@ -40,144 +40,73 @@ public final class MockBackendNotifier: BackendNotifierProtocol {
         self.devicePresence.stream()
     }
 
-    /// Every instance gets the events sent to `devicePresence`.
-    public func devicePresenceValues(
-        for subscription: DevicePresenceSubscription,
-    ) async -> AsyncStream<DevicePresenceOutput> {
-        self.devicePresence.stream()
-    }
-
-    /// The events sent to `devicePresence`, in envelopes numbered from 1.
-    public func devicePresenceEnvelopes() async -> AsyncStream<ChannelEnvelope<DevicePresenceOutput>> {
-        self.devicePresence.envelopes(channel: DevicePresenceSubscription.template.address, eventType: DevicePresenceSubscription.eventType)
-    }
-
     public func deviceRecordingValues() async -> AsyncStream<DeviceRecordingOutput> {
         self.deviceRecording.stream()
-    }
-
-    /// Every instance gets the events sent to `deviceRecording`.
-    public func deviceRecordingValues(
-        for subscription: DeviceRecordingSubscription,
-    ) async -> AsyncStream<DeviceRecordingOutput> {
-        self.deviceRecording.stream()
-    }
-
-    /// The events sent to `deviceRecording`, in envelopes numbered from 1.
-    public func deviceRecordingEnvelopes() async -> AsyncStream<ChannelEnvelope<DeviceRecordingOutput>> {
-        self.deviceRecording.envelopes(channel: DeviceRecordingSubscription.template.address, eventType: DeviceRecordingSubscription.eventType)
     }
 
     public func deviceFirmwareValues() async -> AsyncStream<DeviceFirmwareOutput> {
         self.deviceFirmware.stream()
     }
 
-    /// Every instance gets the events sent to `deviceFirmware`.
-    public func deviceFirmwareValues(
-        for subscription: DeviceFirmwareSubscription,
-    ) async -> AsyncStream<DeviceFirmwareOutput> {
-        self.deviceFirmware.stream()
-    }
-
-    /// The events sent to `deviceFirmware`, in envelopes numbered from 1.
-    public func deviceFirmwareEnvelopes() async -> AsyncStream<ChannelEnvelope<DeviceFirmwareOutput>> {
-        self.deviceFirmware.envelopes(channel: DeviceFirmwareSubscription.template.address, eventType: DeviceFirmwareSubscription.eventType)
-    }
-
     public func archiveValues() async -> AsyncStream<ArchiveStateOutput> {
         self.archive.stream()
-    }
-
-    /// Every instance gets the events sent to `archive`.
-    public func archiveValues(
-        for subscription: ArchiveStateEventsSubscription,
-    ) async -> AsyncStream<ArchiveStateOutput> {
-        self.archive.stream()
-    }
-
-    /// The events sent to `archive`, in envelopes numbered from 1.
-    public func archiveEnvelopes() async -> AsyncStream<ChannelEnvelope<ArchiveStateOutput>> {
-        self.archive.envelopes(channel: ArchiveStateEventsSubscription.template.address, eventType: ArchiveStateEventsSubscription.eventType)
     }
 
     public func licenseValues() async -> AsyncStream<LicenseStateOutput> {
         self.license.stream()
     }
 
-    /// Every instance gets the events sent to `license`.
-    public func licenseValues(
-        for subscription: LicensePhaseSubscription,
-    ) async -> AsyncStream<LicenseStateOutput> {
-        self.license.stream()
-    }
-
-    /// The events sent to `license`, in envelopes numbered from 1.
-    public func licenseEnvelopes() async -> AsyncStream<ChannelEnvelope<LicenseStateOutput>> {
-        self.license.envelopes(channel: LicensePhaseSubscription.template.address, eventType: LicensePhaseSubscription.eventType)
-    }
-
     public func planValues() async -> AsyncStream<PlanStateOutput> {
         self.plan.stream()
-    }
-
-    /// Every instance gets the events sent to `plan`.
-    public func planValues(
-        for subscription: PlanTypeSubscription,
-    ) async -> AsyncStream<PlanStateOutput> {
-        self.plan.stream()
-    }
-
-    /// The events sent to `plan`, in envelopes numbered from 1.
-    public func planEnvelopes() async -> AsyncStream<ChannelEnvelope<PlanStateOutput>> {
-        self.plan.envelopes(channel: PlanTypeSubscription.template.address, eventType: PlanTypeSubscription.eventType)
     }
 
     public func aiSettingsValues() async -> AsyncStream<AISettingsOutput> {
         self.aiSettings.stream()
     }
 
-    /// Every instance gets the events sent to `aiSettings`.
-    public func aiSettingsValues(
-        for subscription: AISettingsSubscription,
-    ) async -> AsyncStream<AISettingsOutput> {
-        self.aiSettings.stream()
-    }
-
-    /// The events sent to `aiSettings`, in envelopes numbered from 1.
-    public func aiSettingsEnvelopes() async -> AsyncStream<ChannelEnvelope<AISettingsOutput>> {
-        self.aiSettings.envelopes(channel: AISettingsSubscription.template.address, eventType: AISettingsSubscription.eventType)
-    }
-
     public func roleValues() async -> AsyncStream<RoleChangeOutput> {
         self.role.stream()
-    }
-
-    /// Every instance gets the events sent to `role`.
-    public func roleValues(
-        for subscription: RoleChangeEventsSubscription,
-    ) async -> AsyncStream<RoleChangeOutput> {
-        self.role.stream()
-    }
-
-    /// The events sent to `role`, in envelopes numbered from 1.
-    public func roleEnvelopes() async -> AsyncStream<ChannelEnvelope<RoleChangeOutput>> {
-        self.role.envelopes(channel: RoleChangeEventsSubscription.template.address, eventType: RoleChangeEventsSubscription.eventType)
     }
 
     public func revokeValues() async -> AsyncStream<UserTokenRevokeOutput> {
         self.revoke.stream()
     }
 
-    /// Every instance gets the events sent to `revoke`.
-    public func revokeValues(
-        for subscription: UserTokenRevokeEventsSubscription,
-    ) async -> AsyncStream<UserTokenRevokeOutput> {
-        self.revoke.stream()
+    /// Every instance gets the events sent to its channel's broadcaster.
+    public func values<Subscription: ChannelSubscription>(
+        for subscription: Subscription,
+    ) async -> AsyncStream<Subscription.Event> {
+        self.broadcaster(of: Subscription.self).stream()
     }
 
-    /// The events sent to `revoke`, in envelopes numbered from 1.
-    public func revokeEnvelopes() async -> AsyncStream<ChannelEnvelope<UserTokenRevokeOutput>> {
-        self.revoke.envelopes(channel: UserTokenRevokeEventsSubscription.template.address, eventType: UserTokenRevokeEventsSubscription.eventType)
+    /// The events sent to the channel's broadcaster, in envelopes numbered from 1.
+    public func envelopes<Subscription: ChannelSubscription>(
+        _ subscription: Subscription.Type,
+    ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
+        self.broadcaster(of: Subscription.self).envelopes(channel: Subscription.template.address, eventType: Subscription.eventType)
+    }
+
+    /// A subscription of another API is a mistake in the test: it stops the test with its name.
+    private func broadcaster<Subscription: ChannelSubscription>(
+        of subscription: Subscription.Type,
+    ) -> EventBroadcaster<Subscription.Event> {
+        let broadcaster: (any Sendable)?
+        switch subscription {
+        case is DevicePresenceSubscription.Type: broadcaster = self.devicePresence
+        case is DeviceRecordingSubscription.Type: broadcaster = self.deviceRecording
+        case is DeviceFirmwareSubscription.Type: broadcaster = self.deviceFirmware
+        case is ArchiveStateEventsSubscription.Type: broadcaster = self.archive
+        case is LicensePhaseSubscription.Type: broadcaster = self.license
+        case is PlanTypeSubscription.Type: broadcaster = self.plan
+        case is AISettingsSubscription.Type: broadcaster = self.aiSettings
+        case is RoleChangeEventsSubscription.Type: broadcaster = self.role
+        case is UserTokenRevokeEventsSubscription.Type: broadcaster = self.revoke
+        default: broadcaster = nil
+        }
+        guard let typed = broadcaster as? EventBroadcaster<Subscription.Event> else {
+            preconditionFailure("\(subscription) is not a channel of BackendNotifierProtocol")
+        }
+        return typed
     }
 
     /// Validates like the real notifier, then records the value.

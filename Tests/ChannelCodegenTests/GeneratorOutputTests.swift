@@ -33,14 +33,15 @@ struct GeneratorOutputTests {
         ]
         for (method, model) in expected {
             #expect(notifier.contains("public func \(method)() async -> AsyncStream<\(model)>"))
-            #expect(notifier.contains("func \(method)(for subscription: "))  // in the protocol
-            let envelopes = method.dropLast("Values".count) + "Envelopes"
-            #expect(notifier.contains("public func \(envelopes)() async -> AsyncStream<ChannelEnvelope<\(model)>>"))
         }
         #expect(notifier.contains("public final class BackendNotifier: BackendNotifierProtocol"))
-        // Protocol + class, each with the plain and the envelope method per operation, and the per-instance one.
-        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 36)
-        #expect(notifier.components(separatedBy: "for subscription: ").count - 1 == 18)
+        // One requirement per operation (protocol + class), and two generic ones serving every channel:
+        // an instance whatever the parameters, and envelopes.
+        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 18)
+        #expect(notifier.contains("public func values<Subscription: ChannelSubscription>("))
+        #expect(notifier.contains("public func envelopes<Subscription: ChannelSubscription>("))
+        #expect(notifier.components(separatedBy: "func values<").count - 1 == 2)
+        #expect(notifier.components(separatedBy: "func envelopes<").count - 1 == 2)
         #expect(notifier.contains("public func setUserId(_ userId: String) async throws(ChannelParameterError)"))
     }
 

@@ -369,7 +369,7 @@ struct SnippetTests {
         #expect(subscriptions.contains("\n@_spi(Generated) extension Payload: EventTypeReporting {}\n"))
     }
 
-    @Test func theNotifierProtocolHasAStreamPerOperationAndASetterPerParameter() async throws {
+    @Test func theNotifierProtocolHasAStreamPerOperationTwoGenericStreamsAndASetterPerParameter() async throws {
         let snippet = #"""
                 Payload:
                   type: object
@@ -384,12 +384,13 @@ struct SnippetTests {
                 /// - Remark: Generated from `#/operations/eventValues`.
                 func eventValues() async -> AsyncStream<Payload>
 
-                /// `eventValues()` for one instance of the channel, whatever the source's parameters
+                /// The events of one instance of a channel, whatever the source's parameters
                 /// (any number of instances on one connection).
-                func eventValues(for subscription: EventsSubscription) async -> AsyncStream<Payload>
+                func values<Subscription: ChannelSubscription>(for subscription: Subscription) async -> AsyncStream<Subscription.Event>
 
-                /// `eventValues()` with each event's channel, event type, arrival time and sequence number.
-                func eventEnvelopes() async -> AsyncStream<ChannelEnvelope<Payload>>
+                /// A channel's events for the source's parameters, each with its channel, event type,
+                /// arrival time and sequence number.
+                func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
 
                 /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
                 ///
@@ -620,12 +621,13 @@ struct SnippetTests {
                 /// - Remark: Generated from `#/operations/roomValues`.
                 func roomValues() async -> AsyncStream<RoomMessage>
 
-                /// `roomValues()` for one instance of the channel, whatever the source's parameters
+                /// The events of one instance of a channel, whatever the source's parameters
                 /// (any number of instances on one connection).
-                func roomValues(for subscription: RoomSubscription) async -> AsyncStream<RoomMessage>
+                func values<Subscription: ChannelSubscription>(for subscription: Subscription) async -> AsyncStream<Subscription.Event>
 
-                /// `roomValues()` with each event's channel, event type, arrival time and sequence number.
-                func roomEnvelopes() async -> AsyncStream<ChannelEnvelope<RoomMessage>>
+                /// A channel's events for the source's parameters, each with its channel, event type,
+                /// arrival time and sequence number.
+                func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
 
                 /// Publishes to `chat/{roomId}`.
                 ///

@@ -400,6 +400,8 @@ struct ValidConstructsTests {
     /// A `clientModule` equal to a generated type's name: the mocks run renamed the type (`Shop2`),
     /// the client run did not, so `Mocks.swift` did not compile against the client module. Both
     /// runs now name every type alike; compiled here as two modules, as a package builds them.
+    /// Two receive operations on one channel: the mock's `values(for:)` and `envelopes(_:)` read
+    /// the first one's broadcaster (one `case` per subscription type, not two).
     @Test func mocksCompileAgainstAClientModuleNamedLikeOneOfItsTypes() async throws {
         let spec = """
             asyncapi: 3.0.0
@@ -410,6 +412,7 @@ struct ValidConstructsTests {
                 messages: {m: {payload: {$ref: '#/components/schemas/Shop'}}}
             operations:
               ordersValues: {action: receive, channel: {$ref: '#/channels/orders'}}
+              ordersAudit: {action: receive, channel: {$ref: '#/channels/orders'}}
             components:
               schemas:
                 Shop: {type: object, properties: {id: {type: string}}}
@@ -427,6 +430,9 @@ struct ValidConstructsTests {
             work.appendingPathComponent("mocks/Mocks.swift"), againstClientIn: work.appendingPathComponent("client"), named: "Shop", in: work)
         #expect(module.status == 0, "\(module.stderr)")
         #expect(mocks.status == 0, "\(mocks.stderr)")
+        let mockText = try TestSupport.contents(work.appendingPathComponent("mocks/Mocks.swift"))
+        #expect(mockText.components(separatedBy: "case is OrdersSubscription.Type: broadcaster = self.orders\n").count == 2, "\(mockText)")
+        #expect(mockText.contains("public func ordersAudit() async -> AsyncStream<Shop>"), "\(mockText)")
     }
 
     /// A spec with one channel `ping` whose payload is component `payload`, and optionally a
@@ -544,7 +550,7 @@ struct AddressRulesPerTransportTests {
         let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
         for open in ["room": "RoomSubscription", "feed": "FeedSubscription"] {
             #expect(notifier.contains("func \(open.key)Values(for subscription: \(open.value)) async -> AsyncStream<"), "\(notifier)")
-            #expect(!notifier.contains("func \(open.key)Values() async") && !notifier.contains("func \(open.key)Envelopes()"), "\(notifier)")
+            #expect(!notifier.contains("func \(open.key)Values() async"), "\(notifier)")
         }
         #expect(notifier.contains("func lobbyValues() async") && !notifier.contains("func sayInRoom("))
         let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))

@@ -41,8 +41,8 @@ struct MockNotifierTests {
 
     @Test func theMockServesInstancesAndNumberedEnvelopes() async throws {
         let notifier = MockBackendNotifier()
-        let envelopes = await notifier.roleEnvelopes()
-        let instance = await notifier.roleValues(for: try RoleChangeEventsSubscription(userId: "u2"))
+        let envelopes = await notifier.envelopes(RoleChangeEventsSubscription.self)
+        let instance = await notifier.values(for: try RoleChangeEventsSubscription(userId: "u2"))
         for _ in 0..<10_000 where notifier.role.consumerCount < 2 { await Task.yield() }
         #expect(notifier.role.consumerCount == 2)
         for reason in ["promoted", "demoted"] {

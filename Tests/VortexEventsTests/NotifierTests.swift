@@ -98,12 +98,12 @@ struct NotifierTests {
         let notifier: any BackendNotifierProtocol = BackendNotifier(source: source)
 
         var fromInstance: [DevicePresenceOutput] = []
-        for await event in await notifier.devicePresenceValues(for: try DevicePresenceSubscription(userId: "someone-else")) {
+        for await event in await notifier.values(for: try DevicePresenceSubscription(userId: "someone-else")) {
             fromInstance.append(event)
         }
         #expect(fromInstance == [presence])
         var envelopes: [ChannelEnvelope<DevicePresenceOutput>] = []
-        for await envelope in await notifier.devicePresenceEnvelopes() { envelopes.append(envelope) }
+        for await envelope in await notifier.envelopes(DevicePresenceSubscription.self) { envelopes.append(envelope) }
         #expect(envelopes.map(\.event) == [presence])
         #expect(envelopes.first?.channel == "vortex-app/user/u1/device/presenceChanged")
         #expect(envelopes.first?.eventType == "device/presenceChanged")

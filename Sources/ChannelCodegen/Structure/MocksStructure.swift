@@ -34,31 +34,20 @@ struct MocksStructure {
                 .variable(Variable(access: access, binding: .let, name: parameter.mockChanges, value: .code("\(broadcaster)<\(types.string)>()"))))
         }
         members.append(Declaration(.function(Function(access: access, name: .initializer, body: []))))
-        members += api.receivers.flatMap { operation, channel in
-            let payload = types.type(channel.message.payload)
-            let stream = types.swift("AsyncStream")
-            let subscription = names.subscriptions[channel.key]!
+        members += api.receivers.map { operation, channel in
             let property = names.mockProperties[operation.id]!
-            let forInstance = Declaration(
-                documentation: DocComment(["Every instance gets the events sent to `\(property.name)`."]),
+            let open = channel.address.isOpen
+            return Declaration(
+                documentation: open ? DocComment(["Every instance gets the events sent to `\(property.name)`."]) : nil,
                 .function(Function(
                     access: access, name: .function(names.methods[operation.id]!),
-                    parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
-                    effects: "async", returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")])))
-            if channel.address.isOpen { return [forInstance] }
-            return [
-                Declaration(.function(Function(
-                    access: access, name: .function(names.methods[operation.id]!), effects: "async",
-                    returnType: "\(stream)<\(payload)>", body: [.code("self.\(property).stream()")]))),
-                forInstance,
-                Declaration(
-                    documentation: DocComment(["The events sent to `\(property.name)`, in envelopes numbered from 1."]),
-                    .function(Function(
-                        access: access, name: .function(names.envelopeMethods[operation.id]!), effects: "async",
-                        returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<\(payload)>>",
-                        body: [.code("self.\(property).envelopes(channel: \(subscription).template.address, eventType: \(subscription).eventType)")]))),
-            ]
+                    parameters: open
+                        ? [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(names.subscriptions[channel.key]!)")]
+                        : [],
+                    effects: "async", returnType: "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>",
+                    body: [.code("self.\(property).stream()")])))
         }
+        if !api.receivers.isEmpty { members += instanceAndEnvelopeMethods() }
         members += api.publishers.map { operation, channel in
             let property = names.mockProperties[operation.id]!
             return Declaration(
@@ -106,5 +95,39 @@ struct MocksStructure {
                 conformances: [.identifier(names.notifierProtocol)], members: members)))
         let imports = [Import.runtime, .foundation] + (clientModule.map { [Import(module: $0)] } ?? [])
         return SwiftFile(header: header, imports: imports, declarations: [mock])
+    }
+
+    /// `values(for:)` and `envelopes(_:)` read the broadcaster of the subscription's channel
+    /// (its first receive operation's).
+    private func instanceAndEnvelopeMethods() -> [Declaration] {
+        var seen: Set<String> = []
+        let cases: [SwitchCase] = api.receivers.compactMap { operation, channel in
+            guard seen.insert(channel.key).inserted else { return nil }
+            return SwitchCase(
+                pattern: "is \(names.subscriptions[channel.key]!).Type",
+                body: [.code("broadcaster = self.\(names.mockProperties[operation.id]!)")])
+        }
+        let eventBroadcaster = types.runtime("EventBroadcaster")
+        var methods = NotifierStructure.instanceAndEnvelopeMethods(
+            types: types, access: access,
+            values: [.code("self.broadcaster(of: Subscription.self).stream()")],
+            envelopes: [.code("self.broadcaster(of: Subscription.self).envelopes(channel: Subscription.template.address, eventType: Subscription.eventType)")])
+        methods[0].documentation = DocComment(["Every instance gets the events sent to its channel's broadcaster."])
+        methods[1].documentation = DocComment(["The events sent to the channel's broadcaster, in envelopes numbered from 1."])
+        methods.append(Declaration(
+            documentation: DocComment(["A subscription of another API is a mistake in the test: it stops the test with its name."]),
+            .function(Function(
+                access: .private, name: .function(Identifier("broadcaster")), genericParameters: "<Subscription: \(types.runtime("ChannelSubscription"))>",
+                parameters: [Parameter(label: Identifier("of"), localName: Identifier("subscription"), type: "Subscription.Type")],
+                returnType: "\(eventBroadcaster)<Subscription.Event>",
+                body: [
+                    .code("let broadcaster: (any \(types.swift("Sendable")))?"),
+                    .switch("subscription", cases + [SwitchCase(pattern: nil, body: [.code("broadcaster = nil")])]),
+                    .block("guard let typed = broadcaster as? \(eventBroadcaster)<Subscription.Event> else", [
+                        .code("preconditionFailure(\"\\(subscription) is not a channel of \(names.notifierProtocol)\")"),
+                    ]),
+                    .code("return typed"),
+                ]))))
+        return methods
     }
 }

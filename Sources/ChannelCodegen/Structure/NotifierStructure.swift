@@ -16,7 +16,8 @@ struct NotifierStructure {
                 remark: nil),
             .type(TypeDeclaration(
                 access: access, keyword: .protocol, name: .identifier(names.notifierProtocol), conformances: [types.swift("Sendable")],
-                members: api.receivers.flatMap { methods($0.operation, $0.channel, implemented: false) }
+                members: api.receivers.map { method($0.operation, $0.channel, implemented: false) }
+                    + (api.receivers.isEmpty ? [] : Self.instanceAndEnvelopeMethods(types: types, access: nil))
                     + api.publishers.map { publishMethod($0.operation, $0.channel, implemented: false) }
                     + names.notifierParameters.map { setter($0, body: nil) })))
 
@@ -27,7 +28,13 @@ struct NotifierStructure {
                 parameters: [Parameter(label: Identifier("source"), type: "any \(source)")],
                 body: [.code("self.source = source")]))),
         ]
-        members += api.receivers.flatMap { methods($0.operation, $0.channel, implemented: true) }
+        members += api.receivers.map { method($0.operation, $0.channel, implemented: true) }
+        if !api.receivers.isEmpty {
+            members += Self.instanceAndEnvelopeMethods(
+                types: types, access: access,
+                values: [.code("await self.source.events(for: subscription)")],
+                envelopes: [.code("await self.source.envelopes(subscription)")])
+        }
         members += api.publishers.map { publishMethod($0.operation, $0.channel, implemented: true) }
         members += names.notifierParameters.map { parameter in
             setter(parameter, body: [
@@ -47,49 +54,59 @@ struct NotifierStructure {
             declarations: [protocolDeclaration, notifier])
     }
 
-    /// The three ways to read one operation's events: for the source's parameters, for one
-    /// instance of the channel, and as envelopes (with channel, event type, arrival and sequence).
-    private func methods(_ operation: ChannelOperation, _ channel: Channel, implemented: Bool) -> [Declaration] {
+    /// One method per receive operation: its events for the source's parameters, or, where the
+    /// address is open, for the channel instance the caller names.
+    private func method(_ operation: ChannelOperation, _ channel: Channel, implemented: Bool) -> Declaration {
         let subscription = names.subscriptions[channel.key]!
-        let payload = types.type(channel.message.payload)
-        let stream = types.swift("AsyncStream")
-        let access = implemented ? self.access : nil
-        let method = names.methods[operation.id]!
-        let forInstance = Declaration(
-            documentation: channel.address.isOpen
-                ? SwiftTypes.documentation(
-                    operation.documentation, fallback: "Events on the channel `subscription` names.",
-                    notes: ["Note: The spec leaves the channel's address open: each instance names its channel."],
-                    remark: operation.origin.reference)
-                : DocComment([
-                    "`\(method.name)()` for one instance of the channel, whatever the source's parameters\n(any number of instances on one connection).",
-                ]),
-            isDeprecated: operation.documentation.isDeprecated,
-            .function(Function(
-                access: access, name: .function(method),
-                parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
-                effects: "async", returnType: "\(stream)<\(payload)>",
-                body: implemented ? [.code("await self.source.events(for: subscription)")] : nil)))
+        let returnType: Code = "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>"
         // No source parameters name an open address: only its instances can be subscribed to.
-        if channel.address.isOpen { return [forInstance] }
-        return [
-            Declaration(
+        guard channel.address.isOpen else {
+            return Declaration(
                 documentation: SwiftTypes.documentation(
                     operation.documentation, fallback: "Events on `\(channel.address.text)`.", remark: operation.origin.reference),
                 isDeprecated: operation.documentation.isDeprecated,
                 .function(Function(
-                    access: access, name: .function(method), effects: "async", returnType: "\(stream)<\(payload)>",
-                    body: implemented ? [.code("await self.source.events(\(subscription).self)")] : nil))),
-            forInstance,
+                    access: implemented ? access : nil, name: .function(names.methods[operation.id]!), effects: "async",
+                    returnType: returnType, body: implemented ? [.code("await self.source.events(\(subscription).self)")] : nil)))
+        }
+        return Declaration(
+            documentation: SwiftTypes.documentation(
+                operation.documentation, fallback: "Events on the channel `subscription` names.",
+                notes: ["Note: The spec leaves the channel's address open: each instance names its channel."],
+                remark: operation.origin.reference),
+            isDeprecated: operation.documentation.isDeprecated,
+            .function(Function(
+                access: implemented ? access : nil, name: .function(names.methods[operation.id]!),
+                parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
+                effects: "async", returnType: returnType,
+                body: implemented ? [.code("await self.source.events(for: subscription)")] : nil)))
+    }
+
+    /// Two generic methods serve every receive operation: one instance of a channel whatever the
+    /// source's parameters, and a channel's events in envelopes (channel, event type, arrival, sequence).
+    static func instanceAndEnvelopeMethods(
+        types: SwiftTypes, access: AccessModifier?, values: [Statement]? = nil, envelopes: [Statement]? = nil
+    ) -> [Declaration] {
+        let stream = types.swift("AsyncStream")
+        let subscription = types.runtime("ChannelSubscription")
+        return [
             Declaration(
                 documentation: DocComment([
-                    "`\(method.name)()` with each event's channel, event type, arrival time and sequence number.",
+                    "The events of one instance of a channel, whatever the source's parameters\n(any number of instances on one connection).",
                 ]),
-                isDeprecated: operation.documentation.isDeprecated,
                 .function(Function(
-                    access: access, name: .function(names.envelopeMethods[operation.id]!), effects: "async",
-                    returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<\(payload)>>",
-                    body: implemented ? [.code("await self.source.envelopes(\(subscription).self)")] : nil))),
+                    access: access, name: .function(Identifier("values")), genericParameters: "<Subscription: \(subscription)>",
+                    parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "Subscription")],
+                    effects: "async", returnType: "\(stream)<Subscription.Event>", body: values))),
+            Declaration(
+                documentation: DocComment([
+                    "A channel's events for the source's parameters, each with its channel, event type,\narrival time and sequence number.",
+                ]),
+                .function(Function(
+                    access: access, name: .function(Identifier("envelopes")), genericParameters: "<Subscription: \(subscription)>",
+                    parameters: [Parameter(label: nil, localName: Identifier("subscription"), type: "Subscription.Type")],
+                    effects: "async", returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<Subscription.Event>>",
+                    body: envelopes))),
         ]
     }
 

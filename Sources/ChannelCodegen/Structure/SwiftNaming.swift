@@ -47,8 +47,6 @@ struct SwiftNaming {
     var parameters: ExactKeyDictionary<[Identifier]> = [:]
     /// Operation id → notifier method, and the mock's broadcaster (`devicePresenceValues` → `devicePresence`).
     var methods: ExactKeyDictionary<Identifier> = [:]
-    /// The envelope variant of each receive method (`devicePresenceEnvelopes()`).
-    var envelopeMethods: ExactKeyDictionary<Identifier> = [:]
     var mockProperties: ExactKeyDictionary<Identifier> = [:]
     /// Every channel parameter in first-use order; the notifier holds their values.
     var notifierParameters: [NotifierParameter] = []
@@ -174,6 +172,8 @@ struct SwiftNaming {
         }
         var methodScope = Scope(what: "notifier method")
         methodScope.reserve("source", "the notifier's event source")
+        methodScope.reserve("values", "the notifier's stream of one channel instance")
+        methodScope.reserve("envelopes", "the notifier's stream of envelopes")
         // Method bodies name subscription types in expressions (`XSubscription.self`).
         for name in subscriptionNames { methodScope.reserve(name, "a subscription type") }
         let setterNames = methodScope.claim(distinct.map { parameter in
@@ -191,15 +191,9 @@ struct SwiftNaming {
                   location: operation.origin.location, original: operation.swiftName ?? operation.id, what: "publish method")
         }, &diagnostics)
         for (operation, name) in zip(api.sends, publishNames) { methods[operation.id] = Identifier(name) }
-        // Claimed after every method, so a spec's own names win and a clash gets a suffix and a warning.
-        let envelopeNames = methodScope.claim(methodNames.enumerated().map { index, name in
-            .init(name.hasSuffix("Values") && name.count > 6 ? String(name.dropLast(6)) + "Envelopes" : name + "Envelopes",
-                  explicit: false, location: api.operations[index].origin.location, original: api.operations[index].id,
-                  what: "envelope method")
-        }, &diagnostics)
-        for (operation, name) in zip(api.operations, envelopeNames) { envelopeMethods[operation.id] = Identifier(name) }
 
         var mockScope = Scope(what: "mock property")
+        mockScope.reserve("broadcaster", "the mock's broadcaster lookup")
         let changeNames = mockScope.claim(distinct.map { parameter in
             .init(SwiftIdentifiers.lowerCamel(parameter.name) + "Changes", explicit: false, location: parameter.origin.location,
                   original: parameter.name, what: "mock parameter record")
