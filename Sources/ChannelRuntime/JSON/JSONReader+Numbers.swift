@@ -21,9 +21,7 @@ extension JSONReader {
     /// which are left to it) that fits `T`.
     mutating func readInteger<T: FixedWidthInteger>(_ type: T.Type) throws(JSONReadError) -> T {
         let start = scanner.offset
-        let text = try readNumberText()
-        guard !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-              let value = T(text) else {
+        guard let value = scanner.integer(in: try scanner.readNumber(), as: T.self) else {
             throw JSONReadError(offset: start, reason: "not an integer that fits \(T.self)")
         }
         return value

@@ -61,6 +61,25 @@ package struct JSONScanner {
 
     /// Reads an object, calling `member` with each key; `member` must read or skip the value.
     package mutating func readObject(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
+        try readMembers { scanner throws(Failure) in
+            let key = try scanner.readString()
+            try scanner.expect(UInt8(ascii: ":"), "':'")
+            try member(&scanner, key)
+        }
+    }
+
+    /// `readObject(_:)` for objects whose keys are ASCII without escapes, each passed as where its
+    /// bytes are (no `String` made); any other key throws.
+    package mutating func readObjectWithPlainKeys(_ member: (inout JSONScanner, Range<Int>) throws(Failure) -> Void) throws(Failure) {
+        try readMembers { scanner throws(Failure) in
+            guard let key = scanner.readPlainString() else { throw scanner.failure("a key with escapes or beyond ASCII") }
+            try scanner.expect(UInt8(ascii: ":"), "':'")
+            try member(&scanner, key)
+        }
+    }
+
+    /// The braces and commas of an object; `member` reads one key, its colon and its value.
+    private mutating func readMembers(_ member: (inout JSONScanner) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "{"), "'{'")
         try enterNesting()
         defer { depth -= 1 }
@@ -70,9 +89,7 @@ package struct JSONScanner {
         }
         while true {
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a key") }
-            let key = try readString()
-            try expect(UInt8(ascii: ":"), "':'")
-            try member(&self, key)
+            try member(&self)
             switch peek() {
             case UInt8(ascii: ","): offset += 1
             case UInt8(ascii: "}"):
@@ -149,18 +166,33 @@ package struct JSONScanner {
         }
     }
 
+    /// Where the next string's bytes are (inside its quotes), when it is ASCII without escapes:
+    /// then it is read. Otherwise nothing is read and the result is `nil`.
+    package mutating func readPlainString() -> Range<Int>? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        var high: UInt8 = 0
+        let end = plainRunEnd(from: offset + 1, high: &high)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), high < 0x80 else { return nil }
+        defer { offset = end + 1 }
+        return (offset + 1)..<end
+    }
+
     /// `body`'s result for the next string's bytes, when the string holds no escape and `body`
     /// takes it (non-`nil`): then the string is read. Otherwise nothing is read and the result is
     /// `nil`, so the caller can read the string as a `String` (a date the fast reader does not
     /// know, for one, without making a `String` of every date it does).
     package mutating func readUnescapedString<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
-        guard peek() == UInt8(ascii: "\"") else { return nil }
-        var high: UInt8 = 0
-        let end = plainRunEnd(from: offset + 1, high: &high)
-        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), high < 0x80 else { return nil }
-        guard let result = body(UnsafeBufferPointer(rebasing: bytes[(offset + 1)..<end])) else { return nil }
-        offset = end + 1
+        let start = offset
+        guard let range = readPlainString(), let result = body(UnsafeBufferPointer(rebasing: bytes[range])) else {
+            offset = start
+            return nil
+        }
         return result
+    }
+
+    /// Skips a string, checked as `readString` checks it; no `String` is made of a plain one.
+    private mutating func skipString() throws(Failure) {
+        if readPlainString() == nil { _ = try readString() }
     }
 
     /// Unescapes the string that began at `start` (its opening quote just before) into `output`, from
@@ -307,8 +339,32 @@ package struct JSONScanner {
         return true
     }
 
-    /// Reads a number by the JSON grammar and returns its text (for `Int`/`Double` parsing).
+    /// Reads a number by the JSON grammar and returns its text (for `Double` parsing).
     package mutating func readNumberText() throws(Failure) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[try readNumber()]), as: UTF8.self)
+    }
+
+    /// The integer a number's text at `range` writes (digits, optionally after '-'), when it fits
+    /// `T`; `nil` for a fraction, an exponent, or a value out of range.
+    package func integer<T: FixedWidthInteger>(in range: Range<Int>, as type: T.Type) -> T? {
+        let negative = bytes[range.lowerBound] == UInt8(ascii: "-")
+        // `-0` for an unsigned type is left to the caller's other path.
+        if negative && !T.isSigned { return nil }
+        var value: T = 0
+        for index in (negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            // Negative values are built downwards, so `T.min` fits.
+            let (next, carry) = negative ? shifted.subtractingReportingOverflow(T(digit)) : shifted.addingReportingOverflow(T(digit))
+            guard !overflow, !carry else { return nil }
+            value = next
+        }
+        return value
+    }
+
+    /// Reads a number by the JSON grammar and returns where its text is.
+    package mutating func readNumber() throws(Failure) -> Range<Int> {
         skipWhitespace()
         let start = offset
         func digits() -> Int {
@@ -331,7 +387,7 @@ package struct JSONScanner {
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
             guard digits() > 0 else { throw failure("expected digits in the exponent") }
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        return start..<offset
     }
 
     private mutating func enterNesting() throws(Failure) {
@@ -342,13 +398,18 @@ package struct JSONScanner {
     /// Skips one value of any kind, checking it is well-formed.
     package mutating func skipValue() throws(Failure) {
         switch peek() {
-        case UInt8(ascii: "\""): _ = try readString()
-        case UInt8(ascii: "{"): try readObject { scanner, _ throws(Failure) in try scanner.skipValue() }
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "{"):
+            try readMembers { scanner throws(Failure) in
+                try scanner.skipString()
+                try scanner.expect(UInt8(ascii: ":"), "':'")
+                try scanner.skipValue()
+            }
         case UInt8(ascii: "["): try readArray { scanner throws(Failure) in try scanner.skipValue() }
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"):
             guard consumeNull() else { throw failure("expected null") }
-        case .some: _ = try readNumberText()
+        case .some: _ = try readNumber()
         case nil: throw failure("expected a value")
         }
     }

@@ -56,9 +56,10 @@ final class DecodingSession {
         var declined = false
         /// The furthest offset any value was read to.
         var end = 0
-        /// Each container's members (an array's elements with the key ""), in one buffer: a
+        /// Each container's members (an array's elements with an empty key), in one buffer: a
         /// container keeps its range, and those it opens while reading its values append after it.
-        var members: [(key: String, offset: Int)] = []
+        /// A key is where its bytes are: plain ASCII (see `ObjectMembers`), compared byte for byte.
+        var members: [(key: Range<Int>, offset: Int)] = []
         /// Per object being read, where its next member is expected (see `ObjectMembers`).
         var cursors: [Int] = []
         /// Which decode this is: a container kept from an earlier one finds no members.
@@ -110,35 +111,49 @@ final class DecodingSession {
     /// The offset of the value of `name` among the members at `range`, looked for first where
     /// cursor `slot` points, which then moves past it.
     func offset(of name: String, in range: Range<Int>, cursor slot: Int) -> Int? {
-        let next = state.pointee.cursors[slot]
-        if next < range.upperBound, state.pointee.members[next].key == name {
-            state.pointee.cursors[slot] = next + 1
-            return state.pointee.members[next].offset
+        var name = name
+        return name.withUTF8 { name in
+            let next = state.pointee.cursors[slot]
+            if next < range.upperBound, isKey(state.pointee.members[next].key, name) {
+                state.pointee.cursors[slot] = next + 1
+                return state.pointee.members[next].offset
+            }
+            for index in range where isKey(state.pointee.members[index].key, name) {
+                state.pointee.cursors[slot] = index + 1
+                return state.pointee.members[index].offset
+            }
+            return nil
         }
-        for index in range where state.pointee.members[index].key == name {
-            state.pointee.cursors[slot] = index + 1
-            return state.pointee.members[index].offset
-        }
-        return nil
     }
 
-    /// Whether `key` is among the members from `first` on. Keys are ASCII (see `ObjectMembers`),
-    /// so two of different lengths or first bytes differ, and only the rest are compared whole.
-    func hasMember(_ key: String, from first: Int) -> Bool {
-        let count = key.utf8.count, head = key.utf8.first
-        return state.pointee.members[first...].contains { $0.key.utf8.count == count && $0.key.utf8.first == head && $0.key == key }
+    /// Whether the key at `key` is `name`'s bytes.
+    private func isKey(_ key: Range<Int>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        key.count == name.count && (name.isEmpty || memcmp(state.pointee.bytes.baseAddress! + key.lowerBound, name.baseAddress!, name.count) == 0)
+    }
+
+    /// Whether the key at `key` is among the members from `first` on.
+    func hasMember(_ key: Range<Int>, from first: Int) -> Bool {
+        let bytes = state.pointee.bytes
+        return state.pointee.members[first...].contains { member in
+            member.key.count == key.count && memcmp(bytes.baseAddress! + member.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0
+        }
+    }
+
+    /// The key at `key` as a `String`.
+    func key(_ key: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: state.pointee.bytes[key]), as: UTF8.self)
     }
 
     func memberOffsets(from first: Int) -> [String: Int] {
-        Dictionary(state.pointee.members[first...].lazy.map { ($0.key, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(state.pointee.members[first...].lazy.map { (self.key($0.key), $0.offset) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The members at `range`, of the decode `generation` (none of another's).
-    func members(_ range: Range<Int>, of generation: Int) -> ArraySlice<(key: String, offset: Int)> {
+    func members(_ range: Range<Int>, of generation: Int) -> ArraySlice<(key: Range<Int>, offset: Int)> {
         generation == state.pointee.generation ? state.pointee.members[range] : []
     }
 
-    func addMember(_ key: String, at offset: Int) {
+    func addMember(_ key: Range<Int>, at offset: Int) {
         state.pointee.members.append((key, offset))
     }
 
@@ -273,7 +288,7 @@ extension Dictionary: ScannedDictionary where Key == String, Value: Decodable {
         let object = try ObjectMembers(session: value.session, offset: value.offset, depth: value.depth)
         var result: [String: Value] = [:]
         for (key, offset) in object.members {
-            result[key] = try ScannerValue(session: value.session, offset: offset, depth: value.depth + 1).decode(Value.self)
+            result[value.session.key(key)] = try ScannerValue(session: value.session, offset: offset, depth: value.depth + 1).decode(Value.self)
         }
         // `T` is `Self`: the caller's cast says so.
         return result as! T
@@ -303,16 +318,18 @@ struct ObjectMembers {
         let first = session.memberCount
         var offsets: [String: Int]?
         do throws(JSONReadError) {
-            try scanner.readObject { scanner, key throws(JSONReadError) in
+            // Keys beyond ASCII are equal when canonically equivalent, whatever their bytes, and
+            // escaped keys are equal to others by their text: both are left to `JSONDecoder`.
+            try scanner.readObjectWithPlainKeys { scanner, key throws(JSONReadError) in
                 _ = scanner.peek()
-                // `JSONDecoder` keeps one of two equal keys; which one is its own to decide. Keys
-                // beyond ASCII are equal when canonically equivalent, whatever their bytes: left to it.
-                if key.utf8.contains(where: { $0 >= 0x80 }) { throw JSONReadError(offset: scanner.offset, reason: "a key beyond ASCII") }
+                // `JSONDecoder` keeps one of two equal keys; which one is its own to decide.
                 if session.memberCount - first < Self.largestScanned {
                     if session.hasMember(key, from: first) { throw JSONReadError(offset: scanner.offset, reason: "a key appears twice") }
                 } else {
                     if offsets == nil { offsets = session.memberOffsets(from: first) }
-                    if offsets!.updateValue(scanner.offset, forKey: key) != nil { throw JSONReadError(offset: scanner.offset, reason: "a key appears twice") }
+                    if offsets!.updateValue(scanner.offset, forKey: session.key(key)) != nil {
+                        throw JSONReadError(offset: scanner.offset, reason: "a key appears twice")
+                    }
                 }
                 session.addMember(key, at: scanner.offset)
                 try scanner.skipValue()
@@ -327,8 +344,8 @@ struct ObjectMembers {
         self.offsets = offsets
     }
 
-    var members: ArraySlice<(key: String, offset: Int)> { session.members(range, of: generation) }
-    var keys: [String] { members.map(\.key) }
+    var members: ArraySlice<(key: Range<Int>, offset: Int)> { session.members(range, of: generation) }
+    var keys: [String] { members.map { session.key($0.key) } }
 
     func offset(of name: String) -> Int? {
         guard generation == session.generation else { return nil }
@@ -430,7 +447,7 @@ struct ScannerUnkeyedContainer: UnkeyedDecodingContainer {
         do throws(JSONReadError) {
             try scanner.readArray { scanner throws(JSONReadError) in
                 _ = scanner.peek()
-                session.addMember("", at: scanner.offset)
+                session.addMember(0..<0, at: scanner.offset)
                 try scanner.skipValue()
             }
         } catch {
