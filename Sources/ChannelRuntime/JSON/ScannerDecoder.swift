@@ -270,6 +270,12 @@ struct ScannerValue: SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(UInt32.self) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(UInt64.self) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // Run unspecialized for a dictionary's values: the usual leaf types go straight to their
+        // readers, not through their `init(from:)` and a single-value container.
+        if T.self == String.self { return try decode(String.self) as! T }
+        if T.self == Bool.self { return try decode(Bool.self) as! T }
+        if T.self == Int.self { return try decode(Int.self) as! T }
+        if T.self == Double.self { return try decode(Double.self) as! T }
         if let dictionary = T.self as? any ScannedDictionary.Type {
             return try dictionary.read(from: self, as: T.self)
         }
@@ -287,6 +293,7 @@ extension Dictionary: ScannedDictionary where Key == String, Value: Decodable {
     static func read<T>(from value: ScannerValue, as type: T.Type) throws -> T {
         let object = try ObjectMembers(session: value.session, offset: value.offset, depth: value.depth)
         var result: [String: Value] = [:]
+        result.reserveCapacity(object.members.count)
         for (key, offset) in object.members {
             result[value.session.key(key)] = try ScannerValue(session: value.session, offset: offset, depth: value.depth + 1).decode(Value.self)
         }
