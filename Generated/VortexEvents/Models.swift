@@ -233,15 +233,7 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
         case unknown(String)
 
         public init(rawValue: String) {
-            switch rawValue {
-            case "Pending": self = .pending
-            case "Uploading": self = .uploading
-            case "Processing": self = .processing
-            case "Completed": self = .completed
-            case "Failed": self = .failed
-            case "Deleted": self = .deleted
-            default: self = .unknown(rawValue)
-            }
+            self = Self.byRawValue[rawValue] ?? .unknown(rawValue)
         }
 
         public var rawValue: String {
@@ -258,13 +250,15 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
 
         /// Every value this client knows, in spec order.
         public static let knownCases: [Self] = [
-            .pending,
-            .uploading,
-            .processing,
-            .completed,
-            .failed,
-            .deleted,
+            Self.pending,
+            Self.uploading,
+            Self.processing,
+            Self.completed,
+            Self.failed,
+            Self.deleted,
         ]
+
+        private static let byRawValue: [String: Self] = Dictionary(knownCases.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
 
         // Equality follows the raw value, so `.unknown("Pending")` equals its named case.
         public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -334,15 +328,7 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
         case unknown(String)
 
         public init(rawValue: String) {
-            switch rawValue {
-            case "SetupStatus": self = .setupStatus
-            case "Valid": self = .valid
-            case "NoticePeriod": self = .noticePeriod
-            case "GracePeriod": self = .gracePeriod
-            case "RenewalOverdue": self = .renewalOverdue
-            case "Invalid": self = .invalid
-            default: self = .unknown(rawValue)
-            }
+            self = Self.byRawValue[rawValue] ?? .unknown(rawValue)
         }
 
         public var rawValue: String {
@@ -359,13 +345,15 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
 
         /// Every value this client knows, in spec order.
         public static let knownCases: [Self] = [
-            .setupStatus,
-            .valid,
-            .noticePeriod,
-            .gracePeriod,
-            .renewalOverdue,
-            .invalid,
+            Self.setupStatus,
+            Self.valid,
+            Self.noticePeriod,
+            Self.gracePeriod,
+            Self.renewalOverdue,
+            Self.invalid,
         ]
+
+        private static let byRawValue: [String: Self] = Dictionary(knownCases.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
 
         // Equality follows the raw value, so `.unknown("SetupStatus")` equals its named case.
         public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -538,10 +526,7 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
         case unknown(String)
 
         public init(rawValue: String) {
-            switch rawValue {
-            case "PASSWORD_CHANGED": self = .passwordChanged
-            default: self = .unknown(rawValue)
-            }
+            self = Self.byRawValue[rawValue] ?? .unknown(rawValue)
         }
 
         public var rawValue: String {
@@ -552,7 +537,9 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
         }
 
         /// Every value this client knows, in spec order.
-        public static let knownCases: [Self] = [.passwordChanged]
+        public static let knownCases: [Self] = [Self.passwordChanged]
+
+        private static let byRawValue: [String: Self] = Dictionary(knownCases.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
 
         // Equality follows the raw value, so `.unknown("PASSWORD_CHANGED")` equals its named case.
         public static func == (lhs: Self, rhs: Self) -> Bool {

@@ -230,8 +230,8 @@ struct GeneratorRegressionTests {
             """
         let result = try await generate(["main.yaml": spec])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.models.contains(#"case "\r\n": self = .crLf"#))
-        #expect(result.models.contains(#"case "\n": self = .lf"#))
+        #expect(result.models.contains(#"case .crLf: return "\r\n""#))
+        #expect(result.models.contains(#"case .lf: return "\n""#))
         #expect(result.models.contains(#"/// - Example: `first line"#))
     }
 }

@@ -153,14 +153,7 @@ struct SnippetTests {
                 case unknown(String)
 
                 public init(rawValue: String) {
-                    switch rawValue {
-                    case "PASSWORD_CHANGED": self = .passwordChanged
-                    case "\r\n": self = .crLf
-                    case "*/": self = .asteriskSlash
-                    case "unknown": self = .unknown2
-                    case "": self = .empty
-                    default: self = .unknown(rawValue)
-                    }
+                    self = Self.byRawValue[rawValue] ?? .unknown(rawValue)
                 }
 
                 public var rawValue: String {
@@ -176,12 +169,14 @@ struct SnippetTests {
 
                 /// Every value this client knows, in spec order.
                 public static let knownCases: [Self] = [
-                    .passwordChanged,
-                    .crLf,
-                    .asteriskSlash,
-                    .unknown2,
-                    .empty,
+                    Self.passwordChanged,
+                    Self.crLf,
+                    Self.asteriskSlash,
+                    Self.unknown2,
+                    Self.empty,
                 ]
+
+                private static let byRawValue: [String: Self] = Dictionary(knownCases.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
 
                 // Equality follows the raw value, so `.unknown("PASSWORD_CHANGED")` equals its named case.
                 public static func == (lhs: Self, rhs: Self) -> Bool {

@@ -299,9 +299,9 @@ struct ModelsStructure {
                         .code("self = .\(name)"), .code("return"),
                     ])
                 } + [.code("self = .unknown(rawValue)")]
-                : [.switch("rawValue", cases.map { value, name in
-                    SwitchCase(pattern: .literal(value.value), body: [.code("self = .\(name)")])
-                } + [SwitchCase(pattern: nil, body: [.code("self = .unknown(rawValue)")])])]))))
+                // A table built once from `knownCases`, not a `switch` over string patterns: the
+                // compiler checks each pattern as an expression (Benchmarks/README.md, §10).
+                : [.code("self = Self.byRawValue[rawValue] ?? .unknown(rawValue)")]))))
         result.append(Declaration(.variable(Variable(
             access: access, binding: .var, name: Identifier("rawValue"), type: string,
             // `return` statements, not a `switch` expression: the compiler checks an expression's
@@ -313,7 +313,14 @@ struct ModelsStructure {
             documentation: DocComment(["Every value this client knows, in spec order."]),
             .variable(Variable(
                 access: access, isStatic: true, binding: .let, name: Identifier("knownCases"), type: "[Self]",
-                value: .array(cases.map { ".\($0.1)" })))))
+                // `Self.name`, not `.name`: thousands of implicit members in one literal are
+                // inferred together (Benchmarks/README.md, §10).
+                value: .array(cases.map { "Self.\($0.1)" })))))
+        if !byScalars {
+            result.append(Declaration(.variable(Variable(
+                access: .private, isStatic: true, binding: .let, name: Identifier("byRawValue"), type: "[\(string): Self]",
+                value: .code("\(types.swift("Dictionary"))(knownCases.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })")))))
+        }
         result.append(Declaration(.lineComment([
             "Equality follows the raw value, so `.unknown(\(SwiftTypes.quoted(values.first?.value ?? "")))` equals its named case.",
         ])))

@@ -248,7 +248,7 @@ struct SwiftNaming {
         case .stringEnum(let values):
             var scope = Scope(what: "enum case", hint: "the value on the wire is unchanged")
             scope.reserve("unknown", "the case for values this client does not know")
-            for name in ["knownCases", "rawValue", "hashValue"] { scope.reserve(name, "a member the generator declares") }
+            for name in ["knownCases", "byRawValue", "rawValue", "hashValue"] { scope.reserve(name, "a member the generator declares") }
             result.cases = scope.claim(values.map { value in
                 .init(SwiftIdentifiers.lowerCamel(value.value), explicit: false, location: value.location, original: value.value)
             }, &result.diagnostics).map(Identifier.init)
