@@ -133,10 +133,8 @@ final class DecodingSession {
 
     /// Whether the key at `key` is among the members from `first` on.
     func hasMember(_ key: Range<Int>, from first: Int) -> Bool {
-        let bytes = state.pointee.bytes
-        return state.pointee.members[first...].contains { member in
-            member.key.count == key.count && memcmp(bytes.baseAddress! + member.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0
-        }
+        let name = UnsafeBufferPointer(rebasing: state.pointee.bytes[key])
+        return state.pointee.members[first...].contains { isKey($0.key, name) }
     }
 
     /// The key at `key` as a `String`.
@@ -292,9 +290,10 @@ protocol ScannedDictionary {
 extension Dictionary: ScannedDictionary where Key == String, Value: Decodable {
     static func read<T>(from value: ScannerValue, as type: T.Type) throws -> T {
         let object = try ObjectMembers(session: value.session, offset: value.offset, depth: value.depth)
+        let members = object.members
         var result: [String: Value] = [:]
-        result.reserveCapacity(object.members.count)
-        for (key, offset) in object.members {
+        result.reserveCapacity(members.count)
+        for (key, offset) in members {
             result[value.session.key(key)] = try ScannerValue(session: value.session, offset: offset, depth: value.depth + 1).decode(Value.self)
         }
         // `T` is `Self`: the caller's cast says so.
