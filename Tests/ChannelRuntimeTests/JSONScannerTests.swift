@@ -314,3 +314,59 @@ struct KeptDecoderTests {
         #expect(throws: (any Error).self) { try kept.decoder.container(keyedBy: Keeper.Keys.self) }
     }
 }
+
+/// Keys are compared as bytes and integers read from their digits: what the byte comparison cannot
+/// decide (escaped or non-ASCII keys) goes to `JSONDecoder`, and every answer agrees with it.
+@Suite("Fast path: keys as bytes, integers from digits")
+struct ByteKeyTests {
+    private struct Named: Decodable, Equatable {
+        let eventType: String
+        let n: Int
+    }
+
+    private func jsonDecoder<T: Decodable>(_ type: T.Type, _ text: String) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    @Test func keysTheBytesCannotDecideAreLeftToJSONDecoder() throws {
+        let reader = ScannerDecoding()
+        #expect(reader.read(Named.self, from: #"{"eventType":"a","n":1}"#) == Named(eventType: "a", n: 1))
+        // Escaped (`\u0065` is `e`), twice, beyond ASCII: declined, and the fallback decodes as JSONDecoder does.
+        for text in [#"{"\u0065ventType":"a","n":1}"#, #"{"eventType":"a","n":1,"eventType":"b"}"#, #"{"é":1,"eventType":"a","n":1}"#] {
+            #expect(reader.read(Named.self, from: text) == nil, "\(text)")
+            let viaFallback = try? reader.decode(Named.self, from: text, fallback: JSONDecoder())
+            #expect(viaFallback == jsonDecoder(Named.self, text), "\(text)")
+        }
+    }
+
+    @Test func skippedValuesAreCheckedAsReadOnesAre() {
+        let reader = ScannerDecoding()
+        // An unknown member's escaped, non-ASCII string is skipped by reading it whole.
+        let escaped = #"{"eventType":"a","n":1,"x":"caf\u00e9 \"q\" é"}"#
+        #expect(reader.read(Named.self, from: escaped) == Named(eventType: "a", n: 1))
+        // A malformed escape, a bad number or invalid UTF-8 in a skipped value: declined (JSONDecoder
+        // here may accept what it never reads), so the payload gets JSONDecoder's own answer.
+        var invalidUTF8 = Array(#"{"eventType":"a","n":1,"x":"?"}"#.utf8)
+        invalidUTF8[invalidUTF8.count - 3] = 0xFF
+        for bytes in [Array(#"{"eventType":"a","n":1,"x":"\q"}"#.utf8), Array(#"{"eventType":"a","n":1,"x":01}"#.utf8), invalidUTF8] {
+            #expect(bytes.withUnsafeBufferPointer { reader.read(Named.self, from: $0) } == nil)
+        }
+        for text in [#"{"eventType":"a","n":1,"x":"\q"}"#, #"{"eventType":"a","n":1,"x":01}"#] {
+            #expect((try? reader.decode(Named.self, from: text, fallback: JSONDecoder())) == jsonDecoder(Named.self, text), "\(text)")
+        }
+    }
+
+    @Test func integersAtTheirLimitsAgreeWithJSONDecoder() {
+        let reader = ScannerDecoding()
+        #expect(reader.read(Int8.self, from: "-128") == -128)
+        #expect(reader.read(Int64.self, from: "-9223372036854775808") == Int64.min)
+        #expect(reader.read(UInt64.self, from: "18446744073709551615") == UInt64.max)
+        for text in ["127", "-128", "128", "-129", "0", "-0", "255", "256", "1.0", "1e2", "-1"] {
+            // The fast path answers as JSONDecoder, or declines (nil).
+            if let fast = reader.read(Int8.self, from: text) { #expect(fast == jsonDecoder(Int8.self, text), "\(text)") }
+            if let fast = reader.read(UInt8.self, from: text) { #expect(fast == jsonDecoder(UInt8.self, text), "\(text)") }
+            #expect(reader.read(Int8.self, from: text) != nil || ["128", "-129", "255", "256", "1.0", "1e2"].contains(text), "\(text)")
+        }
+        #expect(reader.read(UInt8.self, from: "-0") == nil)
+    }
+}
