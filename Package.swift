@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Where the runtime's default transports are SwiftNIO's; on Apple platforms they are URLSession's and
+// NIO is built only for an app that asks for `NIOChannelTransports`.
+let nioDefaultPlatforms: [Platform] = [.linux, .android, .windows, .openbsd]
+
 let package = Package(
     name: "swift-channelgen",
     // hummingbird-websocket (the emulator) needs macOS 14 / iOS 17 / tvOS 17.
@@ -16,6 +20,8 @@ let package = Package(
         .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
         .library(name: "ChannelStreams", targets: ["ChannelStreams"]),
         .library(name: "SSERuntime", targets: ["SSERuntime"]),
+        .library(name: "URLSessionChannelTransports", targets: ["URLSessionChannelTransports"]),
+        .library(name: "NIOChannelTransports", targets: ["NIOChannelTransports"]),
         .library(name: "ChannelRuntimeTesting", targets: ["ChannelRuntimeTesting"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
@@ -96,24 +102,16 @@ let package = Package(
             name: "ChannelStreams",
             dependencies: ["ChannelRuntime", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")]
         ),
-        // The HTTP/1.1 client connect both transports' HTTP clients share (URL reading, TLS with
-        // SNI, request head); not a product.
+        // The wire adapters: WebSocket, event stream and HTTP POST clients behind the protocols in
+        // ChannelRuntime (`WebSocketTransport`, `EventStreamTransport`, `HTTPPostClient`). The
+        // URLSession ones need Foundation alone and are the default on Apple platforms; the SwiftNIO
+        // ones (swift-websocket's WSClient, NIO SSL) are the default elsewhere and a product of their
+        // own, so an Apple app builds NIO only if it asks for these.
+        .target(name: "URLSessionChannelTransports", dependencies: ["ChannelRuntime"]),
         .target(
-            name: "NIOHTTPClientSupport",
+            name: "NIOChannelTransports",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
-        ),
-
-        // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
-        // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
-        .target(
-            name: "AppSyncRuntime",
-            dependencies: [
-                "ChannelRuntime", "NIOHTTPClientSupport",
+                "ChannelRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -126,19 +124,26 @@ let package = Package(
             ]
         ),
 
+        // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
+        // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
+        .target(
+            name: "AppSyncRuntime",
+            dependencies: [
+                "ChannelRuntime", "URLSessionChannelTransports",
+                .target(name: "NIOChannelTransports", condition: .when(platforms: nioDefaultPlatforms)),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The second transport: Server-Sent Events from a Mercure hub (one stream, many channels,
         // Last-Event-ID resume) on the transport-neutral core (authorization included); it does
         // not depend on AppSyncRuntime.
         .target(
             name: "SSERuntime",
             dependencies: [
-                "ChannelRuntime", "NIOHTTPClientSupport",
+                "ChannelRuntime", "URLSessionChannelTransports",
+                .target(name: "NIOChannelTransports", condition: .when(platforms: nioDefaultPlatforms)),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
 
@@ -187,7 +192,7 @@ let package = Package(
         .executableTarget(
             name: "vortex-demo",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator",
+                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "NIOChannelTransports", "URLSessionChannelTransports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -214,18 +219,19 @@ let package = Package(
                 "ChannelStreams",
                 "SeededRandom",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                "AppSyncRuntime",
+                "AppSyncRuntime", "NIOChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "SeededRandom"]),
+        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "NIOChannelTransports", "SeededRandom"]),
         .testTarget(
             name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime", "ChannelRuntimeTesting", "SeededRandom"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "ChildProcessSupport",
+                "NIOChannelTransports", "URLSessionChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

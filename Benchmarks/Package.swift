@@ -23,6 +23,8 @@ let package = Package(
                 .product(name: "AppSyncRuntime", package: root),
                 .product(name: "AppSyncEmulator", package: root),
                 .product(name: "SSERuntime", package: root),
+                .product(name: "NIOChannelTransports", package: root),
+                .product(name: "URLSessionChannelTransports", package: root),
                 .product(name: "ChannelRuntimeTesting", package: root),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,7 +3,9 @@ import AppSyncRuntime
 import ArgumentParser
 import Foundation
 import Logging
+import NIOChannelTransports
 import SSERuntime
+import URLSessionChannelTransports
 import VortexEvents
 
 /// The generated Vortex client end to end: subscribe to the user's nine channels, publish one
@@ -19,13 +21,30 @@ struct VortexDemo: AsyncParsableCommand {
             (or --token <jwt> instead of --api-key).
             With --transport sse the same generated notifier runs on Server-Sent Events from the
             Mercure hub at /.well-known/mercure (the embedded emulator serves one).
+            websocket and sse use the platform's default clients (URLSession on Apple platforms,
+            SwiftNIO elsewhere); the -nio and -urlsession choices name the client (and the HTTP
+            publisher's) explicitly. websocket-urlsession needs an Apple platform: FoundationNetworking's
+            WebSocket does not connect on Linux.
             """)
 
     enum Transport: String, ExpressibleByArgument, CaseIterable {
         case websocket, sse
+        case websocketNIO = "websocket-nio", websocketURLSession = "websocket-urlsession"
+        case sseNIO = "sse-nio", sseURLSession = "sse-urlsession"
+
+        var isSSE: Bool { [.sse, .sseNIO, .sseURLSession].contains(self) }
+
+        /// Whether the clients are named (`nil`: the platform's defaults) and which.
+        var usesURLSession: Bool? {
+            switch self {
+            case .websocket, .sse: nil
+            case .websocketNIO, .sseNIO: false
+            case .websocketURLSession, .sseURLSession: true
+            }
+        }
     }
 
-    @Option(help: "How events arrive: websocket (AppSync Events) or sse (a Mercure hub).")
+    @Option(help: "How events arrive: websocket (AppSync Events) or sse (a Mercure hub), optionally with the client named: websocket-nio, websocket-urlsession, sse-nio, sse-urlsession.")
     var transport: Transport = .websocket
 
     @Option(help: "HTTP endpoint of a real Event API (…/event). Omit to use the embedded emulator.")
@@ -47,6 +66,11 @@ struct VortexDemo: AsyncParsableCommand {
     var verbose = false
 
     mutating func validate() throws {
+        #if !canImport(Darwin)
+        if transport == .websocketURLSession {
+            throw ValidationError("websocket-urlsession needs an Apple platform: FoundationNetworking's WebSocket does not connect on Linux; use websocket or websocket-nio")
+        }
+        #endif
         if endpoint != nil && (apiKey == nil) == (token == nil) {
             throw ValidationError("with --endpoint, pass exactly one of --api-key or --token")
         }
@@ -94,11 +118,22 @@ struct VortexDemo: AsyncParsableCommand {
     private func demo(httpEndpoint: String, subscriber subscriberAuthorization: AppSyncAuthorization, publisher publisherAuthorization: AppSyncAuthorization, logger: Logger) async throws {
         // 2. The generated notifier on one connection; the transport is configuration, not a regenerate.
         let appSync = try AppSyncEndpoint(http: httpEndpoint)
-        let connection: any DemoConnection = switch transport {
-        case .websocket:
-            AppSyncConnection(configuration: AppSyncConfiguration(endpoint: appSync, authorization: subscriberAuthorization), logger: logger)
-        case .sse:
-            SSEConnection(configuration: SSEConfiguration(endpoint: appSync, authorization: subscriberAuthorization), logger: logger)
+        let connection: any DemoConnection
+        switch (transport.isSSE, transport.usesURLSession) {
+        case (false, let urlSession):
+            let configuration = AppSyncConfiguration(endpoint: appSync, authorization: subscriberAuthorization)
+            connection = switch urlSession {
+            case nil: AppSyncConnection(configuration: configuration, logger: logger)
+            case true?: AppSyncConnection(configuration: configuration, transport: URLSessionWebSocketTransport(), logger: logger)
+            case false?: AppSyncConnection(configuration: configuration, transport: WSClientTransport(logger: logger), logger: logger)
+            }
+        case (true, let urlSession):
+            let configuration = SSEConfiguration(endpoint: appSync, authorization: subscriberAuthorization)
+            connection = switch urlSession {
+            case nil: SSEConnection(configuration: configuration, logger: logger)
+            case true?: SSEConnection(configuration: configuration, transport: URLSessionEventStreamTransport(), logger: logger)
+            case false?: SSEConnection(configuration: configuration, transport: NIOEventStreamTransport(), logger: logger)
+            }
         }
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: logger))
         try await notifier.setUserId(userId)
@@ -114,13 +149,23 @@ struct VortexDemo: AsyncParsableCommand {
             await connection.disconnect()
             throw DemoFailure("the nine subscriptions were not acknowledged within \(timeout) s (connection: \(state))")
         }
-        print("Subscribed to 9 channels of user \(userId) on one \(transport == .sse ? "Server-Sent Events stream" : "WebSocket")")
+        print("Subscribed to 9 channels of user \(userId) on one \(transport.isSSE ? "Server-Sent Events stream" : "WebSocket")")
 
         // 3. One sample event per channel, over HTTP, as the backend would publish them.
         for (channel, event) in try Samples.events(userId: userId) {
             // `--timeout` bounds the publishes too, however slowly a server answers.
             let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
-            let publisher = AppSyncHTTPPublisher(endpoint: appSync, authorization: publisherAuthorization, client: NIOHTTPPostClient(timeout: remaining))
+            let client: any HTTPPostClient = switch transport.usesURLSession {
+            case true?: URLSessionPostClient(timeout: remaining)
+            case false?: NIOHTTPPostClient(timeout: remaining)
+            case nil:
+                #if canImport(Darwin)
+                URLSessionPostClient(timeout: remaining)
+                #else
+                NIOHTTPPostClient(timeout: remaining)
+                #endif
+            }
+            let publisher = AppSyncHTTPPublisher(endpoint: appSync, authorization: publisherAuthorization, client: client)
             let result = try await publisher.publish([event], to: channel)
             guard result.failed.isEmpty else { throw DemoFailure("publishing to \(channel) failed: \(result.failed)") }
         }

@@ -2,6 +2,7 @@ import AppSyncRuntime
 import ChannelRuntime
 import ChannelRuntimeTesting
 import Foundation
+import NIOChannelTransports
 import NIOConcurrencyHelpers
 import Testing
 

@@ -2,8 +2,10 @@ import AppSyncEmulator
 import AppSyncRuntime
 import Foundation
 import Logging
+import NIOChannelTransports
 import NIOConcurrencyHelpers
 import Testing
+import URLSessionChannelTransports
 
 /// A WebSocket client that sends and reads raw protocol frames (through the runtime's transport).
 /// Frames are buffered in the background so every read is bounded: a frame that never comes fails

@@ -1,6 +1,7 @@
 import AppSyncRuntime
 import Foundation
 import Logging
+import NIOChannelTransports
 import NIOConcurrencyHelpers
 import Testing
 

@@ -3,6 +3,7 @@ import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 import Logging
+import NIOChannelTransports
 import NIOConcurrencyHelpers
 import SSERuntime
 import Testing

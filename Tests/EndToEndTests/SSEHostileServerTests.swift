@@ -2,31 +2,39 @@ import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 import Logging
+import NIOChannelTransports
 import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
 
 /// The SSE connection against scripted loopback servers that misbehave: oversized and garbled
 /// events, informational responses, redirects, servers that never answer.
+/// Part of the transport conformance suite: each case runs against every adapter in `Adapters.eventStream`.
 @Suite("SSE connection against hostile servers")
 struct SSEHostileServerTests {
-    static func connection(to server: ScriptedServer, _ configure: (inout SSEConfiguration) -> Void = { _ in }) throws -> SSEConnection {
+    static let adapters = Adapters.eventStream
+
+    static func connection(
+        to server: ScriptedServer, transport: any EventStreamTransport = NIOEventStreamTransport(),
+        _ configure: (inout SSEConfiguration) -> Void = { _ in }
+    ) throws -> SSEConnection {
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         configure(&configuration)
-        return SSEConnection(configuration: configuration, logger: SSEConnectionTests.quiet)
+        return SSEConnection(configuration: configuration, transport: transport, logger: SSEConnectionTests.quiet)
     }
 
     static let eventStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
 
-    @Test func oversizedAndGarbledEventsAreDroppedAndTheStreamGoesOn() async throws {
+    @Test(arguments: adapters)
+    func oversizedAndGarbledEventsAreDroppedAndTheStreamGoesOn(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let body = ":heartbeat\n\n"
             + "event: /app/a\ndata: \(String(repeating: "x", count: 5000))\n\n"
             + "\u{1}garbage without a colon\n\nevent\n\nretry: soon\n\n"
             + "id: 7\nevent: /app/a\ndata: {\"n\":1}\n\n"
         let server = try await ScriptedServer.start(closing: false) { _ in Array((Self.eventStreamHead + body).utf8) }
-        let connection = try Self.connection(to: server) { $0.maximumEventBytes = 1024 }
+        let connection = try Self.connection(to: server, transport: adapter.make()) { $0.maximumEventBytes = 1024 }
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
@@ -39,10 +47,11 @@ struct SSEHostileServerTests {
         await server.stop()
     }
 
-    @Test func informationalResponsesBeforeTheAnswerDoNotTrap() async throws {
+    @Test(arguments: adapters)
+    func informationalResponsesBeforeTheAnswerDoNotTrap(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let reply = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + Self.eventStreamHead + "event: /app/a\ndata: {}\n\n"
         let server = try await ScriptedServer.start(closing: false) { _ in Array(reply.utf8) }
-        let connection = try Self.connection(to: server)
+        let connection = try Self.connection(to: server, transport: adapter.make())
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
@@ -52,11 +61,12 @@ struct SSEHostileServerTests {
         await server.stop()
     }
 
-    @Test func aRedirectIsNotFollowedAndEndsTheConnection() async throws {
+    @Test(arguments: adapters)
+    func aRedirectIsNotFollowedAndEndsTheConnection(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let server = try await ScriptedServer.start { _ in
             Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/steal\r\nContent-Length: 0\r\n\r\n".utf8)
         }
-        let connection = try Self.connection(to: server)
+        let connection = try Self.connection(to: server, transport: adapter.make())
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("the refusal") {
@@ -68,9 +78,10 @@ struct SSEHostileServerTests {
         await server.stop()
     }
 
-    @Test func aServerThatNeverAnswersIsCutOffAndLeavesNoSocketOpen() async throws {
+    @Test(arguments: adapters)
+    func aServerThatNeverAnswersIsCutOffAndLeavesNoSocketOpen(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let server = try await ScriptedServer.start(closing: false) { _ in [] }
-        let connection = try Self.connection(to: server) { $0.connectTimeout = .milliseconds(200) }
+        let connection = try Self.connection(to: server, transport: adapter.make()) { $0.connectTimeout = .milliseconds(200) }
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("three timed-out attempts") { server.openedConnections.withLockedValue { $0 } >= 3 }
@@ -84,12 +95,13 @@ struct SSEHostileServerTests {
     /// write then fails, but the answer is on the wire and must be read: under load the client
     /// lost this race between its head and end writes, never saw the stream's event, and reopened
     /// without `Last-Event-ID`. (The race needs a slowed client; unloaded, this passes either way.)
-    @Test func anAnswerSentBeforeTheRequestWasReadIsStillRead() async throws {
+    @Test(arguments: adapters)
+    func anAnswerSentBeforeTheRequestWasReadIsStillRead(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let reply = Self.eventStreamHead + "id: 9\nevent: /app/a\ndata: {}\n\n"
         let server = try await ScriptedServer.start(answeringEarly: true) { _, _ in Array(reply.utf8) }
         let url = URL(string: "http://127.0.0.1:\(server.port)/.well-known/mercure?topic=/app/a")!
         for attempt in 1...25 {
-            let response = try await bounded("the response") { try await NIOEventStreamTransport().open(url, headers: []) }
+            let response = try await bounded("the response") { try await adapter.make().open(url, headers: []) }
             #expect(response.status == 200, "attempt \(attempt)")
             let body = try await bounded("the body to end") { await response.body.reduce(into: []) { $0 += $1 } }
             #expect(String(decoding: body, as: UTF8.self) == "id: 9\nevent: /app/a\ndata: {}\n\n", "attempt \(attempt)")
@@ -97,13 +109,14 @@ struct SSEHostileServerTests {
         await server.stop()
     }
 
-    @Test func aStreamThatEndsIsReopenedWithTheLastEventID() async throws {
+    @Test(arguments: adapters)
+    func aStreamThatEndsIsReopenedWithTheLastEventID(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start { _, request in
             requests.append(request)
             return Array((Self.eventStreamHead + "retry: 10\nid: \(requests.count)\nevent: /app/a\ndata: {}\n\n").utf8)
         }
-        let connection = try Self.connection(to: server)
+        let connection = try Self.connection(to: server, transport: adapter.make())
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("three streams") { requests.count >= 3 }

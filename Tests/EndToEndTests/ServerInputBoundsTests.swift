@@ -2,6 +2,7 @@ import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 import Logging
+import NIOChannelTransports
 import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
@@ -12,6 +13,11 @@ import Testing
 @Suite("Server input is read with a bound")
 struct ServerInputBoundsTests {
     static let mebibyte = 1 << 20
+    #if canImport(Darwin)
+    static let isApplePlatform = true
+    #else
+    static let isApplePlatform = false
+    #endif
     static let eventStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
 
     /// An SSE body used to go through an unbounded buffer before the parser: a server sending faster
@@ -20,6 +26,7 @@ struct ServerInputBoundsTests {
     /// reading, the server is stopped by TCP after about the socket buffers' size; and what was
     /// held back all arrives once the body is read.
     @Test func anSSEBodyNobodyReadsStopsTheServerAndLosesNothing() async throws {
+        // NIO's transport stops reading the socket; URLSession's (`sseBodyNobodyReadsIsBounded…`) cannot.
         let total = 128 * Self.mebibyte
         let event = Array("event: /nobody/listens\ndata: {\"padding\":\"\(String(repeating: "x", count: 4000))\"}\n\n".utf8)
         let server = try await StreamingServer.start(head: Self.eventStreamHead, chunk: event, total: total)
@@ -100,25 +107,31 @@ struct ServerInputBoundsTests {
 
     /// HTTP publish read the whole answer: a 500 with a 2 GB body took 4 GB. Now the client keeps
     /// 64 KiB and closes the socket; the publish fails with the status.
-    @Test func aHugeErrorAnswerIsCutAndThePublishFails() async throws {
+    @Test(arguments: Adapters.httpPost)
+    func aHugeErrorAnswerIsCutAndThePublishFails(_ adapter: PostAdapter) async throws {
         let server = try await StreamingServer.start(
             head: "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2000000000\r\n\r\n",
             chunk: Array(repeating: UInt8(ascii: "x"), count: 64 * 1024), total: 2_000_000_000)
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
-        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"))
+        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter())
         let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 500", code: "500")])) { try outcome.get() }
         try await waitFor("the socket closed") { server.openSockets == 0 }
-        #expect(server.sentBytes < 48 * Self.mebibyte)
+        // FoundationNetworking (Linux) reads ahead of URLSession's delegate without a bound, and
+        // keeps reading for a while after the cancel: the answer kept is bounded, the bytes read are not.
+        if adapter.name != "URLSessionPostClient" || Self.isApplePlatform {
+            #expect(server.sentBytes < 48 * Self.mebibyte)
+        }
         await server.stop()
     }
 
     /// The client's answer is at most `maximumResponseBytes`, even from an endless `200`.
-    @Test func anEndlessAnswerIsKeptUpToTheLimit() async throws {
+    @Test(arguments: Adapters.httpPost)
+    func anEndlessAnswerIsKeptUpToTheLimit(_ adapter: PostAdapter) async throws {
         let server = try await StreamingServer.start(
             head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n",
             chunk: Array(repeating: UInt8(ascii: " "), count: 10_000), total: Int.max)
-        let client = NIOHTTPPostClient(maximumResponseBytes: 100_000)
+        let client = adapter(maximumResponseBytes: 100_000)
         let url = URL(string: "http://127.0.0.1:\(server.port)/event")!
         let answer = try await bounded("the answer") { try await client.post(url, headers: [:], body: Data("{}".utf8)) }
         #expect(answer.status == 200)
@@ -129,11 +142,12 @@ struct ServerInputBoundsTests {
 
     /// HTTP publish had no overall deadline: a server sending a byte every few seconds kept a
     /// publish alive forever (its timeout counted silence only). Now `timeout` bounds the whole exchange.
-    @Test func aTricklingAnswerEndsAtTheDeadline() async throws {
+    @Test(arguments: Adapters.httpPost)
+    func aTricklingAnswerEndsAtTheDeadline(_ adapter: PostAdapter) async throws {
         let server = try await StreamingServer.start(
             head: "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", chunk: [UInt8(ascii: " ")], total: 1000, every: .milliseconds(50))
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
-        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: NIOHTTPPostClient(timeout: .milliseconds(500)))
+        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
         let outcome = try await bounded("the publish", within: 20) { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
         try await waitFor("the socket closed") { server.openSockets == 0 }

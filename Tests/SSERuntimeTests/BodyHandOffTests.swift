@@ -1,4 +1,4 @@
-@testable import SSERuntime
+@testable import NIOChannelTransports
 import Testing
 
 /// The hand-off between the socket reader and the body's consumer: everything arrives in order,

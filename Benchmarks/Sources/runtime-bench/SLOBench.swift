@@ -4,6 +4,7 @@ import ArgumentParser
 import ChannelRuntime
 import Foundation
 import SSERuntime
+import URLSessionChannelTransports
 import VortexEvents
 
 /// What the SLO benchmark needs of either transport's connection.

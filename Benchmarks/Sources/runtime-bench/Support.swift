@@ -2,6 +2,7 @@ import AppSyncRuntime
 import ChannelRuntimeTesting
 import Foundation
 import Logging
+import NIOChannelTransports
 
 let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
 

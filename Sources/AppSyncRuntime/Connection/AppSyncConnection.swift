@@ -30,13 +30,13 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
     ///
     /// - Parameters:
     ///   - configuration: the endpoint, authorization and timing.
-    ///   - transport: the WebSocket client (`WSClientTransport` by default).
+    ///   - transport: the WebSocket client (`URLSessionWebSocketTransport` on Apple platforms, `WSClientTransport` elsewhere).
     ///   - clock: the clock every delay and timeout uses (inject one in tests).
     ///   - metrics: where counters go.
     ///   - logger: where diagnostics go; tokens never reach it.
     public init(
         configuration: AppSyncConfiguration,
-        transport: any WebSocketTransport = WSClientTransport(),
+        transport: any WebSocketTransport = defaultWebSocketTransport(),
         clock: some Clock<Duration> = ContinuousClock(),
         metrics: RuntimeMetrics = RuntimeMetrics(),
         logger: Logger = Logger(label: "AppSyncRuntime.AppSyncConnection")

@@ -1,57 +1,5 @@
 @_spi(Generated) import ChannelRuntime
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// Sends an HTTP `POST`; behind a protocol so tests and apps can bring their own client.
-public protocol HTTPPostClient: Sendable {
-/// Posts `body` to `url` with `headers`; returns the answer's status and body (a redirect is an answer, not followed).
-    func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data)
-}
-
-/// `URLSession` (plain HTTP works on Linux too; only its WebSocket support does not).
-///
-/// Redirects are not followed: the 3xx answer comes back as it is (and `AppSyncHTTPPublisher` reports
-/// it as an error), because following one would send the `x-api-key` or `Authorization` header to
-/// whatever host the `Location` names.
-///
-/// The whole request is bounded by `timeoutIntervalForResource` (30 s), but the answer's body is read
-/// in full, whatever its size: `NIOHTTPPostClient`, the default, also bounds that.
-public struct URLSessionPostClient: HTTPPostClient {
-    private let session: URLSession
-
-    /// A client with its own session that does not follow redirects.
-    public init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForResource = 30
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
-    }
-
-    /// Posts `body` to `url` and returns the status and body of the answer, a redirect included.
-    public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.timeoutInterval = 30
-        // Not tied to the caller's cancellation: on Linux, cancelling `data(for:)` while it completes
-        // can deadlock FoundationNetworking (the cancel handler waits on the session's queue, which
-        // waits on the task's status lock; seen in `runtime-bench slo`). The request ends by itself,
-        // bounded by `timeoutInterval`.
-        let (data, response) = try await Task { [session] in try await session.data(for: request) }.value
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
-    }
-}
-
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
 
 /// Publishes over HTTP: `POST <http endpoint>/event` with `{"channel": …, "events": [1–5 JSON texts]}`.
 /// Per-event failures come back inside a successful response (`PublishResult.failed`).
@@ -63,13 +11,13 @@ public struct AppSyncHTTPPublisher: Sendable {
     private let client: any HTTPPostClient
     private let metrics: RuntimeMetrics?
 
-    /// A publisher for `endpoint`; `client` sends the request (`NIOHTTPPostClient` by default: its
-    /// answer is bounded to 64 KiB and the whole publish to 30 s).
+    /// A publisher for `endpoint`; `client` sends the request (`URLSessionPostClient` on Apple
+    /// platforms, `NIOHTTPPostClient` elsewhere: both bound the answer to 64 KiB and the publish to 30 s).
     /// With `metrics` (e.g. the connection's), each successful publish's duration is recorded there
     /// (swift-metrics timer `channelgen_publish_duration`).
     public init(
         endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization,
-        client: any HTTPPostClient = NIOHTTPPostClient(), metrics: RuntimeMetrics? = nil
+        client: any HTTPPostClient = defaultHTTPPostClient(), metrics: RuntimeMetrics? = nil
     ) {
         self.endpoint = endpoint
         self.authorization = authorization

@@ -40,13 +40,13 @@ public final class SSEConnection: ManagedConnection, ChannelConnection, @uncheck
     ///
     /// - Parameters:
     ///   - configuration: the hub, authorization and timing.
-    ///   - transport: the HTTP client (`NIOEventStreamTransport` by default).
+    ///   - transport: the HTTP client (`URLSessionEventStreamTransport` on Apple platforms, `NIOEventStreamTransport` elsewhere).
     ///   - clock: the clock every delay and timeout uses (inject one in tests).
     ///   - metrics: where counters go.
     ///   - logger: where diagnostics go; tokens never reach it.
     public init(
         configuration: SSEConfiguration,
-        transport: any EventStreamTransport = NIOEventStreamTransport(),
+        transport: any EventStreamTransport = defaultEventStreamTransport(),
         clock: some Clock<Duration> = ContinuousClock(),
         metrics: RuntimeMetrics = RuntimeMetrics(),
         logger: Logger = Logger(label: "SSERuntime.SSEConnection")

@@ -1,4 +1,3 @@
-import ChannelRuntime
 import Foundation
 
 /// Opens WebSocket connections. The runtime talks to the network only through this protocol, so
@@ -28,4 +27,30 @@ public protocol WebSocketSession: Sendable {
 package protocol BatchedInboundSession: WebSocketSession {
     /// The reader behind `inbound`; `nil` makes the connection read `inbound`.
     var inboundReader: BatchedStream<String>.Reader? { get }
+}
+
+/// The connection ended before the WebSocket upgrade completed.
+public struct WebSocketSessionClosed: Error, CustomStringConvertible {
+    /// The error.
+    public init() {}
+    /// What happened.
+    public var description: String { "the WebSocket closed before the upgrade completed" }
+}
+
+/// The server's 101 did not choose the subprotocol the client requires.
+public struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
+    /// The subprotocol the client offered first and requires.
+    public let required: String
+    /// What the server chose (usually nothing, or something else), credentials taken out.
+    public let chosen: [String]
+
+    package init(required: String, chosen: [String]) {
+        self.required = required
+        self.chosen = chosen
+    }
+
+    /// What happened.
+    public var description: String {
+        "the server did not choose the WebSocket subprotocol '\(required)' (chose: \(chosen.isEmpty ? "none" : chosen.joined(separator: ", ")))"
+    }
 }

@@ -146,15 +146,3 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         }
     }
 }
-
-/// The server's 101 did not choose the subprotocol the client requires.
-public struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
-    /// The subprotocol the client offered first and requires.
-    public let required: String
-    /// What the server chose (usually nothing, or something else), credentials taken out.
-    public let chosen: [String]
-    /// What happened.
-    public var description: String {
-        "the server did not choose the WebSocket subprotocol '\(required)' (chose: \(chosen.isEmpty ? "none" : chosen.joined(separator: ", ")))"
-    }
-}

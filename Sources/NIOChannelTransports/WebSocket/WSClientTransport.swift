@@ -72,14 +72,6 @@ public struct WSClientTransport: WebSocketTransport {
     }
 }
 
-/// The connection ended before the WebSocket upgrade completed.
-public struct WebSocketSessionClosed: Error, CustomStringConvertible {
-    /// The error.
-    public init() {}
-    /// What happened.
-    public var description: String { "the WebSocket closed before the upgrade completed" }
-}
-
 private final class WSClientSession: BatchedInboundSession, Sendable {
     let inbound: AsyncStream<String>
     let inboundReader: BatchedStream<String>.Reader?
@@ -119,38 +111,5 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
         let (channel, task) = state.withLockedValue { ($0.channel, $0.task) }
         channel?.close(mode: .all, promise: nil)
         task?.cancel()
-    }
-}
-
-/// Resolves once (with `nil` for success or an error); `wait()` returns that outcome whenever it is called.
-final class OneShot: Sendable {
-    private let state = NIOLockedValueBox<(done: Bool, error: (any Error)?, waiter: CheckedContinuation<Void, any Error>?)>((false, nil, nil))
-
-    func resolve(_ error: (any Error)?) {
-        let waiter: CheckedContinuation<Void, any Error>? = state.withLockedValue { state in
-            guard !state.done else { return nil }
-            state.done = true
-            state.error = error
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        if let waiter {
-            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
-        }
-    }
-
-    func wait() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome: (any Error)?? = state.withLockedValue { state in
-                if state.done { return .some(state.error) }
-                state.waiter = continuation
-                return .none
-            }
-            switch outcome {
-            case .none: break
-            case .some(nil): continuation.resume()
-            case .some(let error?): continuation.resume(throwing: error)
-            }
-        }
     }
 }

@@ -2,10 +2,10 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOHTTPClientSupport
+import ChannelRuntime
 import NIOSSL
 
-/// The default `EventStreamTransport`: HTTP/1.1 on SwiftNIO (TLS for `https`), one connection per
+/// The `EventStreamTransport` on SwiftNIO, the default off Apple platforms: HTTP/1.1 (TLS for `https`), one connection per
 /// stream, no redirects, no proxy.
 ///
 /// The body is read no faster than it is consumed: at most `maximumBufferedBodyBytes` wait between
@@ -119,19 +119,4 @@ private final class BodyConsumer: Sendable {
     }
 
     deinit { end() }
-}
-
-/// Why an event stream could not be opened.
-public enum EventStreamTransportError: Error, Equatable, CustomStringConvertible {
-    /// The URL is not `http`/`https` with a host.
-    case invalidURL(String)
-    /// The connection ended before a response head arrived.
-    case closedBeforeResponse
-
-    public var description: String {
-        switch self {
-        case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
-        case .closedBeforeResponse: return "the connection ended before the response head arrived"
-        }
-    }
 }

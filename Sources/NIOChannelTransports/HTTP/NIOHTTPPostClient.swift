@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOHTTPClientSupport
+import ChannelRuntime
 import NIOSSL
 
 /// The default `HTTPPostClient`: one HTTP/1.1 `POST` on SwiftNIO (TLS for `https`) whose answer is
@@ -85,23 +85,5 @@ public struct NIOHTTPPostClient: HTTPPostClient {
         if timedOut.withLockedValue({ $0 }) { throw HTTPPostError.timedOut(timeout) }
         guard let answer else { throw HTTPPostError.closedBeforeResponse }
         return answer
-    }
-}
-
-/// Why an HTTP `POST` got no answer.
-public enum HTTPPostError: Error, Equatable, CustomStringConvertible {
-    /// The URL is not `http`/`https` with a host.
-    case invalidURL(String)
-    /// The connection ended before a complete answer head arrived.
-    case closedBeforeResponse
-    /// The whole exchange took longer than the client's timeout.
-    case timedOut(Duration)
-
-    public var description: String {
-        switch self {
-        case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
-        case .closedBeforeResponse: return "the connection ended before the answer arrived"
-        case .timedOut(let timeout): return "no complete answer within \(timeout)"
-        }
     }
 }

@@ -1,0 +1,210 @@
+import ChannelRuntime
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP request read through URLSession's delegate: the response head once, then the body chunk
+/// by chunk as its reader asks. Delegate-based, so it runs where `bytes(for:)` is missing; its own
+/// session, so a redirect is refused (the 3xx comes back as the answer and credentials stay with
+/// the host they were meant for) and nothing outlives the request.
+///
+/// The body held for the reader is bounded: past `bodyCapacity` bytes the task is suspended (URLSession
+/// stops reading the socket where it honours that), and past twice that the request is cancelled and
+/// the body ends after what was held. A server sending faster than its reader costs this bound here;
+/// FoundationNetworking on Linux also reads ahead of the delegate without a bound of its own (a
+/// flooding server got ~140 MB out before a cancel took effect), one reason NIO is the default there.
+final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: the mutable state is in `state`, behind its lock. URLSession is never called with
+    // the lock held (its delegate callbacks take the lock).
+    private struct State {
+        var head: CheckedContinuation<HTTPURLResponse, any Error>?
+        var headOutcome: Result<HTTPURLResponse, any Error>?
+        var chunks: [[UInt8]] = []
+        var bufferedBytes = 0
+        var suspended = false
+        var ended = false
+        /// Why the request ended early (cancelled, timed out, the body over its bound); `nil` when it
+        /// ended as the server ended it.
+        var failure: (any Error)?
+        var reader: CheckedContinuation<[UInt8]?, Never>?
+    }
+
+    private let state = LockedValue(State())
+    private let bodyCapacity: Int
+    private let request: URLRequest
+    private let configuration: URLSessionConfiguration
+    private let task = LockedValue<(session: URLSession, task: URLSessionDataTask)?>(nil)
+
+    init(_ request: URLRequest, configuration: URLSessionConfiguration = .ephemeral, bodyCapacity: Int) {
+        self.request = request
+        self.configuration = configuration
+        self.bodyCapacity = max(1, bodyCapacity)
+    }
+
+    /// Sends the request and returns the response head. Cancelling the calling task cancels the request.
+    func start() async throws -> HTTPURLResponse {
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        let dataTask = session.dataTask(with: request)
+        task.withLock { $0 = (session, dataTask) }
+        dataTask.resume()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let outcome: Result<HTTPURLResponse, any Error>? = state.withLock { state in
+                    if let outcome = state.headOutcome { return outcome }
+                    state.head = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            cancel(CancellationError())
+        }
+    }
+
+    /// The next body chunk; `nil` once the body ended, normally or not (`failure` tells which).
+    func nextChunk() async -> [UInt8]? {
+        let (chunk, resume) = state.withLock { state -> ([UInt8]??, Bool) in
+            guard !state.chunks.isEmpty else { return (state.ended ? .some(nil) : nil, false) }
+            let chunk = state.chunks.removeFirst()
+            state.bufferedBytes -= chunk.count
+            let resume = state.suspended && state.bufferedBytes <= bodyCapacity / 2
+            if resume { state.suspended = false }
+            return (.some(chunk), resume)
+        }
+        if resume { task.withLock { $0?.task }?.resume() }
+        if let chunk { return chunk }
+        return await withCheckedContinuation { continuation in
+            let ready: [UInt8]?? = state.withLock { state in
+                if !state.chunks.isEmpty {
+                    let chunk = state.chunks.removeFirst()
+                    state.bufferedBytes -= chunk.count
+                    return .some(chunk)
+                }
+                if state.ended { return .some(nil) }
+                state.reader = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Why the body ended early, if it did.
+    var failure: (any Error)? { state.withLock { $0.failure } }
+
+    /// Ends the request now: the socket closes, a waiting `start()` throws `error`, the body ends
+    /// (with `keepingBuffered`, after the chunks already received).
+    func cancel(_ error: any Error, keepingBuffered: Bool = false) {
+        end(failure: error, keepingBuffered: keepingBuffered)
+        if let (session, task) = task.withLock({ $0 }) {
+            task.cancel()
+            session.invalidateAndCancel()
+        }
+    }
+
+    private func end(failure: (any Error)?, keepingBuffered: Bool = false) {
+        let (head, reader) = state.withLock { state -> (CheckedContinuation<HTTPURLResponse, any Error>?, CheckedContinuation<[UInt8]?, Never>?) in
+            guard !state.ended else { return (nil, nil) }
+            state.ended = true
+            state.failure = failure
+            if failure != nil, !keepingBuffered {
+                state.chunks = []
+                state.bufferedBytes = 0
+            }
+            if state.headOutcome == nil {
+                state.headOutcome = .failure(failure ?? EventStreamTransportError.closedBeforeResponse)
+            }
+            defer { state.head = nil; state.reader = nil }
+            return (state.head, state.reader)
+        }
+        head?.resume(throwing: failure ?? EventStreamTransportError.closedBeforeResponse)
+        reader?.resume(returning: nil)
+    }
+
+    // MARK: URLSession's delegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let response = response as? HTTPURLResponse else {
+            completionHandler(.cancel)
+            return
+        }
+        // FoundationNetworking hands over informational heads (100, 103) as responses; the answer follows.
+        guard response.statusCode >= 200 else {
+            completionHandler(.allow)
+            return
+        }
+        let head = state.withLock { state -> CheckedContinuation<HTTPURLResponse, any Error>? in
+            guard state.headOutcome == nil else { return nil }
+            state.headOutcome = .success(response)
+            defer { state.head = nil }
+            return state.head
+        }
+        head?.resume(returning: response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        enum Next { case none, suspend, overflow }
+        let (reader, next) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, Next) in
+            guard !state.ended else { return (nil, .none) }
+            if let reader = state.reader {
+                state.reader = nil
+                return (reader, .none)
+            }
+            state.chunks.append([UInt8](data))
+            state.bufferedBytes += data.count
+            if state.bufferedBytes > 2 * bodyCapacity { return (nil, .overflow) }
+            if state.bufferedBytes > bodyCapacity, !state.suspended {
+                state.suspended = true
+                return (nil, .suspend)
+            }
+            return (nil, .none)
+        }
+        reader?.resume(returning: [UInt8](data))
+        switch next {
+        case .none: break
+        case .suspend: dataTask.suspend()
+        case .overflow: cancel(StreamingRequestError.bodyOverBound(2 * bodyCapacity), keepingBuffered: true)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        end(failure: error)
+        session.finishTasksAndInvalidate()
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
+/// Why a URLSession request ended before its body did.
+enum StreamingRequestError: Error, CustomStringConvertible {
+    /// More than this many body bytes waited for a reader that did not take them.
+    case bodyOverBound(Int)
+
+    var description: String {
+        switch self {
+        case .bodyOverBound(let bytes): return "more than \(bytes) bytes of the body waited unread; the request was ended"
+        }
+    }
+}
+
+extension HTTPURLResponse {
+    /// Header fields with lowercased names, as `EventStreamResponse` carries them.
+    var lowercasedHeaderFields: [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in allHeaderFields {
+            guard let name = name as? String, let value = value as? String else { continue }
+            let key = name.lowercased()
+            fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+        }
+        return fields
+    }
+}
