@@ -7,8 +7,12 @@ let nioDefaultPlatforms: [Platform] = [.linux, .android, .windows, .openbsd]
 
 let package = Package(
     name: "swift-channelgen",
-    // hummingbird-websocket (the emulator) needs macOS 14 / iOS 17 / tvOS 17.
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    // The runtime needs iOS 16 / tvOS 16 / watchOS 9 / macOS 13: `Clock` and `Duration` (every delay
+    // and timeout runs on an injected clock) and swift-websocket's `WSClient` (the NIO adapter).
+    // macOS stays at 14 because a package has one floor and this checkout builds the emulator on macOS
+    // (the Emulator trait, on by default), whose hummingbird-websocket requires macOS 14; nothing
+    // builds the emulator for iOS, tvOS or watchOS.
+    platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .executable(name: "channelgen", targets: ["channelgen"]),
         .executable(name: "appsync-emulator", targets: ["appsync-emulator"]),
@@ -25,6 +29,13 @@ let package = Package(
         .library(name: "ChannelRuntimeTesting", targets: ["ChannelRuntimeTesting"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
+    ],
+    // The embedded emulator's server (Hummingbird, hummingbird-websocket, jwt-kit) is a trait, on by
+    // default so `swift run vortex-demo` and `swift test` work here; an app that depends on the
+    // runtime lists `traits: []` and those packages are neither resolved nor built for it.
+    traits: [
+        .trait(name: "Emulator", description: "The local AppSync Events emulator (AppSyncEmulator, appsync-emulator, the demo's embedded server)."),
+        .default(enabledTraits: ["Emulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -177,9 +188,9 @@ let package = Package(
             name: "AppSyncEmulator",
             dependencies: [
                 "ChannelNaming",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Emulator"])),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Emulator"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Emulator"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

@@ -3,10 +3,17 @@
 # (with the build plugin) and whose app target adds AppSyncRuntime. Prints the packages pinned in its
 # Package.resolved, the modules its first clean debug build compiled, and that build's wall time.
 #
-#   Benchmarks/scripts/consumer_build.sh <swift-channelgen checkout> <work dir>
+#   Benchmarks/scripts/consumer_build.sh <swift-channelgen checkout> <work dir> [traits]
+#
+# With a third argument the dependency reads `traits: [<it>]` (`traits ""` for none, as the README's
+# recipe has it); without, as before the Emulator trait existed.
 set -euo pipefail
 checkout=$(cd "$1" && pwd)
 work=$2
+traits=""
+if [ $# -ge 3 ]; then
+    if [ -z "$3" ]; then traits=", traits: []"; else traits=", traits: [\"$3\"]"; fi
+fi
 rm -rf "$work" && mkdir -p "$work/Sources/ShopEvents" "$work/Sources/ShopApp" "$work/spec"
 cat > "$work/Package.swift" <<SWIFT
 // swift-tools-version: 6.1
@@ -15,7 +22,7 @@ import PackageDescription
 let package = Package(
     name: "Shop",
     platforms: [.macOS(.v14), .iOS(.v17)],
-    dependencies: [.package(path: "$checkout")],
+    dependencies: [.package(path: "$checkout"$traits)],
     targets: [
         .target(
             name: "ShopEvents",

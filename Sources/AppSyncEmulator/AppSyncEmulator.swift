@@ -1,3 +1,5 @@
+// Compiled with the Emulator trait (on by default); without it this module is empty.
+#if Emulator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -168,3 +170,4 @@ public final class AppSyncEmulator: Sendable {
     /// Delays every `connection_ack` and `subscribe_success` (zero: no delay).
     public func delayAcknowledgements(by delay: Duration) async { await broker.delayAcknowledgements(by: delay) }
 }
+#endif

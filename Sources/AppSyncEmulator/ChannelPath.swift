@@ -1,3 +1,4 @@
+#if Emulator
 import ChannelNaming
 
 /// AppSync Events channel rules (`ChannelNamingRules.appSyncEvents`): 1–5 segments of 1–50 characters `[A-Za-z0-9-]`, not starting or
@@ -41,3 +42,4 @@ struct ChannelPath: Hashable, Sendable {
         return index + 1 < segments.count ? segments[index + 1] : (isWildcard ? "*" : nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import JWTKit
 
@@ -75,3 +76,4 @@ public enum EmulatorError: Error, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import NIOCore
 
 /// The emulator's shared state: open connections, their subscriptions, fan-out of published
@@ -110,3 +111,4 @@ actor EmulatorBroker {
 
     func delayAcknowledgements(by delay: Duration) { acknowledgementDelay = delay }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 /// How the emulator behaves: which namespaces exist, who may connect, and the service limits.
 public struct EmulatorConfiguration: Sendable {
     /// Channel namespaces (first segments) that exist.
@@ -48,3 +49,4 @@ public struct EmulatorConfiguration: Sendable {
         self.replayBufferSize = replayBufferSize
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HummingbirdWebSocket
 import Logging
@@ -141,3 +142,4 @@ struct EmulatorSession: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -76,3 +77,4 @@ struct EventStreamEndpoint: Sendable {
 
 /// Thrown inside a stream's body to end its connection without finishing the body (a drop).
 struct EventStreamDropped: Error {}
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -142,3 +143,4 @@ final class EventStreams: Sendable {
         return text + "\n"
     }
 }
+#endif

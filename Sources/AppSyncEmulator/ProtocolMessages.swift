@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 
 /// Server messages of the AppSync Events protocol, as the service writes them.
@@ -31,3 +32,4 @@ enum ProtocolMessages {
         return json(object)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 
 /// Validation and fan-out shared by HTTP and WebSocket publish.
@@ -54,3 +55,4 @@ struct PublishRejection: Error, @unchecked Sendable {
     var status: Int
     var errors: [[String: Any]]
 }
+#endif

@@ -1,4 +1,6 @@
+#if Emulator
 import AppSyncEmulator
+#endif
 import ArgumentParser
 import Foundation
 
@@ -28,6 +30,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     var tokenFor: String?
 
     func run() async throws {
+        #if Emulator
         let emulator = AppSyncEmulator(configuration: EmulatorConfiguration(
             namespaces: Set(namespaces), apiKeys: Set(apiKeys), jwtSecret: jwtSecret,
             keepAliveInterval: .milliseconds(Int(keepAliveInterval * 1000))))
@@ -42,5 +45,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         fflush(nil)  // flush stdout so scripts reading the URL see it at once
         // Serve until the process is interrupted.
         while true { try await Task.sleep(for: .seconds(3600)) }
+        #else
+        throw ValidationError("this build has no emulator: swift-channelgen's Emulator trait is off")
+        #endif
     }
 }

@@ -1,4 +1,6 @@
+#if Emulator
 import AppSyncEmulator
+#endif
 import AppSyncRuntime
 import ArgumentParser
 import Foundation
@@ -84,16 +86,16 @@ struct VortexDemo: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .critical
 
         // 1. Where to connect, and as whom.
-        let emulator: AppSyncEmulator?
+        var stopEmulator: () async -> Void = {}
         let httpEndpoint: String
         let subscriberAuthorization: AppSyncAuthorization
         let publisherAuthorization: AppSyncAuthorization
         if let endpoint {
-            emulator = nil
             httpEndpoint = endpoint
             subscriberAuthorization = apiKey.map { .apiKey($0) } ?? .token { [token] in token ?? "" }
             publisherAuthorization = subscriberAuthorization
         } else {
+            #if Emulator
             let secret = "vortex-demo-jwt-secret-0123456789abcdef"
             let publisherKey = "da2-vortex-demo-publisher"
             let local = AppSyncEmulator(
@@ -103,16 +105,19 @@ struct VortexDemo: AsyncParsableCommand {
             let userToken = try await local.token(forUser: userId)
             subscriberAuthorization = .token { userToken }  // a user may read only their own channels
             publisherAuthorization = .apiKey(publisherKey)   // the backend publishes
-            emulator = local
+            stopEmulator = { await local.stop() }
             print("Embedded AppSync Events emulator at \(httpEndpoint)")
+            #else
+            throw ValidationError("this build has no embedded emulator (swift-channelgen's Emulator trait is off); pass --endpoint")
+            #endif
         }
         do {
             try await demo(httpEndpoint: httpEndpoint, subscriber: subscriberAuthorization, publisher: publisherAuthorization, logger: logger)
         } catch {
-            await emulator?.stop()
+            await stopEmulator()
             throw error
         }
-        await emulator?.stop()
+        await stopEmulator()
     }
 
     private func demo(httpEndpoint: String, subscriber subscriberAuthorization: AppSyncAuthorization, publisher publisherAuthorization: AppSyncAuthorization, logger: Logger) async throws {

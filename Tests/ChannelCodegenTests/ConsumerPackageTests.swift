@@ -33,8 +33,8 @@ struct ConsumerPackageTests {
             var text = text
             if path == "Package.swift" {
                 text = text.replacingOccurrences(
-                    of: #".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>")"#,
-                    with: #".package(path: "deps/swift-channelgen")"#)
+                    of: #".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>""#,
+                    with: #".package(path: "deps/swift-channelgen""#)
             }
             let url = work.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -62,7 +62,7 @@ struct ConsumerPackageTests {
             "Sources/ShopEventsTesting/ShopEventsTesting.swift", "Sources/ShopEventsTesting/channelgen.yaml",
             "spec/shop.asyncapi.yaml",
         ])
-        #expect(files["Package.swift"]?.contains(#".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>")"#) == true)
+        #expect(files["Package.swift"]?.contains(#".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>", traits: [])"#) == true)
     }
 
     @Test func theRecipeBuildsAndEditingARefdFileInASiblingFolderRegenerates() async throws {
@@ -70,6 +70,15 @@ struct ConsumerPackageTests {
         defer { try? FileManager.default.removeItem(at: package) }
         let first = try await build(package)
         #expect(first.contains("public struct OrderPlaced"))
+
+        // `traits: []` leaves the emulator's server out: its packages are neither pinned nor built.
+        let pins = try TestSupport.contents(package.appendingPathComponent("Package.resolved"))
+        for emulatorOnly in ["hummingbird", "hummingbird-websocket", "jwt-kit"] {
+            #expect(!pins.contains(#""identity" : "\#(emulatorOnly)""#), "\(emulatorOnly) is pinned")
+        }
+        let built = (try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent(".build/debug").path)) ?? []
+        #expect(!built.isEmpty)
+        #expect(!built.contains { $0.hasPrefix("Hummingbird") || $0.hasPrefix("JWTKit") }, "built: \(built.sorted())")
 
         // Added after the first build: a shared schema in a sibling folder of spec/.
         let shared = package.appendingPathComponent("shared-schemas")
