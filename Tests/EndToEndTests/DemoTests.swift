@@ -12,11 +12,21 @@ struct DemoTests {
         return (result.status, result.stdout)
     }
 
-    @Test(arguments: [[], ["--transport", "sse"]])
+    /// Every `--transport` whose adapter runs here: the platform's defaults and each client named.
+    static let transports: [[String]] = {
+        var transports = [[], ["--transport", "sse"], ["--transport", "websocket-nio"], ["--transport", "sse-nio"], ["--transport", "sse-urlsession"]]
+        #if canImport(Darwin)
+        transports.append(["--transport", "websocket-urlsession"])
+        #endif
+        return transports
+    }()
+
+    @Test(arguments: transports)
     func printsTheNineTypedEventsAndExitsZero(_ arguments: [String]) async throws {
         let (status, output) = try await run(arguments)
         #expect(status == 0, "\(output)")
-        #expect(output.contains(arguments.isEmpty ? "on one WebSocket" : "on one Server-Sent Events stream"))
+        let isSSE = arguments.last?.hasPrefix("sse") == true
+        #expect(output.contains(isSSE ? "on one Server-Sent Events stream" : "on one WebSocket"))
         for model in [
             "DevicePresenceOutput", "DeviceRecordingOutput", "DeviceFirmwareOutput", "ArchiveStateOutput", "LicenseStateOutput",
             "PlanStateOutput", "AISettingsOutput", "RoleChangeOutput", "UserTokenRevokeOutput",
@@ -32,6 +42,14 @@ struct DemoTests {
         #expect(status == 1)
         #expect(output.contains("vortex-demo: the nine subscriptions were not acknowledged within 1.0 s"))
     }
+
+    #if !canImport(Darwin)
+    @Test func refusesURLSessionsWebSocketOffApplePlatformsWithTheReason() async throws {
+        let (status, output) = try await run(["--transport", "websocket-urlsession"])
+        #expect(status != 0)
+        #expect(output.contains("websocket-urlsession needs an Apple platform"))
+    }
+    #endif
 
     @Test func rejectsAnEndpointWithoutCredentials() async throws {
         let (status, output) = try await run(["--endpoint", "https://x.appsync-api.eu-west-1.amazonaws.com/event"])
