@@ -160,13 +160,7 @@ let package = Package(
 
         // Test doubles for apps' own tests and this package's: a manual clock and an in-memory
         // WebSocket transport whose other end the test scripts.
-        .target(
-            name: "ChannelRuntimeTesting",
-            dependencies: [
-                "ChannelRuntime", "AppSyncRuntime",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
-        ),
+        .target(name: "ChannelRuntimeTesting", dependencies: ["ChannelRuntime"]),
 
         // The Vortex client: a config file only; every type comes from the plugin.
         .target(

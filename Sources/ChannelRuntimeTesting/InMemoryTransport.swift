@@ -1,7 +1,5 @@
-import AppSyncRuntime
 import ChannelRuntime
 import Foundation
-import NIOConcurrencyHelpers
 
 /// A WebSocket transport whose other end is the test: each connect hands the test a `FakeServer`
 /// that speaks AppSync Events' protocol as the test scripts it. Pass it as `AppSyncConnection`'s
@@ -14,7 +12,7 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
         var attempts = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedValue(State())
     /// Whether sessions hand the connection their inbound reader, as `WSClientTransport`'s do;
     /// without it, the connection reads `inbound`.
     let offersInboundReader: Bool
@@ -29,14 +27,14 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
     public struct Refused: Error {}
 
     /// Connection attempts, refused ones included.
-    public var connectCount: Int { state.withLockedValue { $0.attempts } }
+    public var connectCount: Int { state.withLock { $0.attempts } }
 
     /// Makes the next `count` connects fail with `Refused`.
-    public func rejectNextConnects(_ count: Int) { state.withLockedValue { $0.rejectNext = count } }
+    public func rejectNextConnects(_ count: Int) { state.withLock { $0.rejectNext = count } }
 
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
         let server = FakeServer(url: url, subprotocols: subprotocols, offersInboundReader: offersInboundReader)
-        let refuse = state.withLockedValue { state -> Bool in
+        let refuse = state.withLock { state -> Bool in
             state.attempts += 1
             if state.rejectNext > 0 {
                 state.rejectNext -= 1
@@ -53,9 +51,9 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
     /// within `seconds` of real time.
     public func nextConnection(within seconds: Double = 120) async throws -> FakeServer {
         try await eventually("a connection attempt", within: seconds) {
-            self.state.withLockedValue { $0.servers.count > $0.taken }
+            self.state.withLock { $0.servers.count > $0.taken }
         }
-        return state.withLockedValue { state in
+        return state.withLock { state in
             defer { state.taken += 1 }
             return state.servers[state.taken]
         }
@@ -69,7 +67,7 @@ public final class FakeServer: Sendable {
     /// The subprotocols the client offered (AppSync's, and the `header-…` one carrying the auth).
     public let subprotocols: [String]
     let session: Session
-    private let consumed = NIOLockedValueBox(0)
+    private let consumed = LockedValue(0)
 
     init(url: URL, subprotocols: [String], offersInboundReader: Bool) {
         self.url = url
@@ -83,7 +81,7 @@ public final class FakeServer: Sendable {
         package let inboundReader: BatchedStream<String>.Reader?
         let toClient: BatchedStream<String>.Continuation
         /// Frames the client sent, in order, and whether it closed.
-        let sent = NIOLockedValueBox<(frames: [String], closed: Bool)>(([], false))
+        let sent = LockedValue<(frames: [String], closed: Bool)>(([], false))
 
         init(inbound: AsyncStream<String>, inboundReader: BatchedStream<String>.Reader?, toClient: BatchedStream<String>.Continuation) {
             self.inbound = inbound
@@ -91,22 +89,22 @@ public final class FakeServer: Sendable {
             self.toClient = toClient
         }
 
-        var isClosed: Bool { sent.withLockedValue { $0.closed } }
+        var isClosed: Bool { sent.withLock { $0.closed } }
 
         package func send(_ text: String) async throws {
-            try sent.withLockedValue { sent in
+            try sent.withLock { sent in
                 guard !sent.closed else { throw WebSocketSessionClosed() }
                 sent.frames.append(text)
             }
         }
 
         package func close() async {
-            sent.withLockedValue { $0.closed = true }
+            sent.withLock { $0.closed = true }
             toClient.finish()
         }
 
         package func abort() {
-            sent.withLockedValue { $0.closed = true }
+            sent.withLock { $0.closed = true }
             toClient.finish()
         }
     }
@@ -138,19 +136,19 @@ public final class FakeServer: Sendable {
     /// or sent nothing within `seconds` of real time.
     public func nextMessage(within seconds: Double = 120) async -> [String: Any]? {
         try? await eventually("a frame from the client", within: seconds) {
-            let index = self.consumed.withLockedValue { $0 }
-            return self.session.sent.withLockedValue { $0.frames.count > index || $0.closed }
+            let index = self.consumed.withLock { $0 }
+            return self.session.sent.withLock { $0.frames.count > index || $0.closed }
         }
-        let index = consumed.withLockedValue { $0 }
-        guard let text = session.sent.withLockedValue({ $0.frames.count > index ? $0.frames[index] : nil }) else { return nil }
-        consumed.withLockedValue { $0 += 1 }
+        let index = consumed.withLock { $0 }
+        guard let text = session.sent.withLock({ $0.frames.count > index ? $0.frames[index] : nil }) else { return nil }
+        consumed.withLock { $0 += 1 }
         return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }
 
     /// Frames the client sent that the test has not read yet.
     public var unreadFrameCount: Int {
-        let index = consumed.withLockedValue { $0 }
-        return session.sent.withLockedValue { $0.frames.count - index }
+        let index = consumed.withLock { $0 }
+        return session.sent.withLock { $0.frames.count - index }
     }
 
     /// Expects `connection_init`, answers `connection_ack` with `timeoutMs` as the keep-alive timeout.

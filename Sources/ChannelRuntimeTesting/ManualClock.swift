@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import ChannelRuntime
 
 /// A clock that moves only when a test calls `advance(by:)`, so reconnect delays, keep-alive
 /// timeouts and every other wait of a connection are tested exactly and without waiting: pass it
@@ -26,29 +26,29 @@ public final class ManualClock: Clock, Sendable {
         var cancelledEarly: Set<Int> = []
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedValue(State())
 
     /// A clock at offset zero.
     public init() {}
 
-    public var now: Instant { state.withLockedValue { $0.now } }
+    public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
 
     /// Deadlines of everything sleeping now, as offsets from the clock's start, sorted.
     public var pendingDeadlines: [Duration] {
-        state.withLockedValue { $0.sleepers.values.map(\.deadline.offset).sorted() }
+        state.withLock { $0.sleepers.values.map(\.deadline.offset).sorted() }
     }
 
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
-        let id = state.withLockedValue { state -> Int in
+        let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case wait, ready, cancelled }
-                let outcome = state.withLockedValue { state -> Outcome in
+                let outcome = state.withLock { state -> Outcome in
                     if state.cancelledEarly.remove(id) != nil { return .cancelled }
                     if deadline <= state.now { return .ready }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
@@ -61,7 +61,7 @@ public final class ManualClock: Clock, Sendable {
                 }
             }
         } onCancel: {
-            let sleeper = state.withLockedValue { state -> Sleeper? in
+            let sleeper = state.withLock { state -> Sleeper? in
                 guard let sleeper = state.sleepers.removeValue(forKey: id) else {
                     state.cancelledEarly.insert(id)  // not registered yet: the sleep sees this and ends
                     return nil
@@ -74,7 +74,7 @@ public final class ManualClock: Clock, Sendable {
 
     /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
     public func advance(by duration: Duration) {
-        let due = state.withLockedValue { state -> [Sleeper] in
+        let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
             let due = state.sleepers.filter { $0.value.deadline <= now }

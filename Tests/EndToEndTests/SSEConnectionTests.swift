@@ -195,7 +195,9 @@ struct SSEConnectionTests {
         await server.stop()
     }
 
-    @Test func aServerWithAnUntrustedCertificateIsNeverSentCredentials() async throws {
+    /// Part of the transport conformance suite: every event stream adapter verifies the server.
+    @Test(arguments: Adapters.eventStream)
+    func aServerWithAnUntrustedCertificateIsNeverSentCredentials(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let certificate = try LocalhostCertificate()
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start(tls: certificate.serverConfiguration, closing: false) { _, request in
@@ -205,7 +207,7 @@ struct SSEConnectionTests {
         let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("secret-key"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
-        let connection = SSEConnection(configuration: configuration, logger: Self.quiet)  // system trust roots
+        let connection = SSEConnection(configuration: configuration, transport: adapter.make(), logger: Self.quiet)  // system trust roots
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
         try await waitFor("two refused handshakes") { server.openedConnections.withLockedValue { $0 } >= 2 }

@@ -327,6 +327,23 @@ struct HTTPPublishRedirectTests {
         await redirecting.stop()
     }
 
+    /// Every POST client verifies `https` servers against the system's trust roots: a self-signed
+    /// server gets no request, and so no key.
+    @Test(arguments: Adapters.httpPost)
+    func anUntrustedServerGetsNoRequest(_ adapter: PostAdapter) async throws {
+        let localhost = try LocalhostCertificate()
+        let requests = RecordedRequests()
+        let server = try await ScriptedServer.start(tls: localhost.serverConfiguration) { _, request in
+            requests.append(request)
+            return Array("HTTP/1.1 200 OK\r\nContent-Length: 29\r\n\r\n{\"successful\":[],\"failed\":[]}".utf8)
+        }
+        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: adapter())
+        await #expect(throws: AppSyncError.connectionLost) { try await publisher.publish(["{}"], to: "default/channel") }
+        #expect(requests.count == 0)
+        await server.stop()
+    }
+
     /// `NIOHTTPPostClient` verifies `https` servers against the system's trust roots: a self-signed
     /// server gets no request (and so no key); with its certificate trusted, the publish goes through.
     @Test func anUntrustedServerGetsNoRequestAndATrustedOneAnswers() async throws {
