@@ -64,27 +64,20 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     /// The next body chunk; `nil` once the body ended, normally or not (`failure` tells which).
     func nextChunk() async -> [UInt8]? {
-        let (chunk, resume) = state.withLock { state -> ([UInt8]??, Bool) in
-            guard !state.chunks.isEmpty else { return (state.ended ? .some(nil) : nil, false) }
-            let chunk = state.chunks.removeFirst()
-            state.bufferedBytes -= chunk.count
-            let resume = state.suspended && state.bufferedBytes <= bodyCapacity / 2
-            if resume { state.suspended = false }
-            return (.some(chunk), resume)
-        }
-        if resume { task.withLock { $0?.task }?.resume() }
-        if let chunk { return chunk }
-        return await withCheckedContinuation { continuation in
-            let ready: [UInt8]?? = state.withLock { state in
-                if !state.chunks.isEmpty {
-                    let chunk = state.chunks.removeFirst()
-                    state.bufferedBytes -= chunk.count
-                    return .some(chunk)
+        await withCheckedContinuation { continuation in
+            let (ready, resume) = state.withLock { state -> ([UInt8]??, Bool) in
+                guard !state.chunks.isEmpty else {
+                    if state.ended { return (.some(nil), false) }
+                    state.reader = continuation
+                    return (nil, false)
                 }
-                if state.ended { return .some(nil) }
-                state.reader = continuation
-                return nil
+                let chunk = state.chunks.removeFirst()
+                state.bufferedBytes -= chunk.count
+                let resume = state.suspended && state.bufferedBytes <= bodyCapacity / 2
+                if resume { state.suspended = false }
+                return (.some(chunk), resume)
             }
+            if resume { task.withLock { $0?.task }?.resume() }
             if let ready { continuation.resume(returning: ready) }
         }
     }

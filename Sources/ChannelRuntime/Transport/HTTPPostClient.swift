@@ -2,7 +2,7 @@ import Foundation
 
 /// Sends an HTTP `POST`; behind a protocol so tests and apps can bring their own client.
 public protocol HTTPPostClient: Sendable {
-/// Posts `body` to `url` with `headers`; returns the answer's status and body (a redirect is an answer, not followed).
+    /// Posts `body` to `url` with `headers`; returns the answer's status and body (a redirect is an answer, not followed).
     func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data)
 }
 
