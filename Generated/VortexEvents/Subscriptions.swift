@@ -28,15 +28,6 @@ public struct DevicePresenceSubscription: ChannelSubscription {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
 
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
-
     public var channel: String { "vortex-app/user/\(self.userId.value)/device/presenceChanged" }
 }
 
@@ -64,15 +55,6 @@ public struct DeviceRecordingSubscription: ChannelSubscription {
     public init(userId: String) throws(ChannelParameterError) {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
-
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
     public var channel: String { "vortex-app/user/\(self.userId.value)/device/recordingStateChanged" }
 }
@@ -102,15 +84,6 @@ public struct DeviceFirmwareSubscription: ChannelSubscription {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
 
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
-
     public var channel: String { "vortex-app/user/\(self.userId.value)/device/firmwareUpdated" }
 }
 
@@ -138,15 +111,6 @@ public struct ArchiveStateEventsSubscription: ChannelSubscription {
     public init(userId: String) throws(ChannelParameterError) {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
-
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
     public var channel: String { "vortex-app/user/\(self.userId.value)/archive/stateChanged" }
 }
@@ -176,15 +140,6 @@ public struct LicensePhaseSubscription: ChannelSubscription {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
 
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
-
     public var channel: String { "vortex-app/user/\(self.userId.value)/organization/licensePhaseChanged" }
 }
 
@@ -212,15 +167,6 @@ public struct PlanTypeSubscription: ChannelSubscription {
     public init(userId: String) throws(ChannelParameterError) {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
-
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
     public var channel: String { "vortex-app/user/\(self.userId.value)/organization/planChanged" }
 }
@@ -250,15 +196,6 @@ public struct AISettingsSubscription: ChannelSubscription {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
 
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
-
     public var channel: String { "vortex-app/user/\(self.userId.value)/organization/aiSettingsChanged" }
 }
 
@@ -287,15 +224,6 @@ public struct RoleChangeEventsSubscription: ChannelSubscription {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
 
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
-
     public var channel: String { "vortex-app/user/\(self.userId.value)/roleChanged" }
 }
 
@@ -323,15 +251,6 @@ public struct UserTokenRevokeEventsSubscription: ChannelSubscription {
     public init(userId: String) throws(ChannelParameterError) {
         self.init(userId: try ChannelSegment(userId, parameter: "userId"))
     }
-
-    public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else {
-            throw .missing(parameter: "userId", channel: Self.template.address)
-        }
-        self.init(userId: userId)
-    }
-
-    public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
 
     public var channel: String { "vortex-app/user/\(self.userId.value)/tokenRevoked" }
 }

@@ -10,13 +10,14 @@ public protocol ChannelSubscription: Hashable, Sendable {
     /// with the payload's `eventType` and counts mismatches. Routing never depends on it.
     static var eventType: String? { get }
 
-    /// Builds the subscription from named parameter values (the runtime's current session).
-    init(parameters: [String: ChannelSegment]) throws(ChannelParameterError)
-
-    /// The parameter values this subscription was built from, by spec name.
-    var parameters: [String: ChannelSegment] { get }
-    /// The concrete channel path to subscribe to.
+    /// The concrete channel path to subscribe to. Two subscriptions of one type are equal when
+    /// their channels are.
     var channel: String { get }
+
+    /// The channel for named parameter values (the hub's current ones, such as the signed-in user
+    /// id); by default the template filled in. A channel whose spec leaves the address open has no
+    /// parameters to fill in and throws.
+    @_spi(Generated) static func channel(for parameters: [String: ChannelSegment]) throws(ChannelParameterError) -> String
 
     /// How to tell this channel's events from those of other channels on the same address;
     /// `nil` (the default) when the channel has its address to itself.
@@ -29,8 +30,16 @@ public protocol ChannelSubscription: Hashable, Sendable {
 }
 
 extension ChannelSubscription {
+    @_spi(Generated) public static func channel(for parameters: [String: ChannelSegment]) throws(ChannelParameterError) -> String {
+        try template.channel(parameters)
+    }
+
     @_spi(Generated) public static var sharedAddress: SharedAddressRouting? { nil }
     @_spi(Generated) public static var eventsAreText: Bool { false }
+
+    // A subscription is its channel: the generated types need no synthesized conformance each.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.channel == rhs.channel }
+    public func hash(into hasher: inout Hasher) { hasher.combine(channel) }
 }
 
 /// Several channels on one address (valid AsyncAPI 3: streams multiplexed on one path), told apart

@@ -21,23 +21,21 @@ public struct ChannelTemplate: Hashable, Sendable, CustomStringConvertible {
         self.parameterNames = names
     }
 
-    /// The concrete channel for `parameters`; throws when one is missing.
+    /// The concrete channel for `parameters`; throws when one is missing. One pass over the
+    /// address, so a value is never read again as a placeholder.
     public func channel(_ parameters: [String: ChannelSegment]) throws(ChannelParameterError) -> String {
-        var result = address
-        for name in parameterNames {
+        var result = ""
+        var rest = address[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let name = String(rest[rest.index(after: open)..<close])
             guard let value = parameters[name] else { throw .missing(parameter: name, channel: address) }
-            result = result.replacingFirst("{\(name)}", with: value.value)
+            result += rest[..<open]
+            result += value.value
+            rest = rest[rest.index(after: close)...]
         }
-        return result
+        return result + rest
     }
 
     /// The address with its placeholders.
     public var description: String { address }
-}
-
-extension String {
-    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
-    }
 }

@@ -324,15 +324,6 @@ struct SnippetTests {
                     self.init(userId: try ChannelSegment(userId, parameter: "userId"))
                 }
 
-                public init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-                    guard let userId = parameters["userId"] else {
-                        throw .missing(parameter: "userId", channel: Self.template.address)
-                    }
-                    self.init(userId: userId)
-                }
-
-                public var parameters: [String: ChannelSegment] { ["userId": self.userId] }
-
                 public var channel: String { "app/\(self.userId.value)/events" }
             }
             """#

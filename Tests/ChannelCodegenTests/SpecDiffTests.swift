@@ -203,10 +203,16 @@ struct SpecDiffTests {
 
     static func diff(_ old: String, _ new: String) throws -> [SpecChange] {
         let oldPath = try write(old), newPath = try write(new)
+        defer { removeFolders(of: [oldPath, newPath]) }
         switch SpecDiff.compare(old: GeneratorConfig(specPath: oldPath), new: GeneratorConfig(specPath: newPath)) {
         case .success(let changes): return changes
         case .failure(let failure): throw DiffFailed(diagnostics: failure.diagnostics.map(\.description))
         }
+    }
+
+    /// Removes the folders `write` and `vortex` made for these specs.
+    static func removeFolders(of specs: [String]) {
+        for spec in specs { try? FileManager.default.removeItem(at: URL(fileURLWithPath: spec).deletingLastPathComponent()) }
     }
 
     struct DiffFailed: Error, CustomStringConvertible {
@@ -283,7 +289,9 @@ struct SpecDiffTests {
     }
 
     static func vortexDiff(old: @escaping (String) -> String = { $0 }, new: (String) -> String) throws -> [SpecChange] {
-        switch SpecDiff.compare(old: GeneratorConfig(specPath: try vortex(old)), new: GeneratorConfig(specPath: try vortex(new))) {
+        let oldPath = try vortex(old), newPath = try vortex(new)
+        defer { removeFolders(of: [oldPath, newPath]) }
+        switch SpecDiff.compare(old: GeneratorConfig(specPath: oldPath), new: GeneratorConfig(specPath: newPath)) {
         case .success(let changes): return changes
         case .failure(let failure): throw DiffFailed(diagnostics: failure.diagnostics.map(\.description))
         }
@@ -398,6 +406,7 @@ struct DiffCommandTests {
     @Test func twoSpecsAndJSON() async throws {
         let old = try SpecDiffTests.write(SpecDiffTests.base)
         let new = try SpecDiffTests.write(SpecDiffTests.base.replacingOccurrences(of: "total: {type: number}", with: "total: {type: string}"))
+        defer { SpecDiffTests.removeFolders(of: [old, new]) }
         let result = try await TestSupport.channelgen(["diff", old, new, "--format", "json"])
         #expect(result.status == 1)
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]

@@ -1,6 +1,6 @@
 import ChannelNaming
 import AppSyncRuntime
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import Testing
 
 /// A user id becomes one channel segment; anything that could reach another user's channels
@@ -68,6 +68,18 @@ struct ChannelSegmentTests {
         #expect(throws: ChannelParameterError.missing(parameter: "deviceId", channel: template.address)) {
             try template.channel(["userId": ChannelSegment("u1")])
         }
+        // A parameter named twice is filled in twice; text around the placeholders stays as it is.
+        let twice = ChannelTemplate("/{a}-x/{b}/{a}")
+        #expect(try twice.channel(["a": ChannelSegment("1"), "b": ChannelSegment("2")]) == "/1-x/2/1")
+    }
+
+    /// A subscription is its channel: the hub and apps compare and hash subscriptions by it.
+    @Test func subscriptionsAreEqualWhenTheirChannelsAre() throws {
+        let a = PingSubscription(userId: try ChannelSegment("u1")), b = PingSubscription(userId: try ChannelSegment("u1"))
+        let c = PingSubscription(userId: try ChannelSegment("u2"))
+        #expect(a == b && a != c)
+        #expect(Set([a, b, c]).count == 2)
+        #expect(try PingSubscription.channel(for: ["userId": ChannelSegment("u2")]) == c.channel)
     }
 }
 

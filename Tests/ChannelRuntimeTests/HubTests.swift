@@ -18,12 +18,10 @@ struct PingSubscription: ChannelSubscription {
     static let eventType: String? = "ping"
     let userId: ChannelSegment
 
-    init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let userId = parameters["userId"] else { throw .missing(parameter: "userId", channel: Self.template.address) }
+    init(userId: ChannelSegment) {
         self.userId = userId
     }
 
-    var parameters: [String: ChannelSegment] { ["userId": userId] }
     var channel: String { "app/user/\(userId.value)/ping" }
 }
 
@@ -157,8 +155,6 @@ struct SocketPingSubscription: ChannelSubscription {
     static let eventType: String? = nil
     static let sharedAddress: SharedAddressRouting? = SharedAddressRouting(property: "event", otherChannelsValues: ["heartbeat"])
     init() {}
-    init(parameters: [String: ChannelSegment]) {}
-    var parameters: [String: ChannelSegment] { [:] }
     var channel: String { "app/socket" }
 }
 
@@ -168,8 +164,6 @@ struct SocketHeartbeatSubscription: ChannelSubscription {
     static let eventType: String? = nil
     static let sharedAddress: SharedAddressRouting? = SharedAddressRouting(property: "event", otherChannelsValues: ["ping"])
     init() {}
-    init(parameters: [String: ChannelSegment]) {}
-    var parameters: [String: ChannelSegment] { [:] }
     var channel: String { "app/socket" }
 }
 
@@ -178,8 +172,6 @@ struct TextSubscription<Event: Codable & Sendable>: ChannelSubscription {
     static var template: ChannelTemplate { ChannelTemplate("app/ticker") }
     static var eventType: String? { nil }
     static var eventsAreText: Bool { true }
-    init(parameters: [String: ChannelSegment]) {}
-    var parameters: [String: ChannelSegment] { [:] }
     var channel: String { "app/ticker" }
 }
 
@@ -424,14 +416,6 @@ struct RoomSubscription: ChannelSubscription {
         self.roomId = try ChannelSegment(roomId, parameter: "roomId")
     }
 
-    init(parameters: [String: ChannelSegment]) throws(ChannelParameterError) {
-        guard let orgId = parameters["orgId"] else { throw .missing(parameter: "orgId", channel: Self.template.address) }
-        guard let roomId = parameters["roomId"] else { throw .missing(parameter: "roomId", channel: Self.template.address) }
-        self.orgId = orgId
-        self.roomId = roomId
-    }
-
-    var parameters: [String: ChannelSegment] { ["orgId": orgId, "roomId": roomId] }
     var channel: String { "app/org/\(orgId.value)/room/\(roomId.value)" }
 }
 

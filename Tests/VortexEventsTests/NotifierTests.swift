@@ -13,7 +13,7 @@ private actor RecordingSource: ChannelEventSource {
     }
 
     func events<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<Subscription.Event> {
-        let channel = (try? Subscription(parameters: ["userId": userId]).channel) ?? "invalid"
+        let channel = (try? Subscription.template.channel(["userId": userId])) ?? "invalid"
         requested.append(channel)
         let event = events[Subscription.template.address] as? Subscription.Event
         return AsyncStream { continuation in
@@ -36,7 +36,7 @@ private actor RecordingSource: ChannelEventSource {
     }
 
     func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
-        let channel = (try? Subscription(parameters: ["userId": userId]).channel) ?? "invalid"
+        let channel = (try? Subscription.template.channel(["userId": userId])) ?? "invalid"
         requested.append(channel)
         let event = events[Subscription.template.address] as? Subscription.Event
         return AsyncStream { continuation in

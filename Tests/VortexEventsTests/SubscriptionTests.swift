@@ -36,12 +36,12 @@ struct SubscriptionTests {
             try DevicePresenceSubscription(userId: "victim/device")
         }
         #expect(throws: ChannelParameterError.missing(parameter: "userId", channel: "vortex-app/user/{userId}/tokenRevoked")) {
-            try UserTokenRevokeEventsSubscription(parameters: [:])
+            try UserTokenRevokeEventsSubscription.template.channel([:])
         }
     }
 
     @Test func channelAgreesWithTheTemplate() throws {
         let subscription = try RoleChangeEventsSubscription(userId: "abc")
-        #expect(try RoleChangeEventsSubscription.template.channel(subscription.parameters) == subscription.channel)
+        #expect(try RoleChangeEventsSubscription.template.channel(["userId": subscription.userId]) == subscription.channel)
     }
 }

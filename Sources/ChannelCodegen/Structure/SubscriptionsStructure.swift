@@ -91,21 +91,6 @@ struct SubscriptionsStructure {
                     effects: "throws(\(parameterError))",
                     body: [.code("self.init(\(Code.joined(arguments, separator: ", ")))")]))))
         }
-        var lookups: [Statement] = zip(parameters, locals).map { parameter, local in
-            .block("guard let \(local) = parameters[\(literal: parameter.0.name)] else", [
-                .code("throw .missing(parameter: \(literal: parameter.0.name), channel: Self.template.address)"),
-            ])
-        }
-        lookups.append(.code("self.init(\(Code.joined(zip(parameters, locals).map { "\($0.1): \($1)" }, separator: ", ")))"))
-        members.append(Declaration(.function(Function(
-            access: access, name: .initializer,
-            parameters: [Parameter(label: Identifier("parameters"), type: "[\(string): \(segment)]")],
-            effects: "throws(\(parameterError))", body: lookups))))
-        let dictionary: Code = parameters.isEmpty
-            ? "[:]"
-            : "[\(Code.joined(parameters.map { "\(literal: $0.0.name): self.\($0.1)" }, separator: ", "))]"
-        members.append(Declaration(.variable(Variable(
-            access: access, binding: .var, name: Identifier("parameters"), type: "[\(string): \(segment)]", getter: [.code(dictionary)]))))
         members.append(Declaration(.variable(Variable(
             access: access, binding: .var, name: Identifier("channel"), type: string, getter: [.code(channelPath(channel))]))))
         return subscriptionDeclaration(channel, members: members)
@@ -147,13 +132,13 @@ struct SubscriptionsStructure {
                     ]))),
             Declaration(
                 documentation: DocComment(["The spec leaves the address open: no parameters name it, so make instances with `init(channel:)`."]),
+                spi: types.spi(for: access),
                 .function(Function(
-                    access: access, name: .initializer,
-                    parameters: [Parameter(label: Identifier("parameters"), type: "[\(string): \(segment)]")],
+                    access: access, isStatic: true, name: .function(Identifier("channel")),
+                    parameters: [Parameter(label: Identifier("for"), localName: Identifier("parameters"), type: "[\(string): \(segment)]")],
                     effects: "throws(\(types.runtime("ChannelParameterError")))",
+                    returnType: string,
                     body: [.code("throw .missing(parameter: \(literal: "channel"), channel: \(literal: channel.origin.reference))")]))),
-            Declaration(.variable(Variable(
-                access: access, binding: .var, name: Identifier("parameters"), type: "[\(string): \(segment)]", getter: [.code("[:]")]))),
         ]
     }
 

@@ -172,7 +172,6 @@ public actor ChannelEventHub: ChannelEventSource {
         return stream
     }
 
-    /// Sets a channel parameter; every open stream moves to the channels the new value names.
     /// Publishes 1–5 events to `subscription`'s channel for the current parameters, over the
     /// connection (which must publish: `ChannelPublishing`). The limits are checked first: nothing
     /// is sent when any event is too large.
@@ -180,20 +179,21 @@ public actor ChannelEventHub: ChannelEventSource {
         _ events: [Subscription.Event], to subscription: Subscription.Type
     ) async throws(ChannelPublishError) {
         let texts = Subscription.eventsAreText ? try ChannelPublishError.texts(events) : try ChannelPublishError.encoded(events)
-        let instance: Subscription
+        let channel: String
         do {
-            instance = try Subscription(parameters: parameters)
+            channel = try Subscription.channel(for: parameters)
         } catch {
             throw .parameters(error)
         }
         guard let publisher = connection as? any ChannelPublishing else { throw .unsupportedTransport }
         do {
-            try await publisher.publishEvents(texts, to: instance.channel)
+            try await publisher.publishEvents(texts, to: channel)
         } catch {
             throw .failed("\(error)")
         }
     }
 
+    /// Sets a channel parameter; every open stream moves to the channels the new value names.
     public func setParameter(_ name: String, to value: ChannelSegment) async {
         guard parameters[name] != value else { return }
         parameters[name] = value

@@ -80,7 +80,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     var subscriptionID: String? { withState { $0.subscriptionID } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
-        try instance?.channel ?? Subscription(parameters: parameters).channel
+        try instance?.channel ?? Subscription.channel(for: parameters)
     }
 
     /// Adds a consumer; an update consumer first learns the current status.
