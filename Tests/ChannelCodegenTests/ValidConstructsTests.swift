@@ -556,6 +556,9 @@ struct AddressRulesPerTransportTests {
         let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
         #expect(subscriptions.contains("public init(channel: String) throws(ChannelPathError) {"), "\(subscriptions)")
         #expect(subscriptions.contains("try ChannelPathError.check(channel, rules: \(rules), allowingWildcard: true)"), "\(subscriptions)")
+        // The hub never fills an open address from its parameters: it asks for an instance.
+        #expect(subscriptions.contains("@_spi(Generated)\n    public static func channel(\n        for parameters: [String: ChannelSegment],"), "\(subscriptions)")
+        #expect(subscriptions.contains(##"throw .missing(parameter: "channel", channel: "#/channels/room")"##), "\(subscriptions)")
 
         // An app makes an instance from a path it learns at runtime and reads its typed events.
         let usage = work.appendingPathComponent("Usage.swift")
