@@ -516,6 +516,34 @@ struct AddressRulesPerTransportTests {
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }
 
+    /// The hub fills a channel's template (`ChannelTemplate.channel(_:)`) while an instance reads its
+    /// subscription's `channel`: both must name the same path, whatever the address's shape (a
+    /// leading or trailing `/`, empty segments, a URL, two parameters in a segment, one twice).
+    @Test func theTemplateAndTheSubscriptionNameTheSamePath() async throws {
+        let addresses = ["/lead/{x}/", "https://h.example/{x}", "a//{x}", "o.{x}:{y}", "{x}/{x}", "{x}{y}/z"]
+        var spec = "asyncapi: 3.0.0\ninfo: {title: T, version: 1.0.0}\nchannels:\n"
+        for (index, address) in addresses.enumerated() {
+            let names = address.contains("{y}") ? "{x: {}, y: {}}" : "{x: {}}"
+            spec += "  c\(index): {address: '\(address)', parameters: \(names), messages: {m: {payload: {type: string}}}}\n"
+        }
+        spec += "operations:\n" + addresses.indices.map { "  c\($0)Values: {action: receive, channel: {$ref: '#/channels/c\($0)'}}\n" }.joined()
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "paths.yaml", in: work, extra: "transport: sse\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        let channels = try TestSupport.contents(output.appendingPathComponent("Channels.swift"))
+        let paths = subscriptions.components(separatedBy: "public var channel: String { \"").dropFirst()
+            .map { String($0.prefix { $0 != "\n" }.dropLast(3)) }
+        #expect(paths.count == addresses.count)
+        for (address, path) in zip(addresses, paths) {
+            #expect(channels.contains("ChannelTemplate(\"\(address)\")"))
+            // The subscription's interpolation, with each value put back as its placeholder.
+            let placeholders = path.replacingOccurrences(of: "\\(self.x.value)", with: "{x}").replacingOccurrences(of: "\\(self.y.value)", with: "{y}")
+            #expect(placeholders == address, "\(path)")
+        }
+    }
+
     /// AsyncAPI 3: a channel without an address (or `address: null`) has one known only at runtime.
     /// It used to skip the channel; now its subscription is made with the whole path, checked by
     /// the transport's rules, and the notifier serves it per instance. A publish to it is skipped.
