@@ -8,32 +8,42 @@ public struct ChannelTemplate: Hashable, Sendable, CustomStringConvertible {
     public let address: String
     /// Parameter names in address order.
     public let parameterNames: [String]
+    /// The address read once: its text between placeholders, and the placeholders' names.
+    private let parts: [Part]
+
+    private enum Part: Hashable, Sendable {
+        case text(Substring)
+        case parameter(String)
+    }
 
     /// A template for `address`; its parameter names are read from the `{…}` placeholders.
     public init(_ address: String) {
         self.address = address
-        var names: [String] = []
+        var parts: [Part] = []
         var rest = address[...]
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            names.append(String(rest[rest.index(after: open)..<close]))
+            parts.append(.text(rest[..<open]))
+            parts.append(.parameter(String(rest[rest.index(after: open)..<close])))
             rest = rest[rest.index(after: close)...]
         }
-        self.parameterNames = names
+        parts.append(.text(rest))
+        self.parts = parts
+        self.parameterNames = parts.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
     }
 
-    /// The concrete channel for `parameters`; throws when one is missing. One pass over the
-    /// address, so a value is never read again as a placeholder.
+    /// The concrete channel for `parameters`; throws when one is missing. A value is never read
+    /// again as a placeholder.
     public func channel(_ parameters: [String: ChannelSegment]) throws(ChannelParameterError) -> String {
         var result = ""
-        var rest = address[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            let name = String(rest[rest.index(after: open)..<close])
-            guard let value = parameters[name] else { throw .missing(parameter: name, channel: address) }
-            result += rest[..<open]
-            result += value.value
-            rest = rest[rest.index(after: close)...]
+        for part in parts {
+            switch part {
+            case .text(let text): result += text
+            case .parameter(let name):
+                guard let value = parameters[name] else { throw .missing(parameter: name, channel: address) }
+                result += value.value
+            }
         }
-        return result + rest
+        return result
     }
 
     /// The address with its placeholders.
