@@ -370,3 +370,55 @@ struct ByteKeyTests {
         #expect(reader.read(UInt8.self, from: "-0") == nil)
     }
 }
+
+/// `[String: Value]` as a member's value is read member by member: for the leaf types by code
+/// specialized for them, for any other `Value` generically. Either way it reads what `JSONDecoder`
+/// reads, and a member of another kind fails the read as it fails `JSONDecoder`.
+@Suite("Fast path: dictionaries")
+struct DictionaryReadTests {
+    private struct Point: Decodable, Hashable {
+        let x: Int
+    }
+
+    /// What dictionaries are in payloads: a model's property.
+    private struct Holder<Value: Decodable & Hashable>: Decodable, Hashable {
+        let map: [String: Value]
+    }
+
+    private func both<Value: Decodable & Hashable>(_ type: Value.Type, _ map: String) -> (fast: [String: Value]?, jsonDecoder: [String: Value]?) {
+        let text = #"{"map":\#(map)}"#
+        return (ScannerDecoding().read(Holder<Value>.self, from: text)?.map, (try? JSONDecoder().decode(Holder<Value>.self, from: Data(text.utf8)))?.map)
+    }
+
+    @Test func dictionariesOfEveryValueTypeReadAsJSONDecoderReadsThem() {
+        let bools = both(Bool.self, #"{"a":true,"b":false}"#)
+        #expect(bools.fast == ["a": true, "b": false] && bools.fast == bools.jsonDecoder)
+        let strings = both(String.self, #"{"a":"x","b":"y\nz","c":""}"#)
+        #expect(strings.fast == ["a": "x", "b": "y\nz", "c": ""] && strings.fast == strings.jsonDecoder)
+        let integers = both(Int.self, #"{"a":-3,"b":9007199254740993}"#)
+        #expect(integers.fast == ["a": -3, "b": 9_007_199_254_740_993] && integers.fast == integers.jsonDecoder)
+        let numbers = both(Double.self, #"{"a":1.5,"b":-2,"c":1e3}"#)
+        #expect(numbers.fast == ["a": 1.5, "b": -2, "c": 1000] && numbers.fast == numbers.jsonDecoder)
+        let points = both(Point.self, #"{"p":{"x":1},"q":{"x":2}}"#)
+        #expect(points.fast == ["p": Point(x: 1), "q": Point(x: 2)] && points.fast == points.jsonDecoder)
+        let nested = both([String: Bool].self, #"{"outer":{"inner":true},"empty":{}}"#)
+        #expect(nested.fast == ["outer": ["inner": true], "empty": [:]] && nested.fast == nested.jsonDecoder)
+        let optionals = both(Bool?.self, #"{"a":null,"b":true}"#)
+        #expect(optionals.fast == ["a": nil, "b": true] && optionals.fast == optionals.jsonDecoder)
+    }
+
+    @Test func aMemberOfAnotherKindFailsAsInJSONDecoder() {
+        for map in [#"{"a":1}"#, #"{"a":null}"#, #"{"a":"true"}"#, #"[true]"#] {
+            let bools = both(Bool.self, map)
+            #expect(bools.fast == nil && bools.jsonDecoder == nil, "\(map)")
+        }
+        for map in [#"{"a":1.5}"#, #"{"a":"1"}"#, #"{"a":true}"#] {
+            let integers = both(Int.self, map)
+            #expect(integers.fast == nil && integers.jsonDecoder == nil, "\(map)")
+        }
+        let strings = both(String.self, #"{"a":"x","b":2}"#)
+        #expect(strings.fast == nil && strings.jsonDecoder == nil)
+        let numbers = both(Double.self, #"{"a":"1.5"}"#)
+        #expect(numbers.fast == nil && numbers.jsonDecoder == nil)
+    }
+}

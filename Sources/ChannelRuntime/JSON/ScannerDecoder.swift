@@ -290,14 +290,25 @@ protocol ScannedDictionary {
 extension Dictionary: ScannedDictionary where Key == String, Value: Decodable {
     static func read<T>(from value: ScannerValue, as type: T.Type) throws -> T {
         let object = try ObjectMembers(session: value.session, offset: value.offset, depth: value.depth)
-        let members = object.members
+        // `T` is `Self`: the caller's cast says so. The usual leaf types are read by code
+        // specialized for them; for any other `Value` each member goes through its metadata.
+        if Value.self == Bool.self { return try object.dictionary(of: Bool.self, depth: value.depth + 1) as! T }
+        if Value.self == String.self { return try object.dictionary(of: String.self, depth: value.depth + 1) as! T }
+        if Value.self == Int.self { return try object.dictionary(of: Int.self, depth: value.depth + 1) as! T }
+        if Value.self == Double.self { return try object.dictionary(of: Double.self, depth: value.depth + 1) as! T }
+        return try object.dictionary(of: Value.self, depth: value.depth + 1) as! T
+    }
+}
+
+extension ObjectMembers {
+    /// The members as a dictionary of `Value`s at `depth`.
+    func dictionary<Value: Decodable>(of type: Value.Type, depth: Int) throws -> [String: Value] {
         var result: [String: Value] = [:]
         result.reserveCapacity(members.count)
         for (key, offset) in members {
-            result[value.session.key(key)] = try ScannerValue(session: value.session, offset: offset, depth: value.depth + 1).decode(Value.self)
+            result[session.key(key)] = try ScannerValue(session: session, offset: offset, depth: depth).decode(Value.self)
         }
-        // `T` is `Self`: the caller's cast says so.
-        return result as! T
+        return result
     }
 }
 
