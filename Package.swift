@@ -10,8 +10,9 @@ let package = Package(
     // The runtime needs iOS 16 / tvOS 16 / watchOS 9 / macOS 13: `Clock` and `Duration` (every delay
     // and timeout runs on an injected clock) and swift-websocket's `WSClient` (the NIO adapter).
     // macOS stays at 14 because a package has one floor and this checkout builds the emulator on macOS
-    // (the Emulator trait, on by default), whose hummingbird-websocket requires macOS 14; nothing
-    // builds the emulator for iOS, tvOS or watchOS.
+    // (the Emulator trait, on by default): hummingbird-websocket declares macOS 14, and Hummingbird 2's
+    // own API is available from macOS 14 (its `hummingbird 2.0` availability macro), so dropping the
+    // former alone would not do; nothing builds the emulator for iOS, tvOS or watchOS.
     platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .executable(name: "channelgen", targets: ["channelgen"]),
