@@ -7,13 +7,10 @@ let nioDefaultPlatforms: [Platform] = [.linux, .android, .windows, .openbsd]
 
 let package = Package(
     name: "swift-channelgen",
-    // The runtime needs iOS 16 / tvOS 16 / watchOS 9 / macOS 13: `Clock` and `Duration` (every delay
-    // and timeout runs on an injected clock) and swift-websocket's `WSClient` (the NIO adapter).
-    // macOS stays at 14 because a package has one floor and this checkout builds the emulator on macOS
-    // (the Emulator trait, on by default): hummingbird-websocket declares macOS 14, and Hummingbird 2's
-    // own API is available from macOS 14 (its `hummingbird 2.0` availability macro), so dropping the
-    // former alone would not do; nothing builds the emulator for iOS, tvOS or watchOS.
-    platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // The runtime sets the floor, iOS 16 / tvOS 16 / watchOS 9 / macOS 13: `Clock` and `Duration` (every
+    // delay and timeout runs on an injected clock) and swift-websocket's `WSClient` (the NIO adapter).
+    // The emulator runs on SwiftNIO alone and jwt-kit (macOS 13), so it does not raise it.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .executable(name: "channelgen", targets: ["channelgen"]),
         .executable(name: "appsync-emulator", targets: ["appsync-emulator"]),
@@ -31,7 +28,7 @@ let package = Package(
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
     ],
-    // The embedded emulator's server (Hummingbird, hummingbird-websocket, jwt-kit) is a trait, on by
+    // The embedded emulator's token signing (jwt-kit) is a trait, on by
     // default so `swift run vortex-demo` and `swift test` work here; an app that depends on the
     // runtime lists `traits: []` and those packages are neither resolved nor built for it.
     traits: [
@@ -43,10 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
@@ -183,11 +177,13 @@ let package = Package(
             name: "AppSyncEmulator",
             dependencies: [
                 "ChannelNaming",
-                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Emulator"])),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Emulator"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Emulator"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         .executableTarget(

@@ -1,12 +1,10 @@
 // Compiled with the Emulator trait (on by default); without it this module is empty.
 #if Emulator
 import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 
 /// A local AWS AppSync Events service on 127.0.0.1: the WebSocket protocol at `/event/realtime`
 /// (subprotocol `aws-appsync-event-ws` with `header-` auth) and HTTP publish at `POST /event`,
@@ -17,7 +15,7 @@ public final class AppSyncEmulator: Sendable {
     public let configuration: EmulatorConfiguration
     private let broker: EmulatorBroker
     private let logger: Logger
-    private let state = NIOLockedValueBox<(task: Task<Void, Never>?, endpoint: URL?, authorizer: EmulatorAuthorizer?)>((nil, nil, nil))
+    private let state = NIOLockedValueBox<(listener: EmulatorListener?, endpoint: URL?, authorizer: EmulatorAuthorizer?)>((nil, nil, nil))
 
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration(), logger: Logger = Logger(label: "AppSyncEmulator")) {
         self.configuration = configuration
@@ -38,82 +36,57 @@ public final class AppSyncEmulator: Sendable {
             EmulatorSession(configuration: self.configuration, broker: self.broker, authorizer: authorizer, publishing: publishing, host: hostValue, logger: self.logger)
         }
 
-        let router = Router()
-        router.post("event") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 8 << 20)
-            var headers: [String: String] = [:]
-            for field in request.headers { headers[field.name.canonicalName] = field.value }
-            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
-            let identity = await authorizer.identity(headers)
-            let (status, json): (Int, String)
-            switch await publishing.publish(channelText: object["channel"] as? String, events: object["events"], identity: identity) {
-            case .success(let result): (status, json) = (200, ProtocolMessages.json(result))
-            case .failure(let rejection): (status, json) = (rejection.status, ProtocolMessages.json(["errors": rejection.errors]))
-            }
-            return Response(
-                status: HTTPResponse.Status(code: status),
-                headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
-        }
-
         let eventStreams = EventStreamEndpoint(configuration: configuration, streams: broker.streams, authorizer: authorizer, logger: logger)
-        router.get(".well-known/mercure") { request, _ -> Response in
-            await eventStreams.response(to: request)
-        }
-
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let broker = self.broker
-        let app = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled))) { request, channel, _ in
-                let path = request.path?.split(separator: "?").first.map(String.init)
-                guard path == "/event/realtime", !(await broker.takeRejection()) else { return .dontUpgrade }
-                let offered = (request.headerFields[.secWebSocketProtocol] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard offered.contains("aws-appsync-event-ws") else { return .dontUpgrade }
-                let hostValue = host.withLockedValue { $0 }
-                // Like AppSync, bad credentials still upgrade; a connection_error follows.
-                let headers = offered.first(where: { $0.hasPrefix("header-") }).flatMap(Self.decodeAuthSubprotocol)
-                let identity: Identity? = if let headers, headers["host"] == hostValue { await authorizer.identity(headers) } else { nil }
-                if identity != nil { await broker.recordConnectAuthorization(headers?["Authorization"] ?? headers?["authorization"]) }
-                let handler = session(hostValue)
-                return .upgrade([.secWebSocketProtocol: "aws-appsync-event-ws"]) { inbound, outbound, _ in
-                    await handler.run(identity: identity, inbound: inbound, outbound: outbound, channel: channel)
-                }
-            },
-            configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger
-        )
-        let logger = self.logger
-        let task = Task {
-            do {
-                try await app.runService(gracefulShutdownSignals: [])
-            } catch {
-                logger.error("emulator stopped", metadata: ["error": "\(error)"])
+        let respond: EmulatorListener.Responder = { request in
+            switch (request.method, request.path) {
+            case (.POST, "/event"): await Self.publish(request, authorizer: authorizer, publishing: publishing)
+            case (.GET, "/.well-known/mercure"): await eventStreams.response(to: request)
+            default: .plain(.notFound, "not found")
             }
-            portContinuation.finish()
         }
-        var iterator = ports.makeAsyncIterator()
-        guard let boundPort = await iterator.next() else { throw EmulatorError.notRunning }
+        let broker = self.broker
+        let upgrade: EmulatorListener.Upgrade = { head in
+            let path = head.uri.split(separator: "?", omittingEmptySubsequences: false).first.map(String.init)
+            guard path == "/event/realtime", !(await broker.takeRejection()) else { return nil }
+            let offered = head.headers[canonicalForm: "sec-websocket-protocol"].map { $0.trimmingCharacters(in: .whitespaces) }
+            guard offered.contains("aws-appsync-event-ws") else { return nil }
+            let hostValue = host.withLockedValue { $0 }
+            // Like AppSync, bad credentials still upgrade; a connection_error follows.
+            let headers = offered.first(where: { $0.hasPrefix("header-") }).flatMap(Self.decodeAuthSubprotocol)
+            let identity: Identity? = if let headers, headers["host"] == hostValue { await authorizer.identity(headers) } else { nil }
+            if identity != nil { await broker.recordConnectAuthorization(headers?["Authorization"] ?? headers?["authorization"]) }
+            let handler = session(hostValue)
+            return (HTTPHeaders([("Sec-WebSocket-Protocol", "aws-appsync-event-ws")]), { socket in await handler.run(identity: identity, socket: socket) })
+        }
+        let listener = try await EmulatorListener(port: port, respond: respond, upgrade: upgrade)
+        let boundPort = listener.port
         host.withLockedValue { $0 = "127.0.0.1:\(boundPort)" }
         let endpoint = URL(string: "http://127.0.0.1:\(boundPort)/event")!
-        state.withLockedValue { $0 = (task, endpoint, authorizer) }
+        state.withLockedValue { $0 = (listener, endpoint, authorizer) }
         logger.info("AppSync Events emulator listening", metadata: ["endpoint": "\(endpoint)"])
         return endpoint
     }
 
+    /// `POST /event`: HTTP publish.
+    private static func publish(_ request: EmulatorRequest, authorizer: EmulatorAuthorizer, publishing: PublishHandling) async -> EmulatorResponse {
+        let object = (try? JSONSerialization.jsonObject(with: Data(request.body.readableBytesView))) as? [String: Any] ?? [:]
+        let identity = await authorizer.identity(request.headerFields)
+        switch await publishing.publish(channelText: object["channel"] as? String, events: object["events"], identity: identity) {
+        case .success(let result):
+            return .complete(.ok, headers: [("Content-Type", "application/json")], body: ProtocolMessages.json(result))
+        case .failure(let rejection):
+            return .complete(HTTPResponseStatus(statusCode: rejection.status), headers: [("Content-Type", "application/json")], body: ProtocolMessages.json(["errors": rejection.errors]))
+        }
+    }
+
     /// Stops the server; open connections end.
     public func stop() async {
-        let task = state.withLockedValue { state -> Task<Void, Never>? in
+        let listener = state.withLockedValue { state -> EmulatorListener? in
             defer { state = (nil, nil, nil) }
-            return state.task
+            return state.listener
         }
         await broker.dropConnections()
-        task?.cancel()
-        await task?.value
+        await listener?.stop()
     }
 
     /// The `header-<base64url(JSON)>` subprotocol decoded into headers.

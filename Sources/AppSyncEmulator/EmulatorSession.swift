@@ -1,8 +1,9 @@
 #if Emulator
 import Foundation
-import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 
 /// One client WebSocket: the AppSync Events protocol from the server side.
 struct EmulatorSession: Sendable {
@@ -14,41 +15,75 @@ struct EmulatorSession: Sendable {
     let logger: Logger
 
     /// Runs until the client goes away. `identity` is nil when the connect credentials were rejected:
-    /// like AppSync, the upgrade succeeds and a `connection_error` follows.
-    func run(identity: Identity?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async {
-        let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
-        // One writer per connection keeps messages in order.
-        let writer = Task {
-            for await text in outbox {
-                do { try await outbound.write(.text(text)) } catch { break }
+    /// like AppSync, the upgrade succeeds, a `connection_error` follows and the server closes.
+    func run(identity: Identity?, socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) async {
+        let channel = socket.channel
+        // Set once the server has sent its close frame: it does not send another.
+        let closing = NIOLockedValueBox(false)
+        try? await socket.executeThenClose { inbound, outbound in
+            let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+            // One writer per connection keeps messages in order; when the outbox ends (the
+            // credentials were rejected), the server closes.
+            let writer = Task {
+                for await text in outbox {
+                    do { try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))) } catch { return }
+                }
+                closing.withLockedValue { $0 = true }
+                try? await outbound.write(Self.closeFrame(.normalClosure))
+                Self.closeLater(channel)
             }
-        }
-        guard identity != nil else {
-            continuation.yield(ProtocolMessages.connectionError([
-                ProtocolMessages.error("UnauthorizedException", "You are not authorized to make this call.", code: 401)
-            ]))
-            continuation.finish()
-            await writer.value
-            return
-        }
-        let id = await broker.register(outbox: continuation, channel: channel)
-        let keepAlive = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: configuration.keepAliveInterval)
-                if !Task.isCancelled, await broker.keepAliveEnabled { continuation.yield(ProtocolMessages.keepAlive) }
+            var keepAlive: Task<Void, Never>?
+            var id: Int?
+            if identity == nil {
+                continuation.yield(ProtocolMessages.connectionError([
+                    ProtocolMessages.error("UnauthorizedException", "You are not authorized to make this call.", code: 401)
+                ]))
+                continuation.finish()
+            } else {
+                let registered = await broker.register(outbox: continuation, channel: channel)
+                id = registered
+                keepAlive = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: configuration.keepAliveInterval)
+                        if !Task.isCancelled, await broker.keepAliveEnabled { continuation.yield(ProtocolMessages.keepAlive) }
+                    }
+                }
             }
-        }
-        do {
-            for try await message in inbound.messages(maxSize: 1 << 22) {
-                guard case .text(let text) = message else { continue }
-                await handle(text, connection: id)
+            do {
+                for try await frame in inbound {
+                    switch frame.opcode {
+                    case .text:
+                        if let id { await handle(String(buffer: frame.unmaskedData), connection: id) }
+                    case .ping:
+                        try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
+                    case .connectionClose:
+                        // The client closes (or answers the server's close): answer with its code and end.
+                        var data = frame.unmaskedData
+                        let code = data.readWebSocketErrorCode() ?? .normalClosure
+                        if !closing.withLockedValue({ $0 }) { try? await outbound.write(Self.closeFrame(code)) }
+                        throw CancellationError()
+                    default:
+                        continue
+                    }
+                }
+            } catch {
+                logger.debug("connection ended", metadata: ["error": "\(error)"])
             }
-        } catch {
-            logger.debug("connection ended", metadata: ["error": "\(error)"])
+            keepAlive?.cancel()
+            if let id { await broker.unregister(id) }
+            writer.cancel()
         }
-        keepAlive.cancel()
-        await broker.unregister(id)
-        writer.cancel()
+    }
+
+    private static func closeFrame(_ code: WebSocketErrorCode) -> WebSocketFrame {
+        var data = ByteBuffer()
+        data.write(webSocketErrorCode: code)
+        return WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+    }
+
+    /// After the server's close frame the client has a moment to answer before the socket closes.
+    private static func closeLater(_ channel: any Channel) {
+        channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
     }
 
     private func handle(_ text: String, connection: Int) async {

@@ -1,9 +1,7 @@
 #if Emulator
 import Foundation
-import HTTPTypes
-import Hummingbird
 import Logging
-import NIOCore
+import NIOHTTP1
 
 /// `GET /.well-known/mercure?topic=<channel>&topic=…`: the Mercure subscription endpoint. One
 /// `text/event-stream` per request carrying every named channel (`…/*` wildcards too) that the
@@ -17,61 +15,54 @@ struct EventStreamEndpoint: Sendable {
     let authorizer: EmulatorAuthorizer
     let logger: Logger
 
-    func response(to request: Request) async -> Response {
+    func response(to request: EmulatorRequest) async -> EmulatorResponse {
         if let refusal = streams.takeRefusal() {
-            var headers: HTTPFields = [:]
-            if let seconds = refusal.retryAfter { headers[.retryAfter] = String(seconds) }
-            return Response(status: HTTPResponse.Status(code: refusal.status), headers: headers)
+            let headers = refusal.retryAfter.map { [("Retry-After", String($0))] } ?? []
+            return .complete(HTTPResponseStatus(statusCode: refusal.status), headers: headers, body: "")
         }
-        var credentials: [String: String] = [:]
-        for field in request.headers { credentials[field.name.canonicalName] = field.value }
-        guard let identity = await authorizer.identity(credentials) else {
-            return Self.plain(.unauthorized, "missing or invalid credentials")
+        guard let identity = await authorizer.identity(request.headerFields) else {
+            return .plain(.unauthorized, "missing or invalid credentials")
         }
-        let topicTexts = request.uri.queryParameters[values: "topic"]
-        guard !topicTexts.isEmpty else { return Self.plain(.badRequest, "missing topic parameter") }
+        let topicTexts = request.queryValues("topic")
+        guard !topicTexts.isEmpty else { return .plain(.badRequest, "missing topic parameter") }
         var topics: [ChannelPath] = []
         for text in topicTexts {
-            guard let path = try? ChannelPath(String(text), allowWildcard: true, namespaces: configuration.namespaces) else {
-                return Self.plain(.badRequest, "invalid topic '\(text)'")
+            guard let path = try? ChannelPath(text, allowWildcard: true, namespaces: configuration.namespaces) else {
+                return .plain(.badRequest, "invalid topic '\(text)'")
             }
             topics.append(path)
         }
-        let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["lastEventID"].map(String.init)
+        let lastEventID = request.headerFields["last-event-id"] ?? request.queryValues("lastEventID").first
         let (id, replay, current, messages) = streams.open(topics: topics, identity: identity, lastEventID: lastEventID)
         let streams = self.streams
         let heartbeatInterval = configuration.eventStreamHeartbeatInterval
         let retry = configuration.eventStreamRetry
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("Last-Event-ID")!: current],
-            body: ResponseBody { writer in
+        return .stream(
+            headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("Last-Event-ID", current)],
+            body: { writer in
                 let heartbeats = Task {
                     while !Task.isCancelled {
                         do { try await Task.sleep(for: heartbeatInterval) } catch { return }
                         streams.heartbeat(id)
                     }
                 }
+                // A client that goes away ends its stream even while nothing is written (a stall).
+                writer.closed.whenComplete { _ in streams.close(id) }
                 defer {
                     heartbeats.cancel()
                     streams.close(id)
                 }
                 let (seconds, attoseconds) = retry.components
-                try await writer.write(ByteBuffer(string: "retry: \(seconds * 1000 + attoseconds / 1_000_000_000_000_000)\n\n"))
-                for event in replay { try await writer.write(ByteBuffer(string: EventStreams.wireText(event))) }
+                try await writer.write("retry: \(seconds * 1000 + attoseconds / 1_000_000_000_000_000)\n\n")
+                for event in replay { try await writer.write(EventStreams.wireText(event)) }
                 for await message in messages {
                     switch message {
-                    case .event(let event): try await writer.write(ByteBuffer(string: EventStreams.wireText(event)))
-                    case .heartbeat: try await writer.write(ByteBuffer(string: ":\n\n"))
+                    case .event(let event): try await writer.write(EventStreams.wireText(event))
+                    case .heartbeat: try await writer.write(":\n\n")
                     case .drop: throw EventStreamDropped()
                     }
                 }
-                try await writer.finish(nil)
             })
-    }
-
-    private static func plain(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
     }
 }
 

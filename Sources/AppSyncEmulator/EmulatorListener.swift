@@ -1,0 +1,214 @@
+// Compiled with the Emulator trait (on by default); without it this module is empty.
+#if Emulator
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// One HTTP request, its body read whole (up to `EmulatorListener.maximumBodyBytes`).
+struct EmulatorRequest: Sendable {
+    let head: HTTPRequestHead
+    let body: ByteBuffer
+
+    var method: HTTPMethod { head.method }
+    /// The path without the query.
+    var path: String { String(head.uri.prefix { $0 != "?" }) }
+
+    /// Header fields by lowercased name; of two with the same name, the first.
+    var headerFields: [String: String] {
+        Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The percent-decoded values of query parameter `name`, in order.
+    func queryValues(_ name: String) -> [String] {
+        (URLComponents(string: head.uri)?.queryItems ?? []).filter { $0.name == name }.compactMap(\.value)
+    }
+}
+
+/// What the emulator answers a request with.
+enum EmulatorResponse: Sendable {
+    /// A whole response.
+    case complete(HTTPResponseStatus, headers: [(String, String)], body: String)
+    /// A body streamed in chunks (Server-Sent Events): the response ends when `body` returns, and the
+    /// connection drops without ending it when `body` throws.
+    case stream(headers: [(String, String)], body: @Sendable (EventStreamWriter) async throws -> Void)
+
+    static func plain(_ status: HTTPResponseStatus, _ message: String) -> Self {
+        .complete(status, headers: [("Content-Type", "text/plain")], body: message)
+    }
+}
+
+/// Writes the chunks of a streamed response; knows when the client has gone.
+struct EventStreamWriter: Sendable {
+    fileprivate let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    /// Completes when the connection closes (the client went away, or a drop).
+    let closed: EventLoopFuture<Void>
+
+    func write(_ text: String) async throws {
+        try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
+    }
+}
+
+/// The emulator's listener on 127.0.0.1, on SwiftNIO alone (no server framework, so the package's
+/// platform floor stays the runtime's): HTTP/1.1 with keep-alive, each request answered by
+/// `respond`, and WebSocket upgrades that `upgrade` accepts, each connection run by the closure it
+/// returns. Stopping closes the listening socket and every connection.
+final class EmulatorListener: Sendable {
+    typealias Responder = @Sendable (EmulatorRequest) async -> EmulatorResponse
+    typealias WebSocketRun = @Sendable (NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) async -> Void
+    /// An upgrade's response headers and what runs the connection; `nil` refuses it (400).
+    typealias Upgrade = @Sendable (HTTPRequestHead) async -> (headers: HTTPHeaders, run: WebSocketRun)?
+
+    /// Request bodies larger than this get 413.
+    static let maximumBodyBytes = 8 << 20
+    /// The largest WebSocket message (fragments joined).
+    static let maximumMessageBytes = 1 << 22
+
+    private enum Negotiated: Sendable {
+        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, WebSocketRun)
+        case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+        /// `upgrade` said no; the request was read by the upgrade handler.
+        case refusedUpgrade(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+    }
+
+    private let server: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>
+    private let connections = NIOLockedValueBox<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
+    private let acceptor = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    var port: Int { server.channel.localAddress?.port ?? 0 }
+
+    /// Binds 127.0.0.1:`port` (0: a free port chosen by the OS) and starts accepting.
+    init(port: Int, respond: @escaping Responder, upgrade: @escaping Upgrade) async throws {
+        server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try Self.configure(channel, upgrade: upgrade) }
+            }
+        let task = Task { [server, connections] in
+            _ = try? await server.executeThenClose { inbound in
+                for try await negotiated in inbound {
+                    connections.withLockedValue { state in
+                        state.next += 1
+                        let id = state.next
+                        state.tasks[id] = Task {
+                            await Self.serve(negotiated, respond: respond)
+                            connections.withLockedValue { state in state.tasks[id] = nil }
+                        }
+                    }
+                }
+            }
+        }
+        acceptor.withLockedValue { $0 = task }
+    }
+
+    /// Closes the listening socket and every connection, and waits for them to end.
+    func stop() async {
+        let task = acceptor.withLockedValue { $0 }
+        task?.cancel()
+        await task?.value
+        let open = connections.withLockedValue { Array($0.tasks.values) }
+        for connection in open { connection.cancel() }
+        for connection in open { await connection.value }
+    }
+
+    /// HTTP/1.1, upgraded to a WebSocket when the request asks and `upgrade` agrees.
+    private static func configure(_ channel: any Channel, upgrade: @escaping Upgrade) throws -> EventLoopFuture<Negotiated> {
+        // What `upgrade` decided, from the upgrade's check to the new pipeline (same connection),
+        // and whether it was asked at all.
+        let decided = NIOLockedValueBox<WebSocketRun?>(nil)
+        let attempted = NIOLockedValueBox(false)
+        let webSocket = NIOTypedWebSocketServerUpgrader<Negotiated>(
+            maxFrameSize: maximumMessageBytes,
+            shouldUpgrade: { channel, head in
+                attempted.withLockedValue { $0 = true }
+                return channel.eventLoop.makeFutureWithTask {
+                    guard let accepted = await upgrade(head) else { return nil }
+                    decided.withLockedValue { $0 = accepted.run }
+                    return accepted.headers
+                }
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: .max, maxAccumulatedFrameSize: maximumMessageBytes))
+                    let socket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                    let run: WebSocketRun = decided.withLockedValue { $0 } ?? { @Sendable _ in }
+                    return .webSocket(socket, run)
+                }
+            }
+        )
+        let configuration = NIOTypedHTTPServerUpgradeConfiguration<Negotiated>(
+            upgraders: [webSocket],
+            notUpgradingCompletionHandler: { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let http = try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
+                    return attempted.withLockedValue { $0 } ? .refusedUpgrade(http) : .http(http)
+                }
+            }
+        )
+        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+            configuration: .init(upgradeConfiguration: configuration))
+    }
+
+    private static func serve(_ negotiated: EventLoopFuture<Negotiated>, respond: Responder) async {
+        switch try? await negotiated.get() {
+        case .webSocket(let socket, let run): await run(socket)
+        case .http(let http): try? await serveHTTP(http, respond: respond)
+        case .refusedUpgrade(let http): try? await refuse(http)
+        case nil: break
+        }
+    }
+
+    /// A refused WebSocket upgrade: 400, and the connection closes.
+    private static func refuse(_ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async throws {
+        try await http.executeThenClose { _, outbound in
+            let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
+            try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers)))
+            try await outbound.write(.end(nil))
+        }
+    }
+
+    /// Requests one after another on one connection, until it closes or asks to.
+    private static func serveHTTP(_ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, respond: Responder) async throws {
+        let closed = http.channel.closeFuture
+        try await http.executeThenClose { inbound, outbound in
+            var parts = inbound.makeAsyncIterator()
+            while case .head(let head) = try await parts.next() {
+                var body = ByteBuffer()
+                var tooLarge = false
+                reading: while let part = try await parts.next() {
+                    switch part {
+                    case .body(var chunk):
+                        tooLarge = tooLarge || body.readableBytes + chunk.readableBytes > maximumBodyBytes
+                        if !tooLarge { body.writeBuffer(&chunk) }
+                    case .end: break reading
+                    case .head: return
+                    }
+                }
+                let keepAlive = head.isKeepAlive && !tooLarge
+                let response: EmulatorResponse =
+                    if tooLarge { .plain(.payloadTooLarge, "request body too large") } else { await respond(EmulatorRequest(head: head, body: body)) }
+                switch response {
+                case .complete(let status, let fields, let text):
+                    var headers = HTTPHeaders(fields)
+                    headers.replaceOrAdd(name: "Content-Length", value: String(text.utf8.count))
+                    if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+                    try await outbound.write(.head(HTTPResponseHead(version: head.version, status: status, headers: headers)))
+                    if !text.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text)))) }
+                    try await outbound.write(.end(nil))
+                    if !keepAlive { return }
+                case .stream(let fields, let write):
+                    var headers = HTTPHeaders(fields)
+                    headers.replaceOrAdd(name: "Connection", value: "close")
+                    try await outbound.write(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers)))
+                    try await write(EventStreamWriter(outbound: outbound, closed: closed))
+                    try await outbound.write(.end(nil))
+                    return
+                }
+            }
+        }
+    }
+}
+#endif
