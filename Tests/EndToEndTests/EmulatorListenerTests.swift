@@ -1,0 +1,176 @@
+import AppSyncEmulator
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+/// A TCP client that writes raw bytes and collects everything the other end sends, until it closes.
+/// Every read has a bound: a byte that never comes fails the test instead of hanging the run.
+private final class RawSocket: Sendable {
+    private let channel: any Channel
+    private let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+
+    init(port: Int) async throws {
+        let received = NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>(([], false))
+        self.received = received
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(received: received)) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
+    func send(_ bytes: [UInt8]) async throws { try await channel.writeAndFlush(ByteBuffer(bytes: bytes)) }
+    func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+
+    var text: String { String(decoding: received.withLockedValue { $0.bytes }, as: UTF8.self) }
+    var bytes: [UInt8] { received.withLockedValue { $0.bytes } }
+    var isClosed: Bool { received.withLockedValue { $0.closed } }
+
+    /// Waits until the bytes received so far satisfy `condition`.
+    func waitUntil(_ what: String, _ condition: @escaping @Sendable (RawSocket) -> Bool) async throws {
+        try await waitFor(what, within: 20) { condition(self) }
+    }
+
+    func close() async { try? await channel.close() }
+
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+        init(received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>) { self.received = received }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            received.withLockedValue { $0.bytes += Array(buffer.readableBytesView) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            received.withLockedValue { $0.closed = true }
+            context.fireChannelInactive()
+        }
+    }
+}
+
+/// A client's WebSocket frame: final, masked (as RFC 6455 asks of clients).
+private func clientFrame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
+    let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+    precondition(payload.count < 126)
+    return [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+}
+
+/// The emulator's listener (SwiftNIO, no server framework) as an HTTP/1.1 and WebSocket server:
+/// what every client of it relies on, byte by byte.
+@Suite("Emulator listener", .serialized)
+struct EmulatorListenerTests {
+    static let key = "da2-listener-test"
+
+    private func start() async throws -> (AppSyncEmulator, Int) {
+        let configuration = EmulatorConfiguration(namespaces: ["default"], apiKeys: [Self.key], jwtSecret: Stack.secret)
+        let emulator = AppSyncEmulator(configuration: configuration, logger: Logger(label: "emulator") { _ in SwiftLogNoOpLogHandler() })
+        let endpoint = try await emulator.start()
+        return (emulator, try #require(endpoint.port))
+    }
+
+    private func upgradeRequest(port: Int, protocols: String) -> String {
+        "GET /event/realtime HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: \(protocols)\r\n\r\n"
+    }
+
+    /// The `header-…` subprotocol with the emulator's API key for `port`.
+    private func authorizedProtocols(port: Int) throws -> String {
+        let json = try JSONSerialization.data(withJSONObject: ["host": "127.0.0.1:\(port)", "x-api-key": Self.key])
+        let header = json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return "aws-appsync-event-ws, header-\(header)"
+    }
+
+    @Test func requestsOnOneConnectionAreAnsweredInTurnUntilOneAsksToClose() async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        try await socket.send("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await socket.waitUntil("the first answer") { $0.text.contains("not found") }
+        #expect(!socket.isClosed)
+        try await socket.send("POST /event HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        try await socket.waitUntil("the second answer and the close") { $0.isClosed }
+        #expect(socket.text.hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        // No credentials: AppSync's 401 with its errors, and the connection closes as asked.
+        #expect(socket.text.contains("HTTP/1.1 401 Unauthorized\r\n"))
+        #expect(socket.text.contains("UnauthorizedException"))
+        await emulator.stop()
+    }
+
+    @Test func aBodyPastTheLimitGets413AndTheConnectionCloses() async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        let size = (8 << 20) + 1
+        try await socket.send("POST /event HTTP/1.1\r\nHost: a\r\nx-api-key: \(Self.key)\r\nContent-Length: \(size)\r\n\r\n")
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 16)
+        var sent = 0
+        while sent < size {
+            let count = min(chunk.count, size - sent)
+            try await socket.send(Array(chunk[..<count]))
+            sent += count
+        }
+        try await socket.waitUntil("413 and the close") { $0.isClosed }
+        #expect(socket.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+        await emulator.stop()
+    }
+
+    @Test func aRefusedUpgradeGets400AndTheConnectionCloses() async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        try await socket.send(upgradeRequest(port: port, protocols: "graphql-ws"))
+        try await socket.waitUntil("400 and the close") { $0.isClosed }
+        #expect(socket.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(await emulator.connectionsAccepted == 0)
+        await emulator.stop()
+    }
+
+    @Test func aPingIsAnsweredWithItsPongAndAClientCloseWithItsCode() async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        try await socket.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
+        try await socket.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
+        #expect(socket.text.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
+        let headerLength = socket.bytes.count
+        try await socket.send(clientFrame(opcode: 0x9, Array("are you there".utf8)))
+        let pong: [UInt8] = [0x8A, 13] + Array("are you there".utf8)
+        try await socket.waitUntil("the pong") { $0.bytes.count >= headerLength + pong.count }
+        #expect(Array(socket.bytes[headerLength..<(headerLength + pong.count)]) == pong)
+        // Close with 4000: the answer carries the same code, then the server closes.
+        try await socket.send(clientFrame(opcode: 0x8, [0x0F, 0xA0]))
+        try await socket.waitUntil("the close answer and the end") { $0.isClosed }
+        #expect(Array(socket.bytes.suffix(4)) == [0x88, 0x02, 0x0F, 0xA0])
+        await emulator.stop()
+    }
+
+    @Test func aStalledEventStreamWhoseClientLeavesIsClosed() async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        try await socket.send("GET /.well-known/mercure?topic=default/a HTTP/1.1\r\nHost: a\r\nx-api-key: \(Self.key)\r\n\r\n")
+        try await socket.waitUntil("the stream's retry field") { $0.text.contains("retry: ") }
+        #expect(socket.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(emulator.eventStreamCount == 1)
+        // Nothing is written to a stalled stream, so only the socket's end tells the client left.
+        emulator.stallEventStreams()
+        await socket.close()
+        try await waitFor("the stream to close", within: 20) { emulator.eventStreamCount == 0 }
+        await emulator.stop()
+    }
+
+    @Test func stoppingClosesIdleAndUpgradedConnections() async throws {
+        let (emulator, port) = try await start()
+        let idle = try await RawSocket(port: port)
+        try await idle.send("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await idle.waitUntil("an answer") { $0.text.contains("not found") }
+        let upgraded = try await RawSocket(port: port)
+        try await upgraded.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
+        try await upgraded.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
+        await emulator.stop()
+        try await idle.waitUntil("the idle connection's end") { $0.isClosed }
+        try await upgraded.waitUntil("the upgraded connection's end") { $0.isClosed }
+        #expect(await emulator.connectionCount == 0)
+    }
+}
