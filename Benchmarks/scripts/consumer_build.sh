@@ -26,7 +26,7 @@ import PackageDescription
 
 let package = Package(
     name: "Shop",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [.package(path: "$checkout"$traits)],
     targets: [
         .target(
