@@ -18,7 +18,7 @@ struct EmulatorSession: Sendable {
     /// like AppSync, the upgrade succeeds, a `connection_error` follows and the server closes.
     func run(identity: Identity?, socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) async {
         let channel = socket.channel
-        // Set once the server has sent its close frame: it does not send another.
+        // Set once a close frame is sent (the server's, or its answer to the client's): one per connection.
         let closing = NIOLockedValueBox(false)
         try? await socket.executeThenClose { inbound, outbound in
             let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
@@ -28,7 +28,7 @@ struct EmulatorSession: Sendable {
                 for await text in outbox {
                     do { try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))) } catch { return }
                 }
-                closing.withLockedValue { $0 = true }
+                guard Self.takeClose(closing) else { return }
                 try? await outbound.write(Self.closeFrame(.normalClosure))
                 Self.closeLater(channel)
             }
@@ -50,7 +50,7 @@ struct EmulatorSession: Sendable {
                 }
             }
             do {
-                for try await frame in inbound {
+                reading: for try await frame in inbound {
                     switch frame.opcode {
                     case .text:
                         if let id { await handle(String(buffer: frame.unmaskedData), connection: id) }
@@ -60,8 +60,8 @@ struct EmulatorSession: Sendable {
                         // The client closes (or answers the server's close): answer with its code and end.
                         var data = frame.unmaskedData
                         let code = data.readWebSocketErrorCode() ?? .normalClosure
-                        if !closing.withLockedValue({ $0 }) { try? await outbound.write(Self.closeFrame(code)) }
-                        throw CancellationError()
+                        if Self.takeClose(closing) { try? await outbound.write(Self.closeFrame(code)) }
+                        break reading
                     default:
                         continue
                     }
@@ -72,6 +72,14 @@ struct EmulatorSession: Sendable {
             keepAlive?.cancel()
             if let id { await broker.unregister(id) }
             writer.cancel()
+        }
+    }
+
+    /// Whether this side may send the connection's one close frame (and now has).
+    private static func takeClose(_ closing: NIOLockedValueBox<Bool>) -> Bool {
+        closing.withLockedValue { sent in
+            defer { sent = true }
+            return !sent
         }
     }
 
