@@ -66,6 +66,32 @@ struct JSONScannerTests {
         #expect(try read([quote] + Array("é".utf8) + [backslash, UInt8(ascii: "t"), quote]).get() == "é\t")
     }
 
+    /// Where the system predates `String(validating:as:)` (before macOS 15 and iOS 18) strings are
+    /// checked by `validatedUTF8`, which never runs on Linux: it must accept and refuse exactly
+    /// what `String(validating:)` does. Seeded byte runs biased towards the edges of UTF-8
+    /// (continuation bytes, overlong leads, surrogates, truncated sequences, beyond U+10FFFF).
+    @Test func theValidatorForOlderSystemsAgreesWithTheStandardLibrary() {
+        var random = SplitMix64(seed: 0x5EED_0F_0DD)
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x9F, 0xA0, 0x8F, 0x90]
+        var refused = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...8, using: &random)
+            let bytes: [UInt8] = (0..<count).map { _ in
+                Bool.random(using: &random) ? edges.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+            }
+            bytes.withUnsafeBufferPointer { buffer in
+                let expected = String(validating: buffer, as: UTF8.self)
+                #expect(JSONScanner.validatedUTF8(buffer) == expected, "\(bytes)")
+                if expected == nil { refused += 1 }
+            }
+        }
+        for valid in ["", "a", "é", "中", "😀", "\u{10FFFF}", "\u{D7FF}\u{E000}"] {
+            #expect(Array(valid.utf8).withUnsafeBufferPointer(JSONScanner.validatedUTF8) == valid)
+        }
+        // Both kinds were met often.
+        #expect(refused > 5_000 && refused < 19_000)
+    }
+
     @Test func numbersFollowTheGrammar() {
         for valid in ["0", "-0", "12", "-3.25", "1e9", "1E+2", "2.5e-3"] {
             #expect((try? Self.scan(valid) { scanner throws(JSONScanner.Failure) in try scanner.readNumberText() }.get()) == valid)

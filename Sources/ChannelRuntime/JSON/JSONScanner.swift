@@ -316,8 +316,28 @@ package struct JSONScanner {
     }
 
     private func utf8String(_ buffer: UnsafeBufferPointer<UInt8>, at start: Int) throws(Failure) -> String {
-        guard let text = String(validating: buffer, as: UTF8.self) else { throw Failure(offset: start, reason: "invalid UTF-8 in a string") }
+        let text: String?
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            text = String(validating: buffer, as: UTF8.self)
+        } else {
+            text = Self.validatedUTF8(buffer)
+        }
+        guard let text else { throw Failure(offset: start, reason: "invalid UTF-8 in a string") }
         return text
+    }
+
+    /// `String(validating:as:)` where the system's standard library predates it (it came with
+    /// macOS 15 and iOS 18): the bytes are checked scalar by scalar, then decoded.
+    package static func validatedUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
+        var bytes = buffer.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&bytes) {
+            case .scalarValue: continue
+            case .emptyInput: return String(decoding: buffer, as: UTF8.self)
+            case .error: return nil
+            }
+        }
     }
 
     /// Reads `true` or `false`.
