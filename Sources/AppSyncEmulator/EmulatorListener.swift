@@ -73,7 +73,13 @@ final class EmulatorListener: Sendable {
         case refusedUpgrade(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
     }
 
-    private let server: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>
+    /// A connection as accepted: its channel, and what its first request makes of it.
+    private struct Accepted: Sendable {
+        let channel: any Channel
+        let negotiated: EventLoopFuture<Negotiated>
+    }
+
+    private let server: NIOAsyncChannel<Accepted, Never>
     private let connections = NIOLockedValueBox<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
     private let acceptor = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
@@ -84,16 +90,22 @@ final class EmulatorListener: Sendable {
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try Self.configure(channel, upgrade: upgrade) }
+                channel.eventLoop.makeCompletedFuture { Accepted(channel: channel, negotiated: try Self.configure(channel, upgrade: upgrade)) }
             }
         let task = Task { [server, connections] in
             _ = try? await server.executeThenClose { inbound in
-                for try await negotiated in inbound {
+                for try await accepted in inbound {
                     connections.withLockedValue { state in
                         state.next += 1
                         let id = state.next
                         state.tasks[id] = Task {
-                            await Self.serve(negotiated, respond: respond)
+                            // Stopping closes the connection, whatever it waits for (also a first
+                            // request that never comes, which no cancellation would end).
+                            await withTaskCancellationHandler {
+                                await Self.serve(accepted.negotiated, respond: respond)
+                            } onCancel: {
+                                accepted.channel.close(promise: nil)
+                            }
                             connections.withLockedValue { state in state.tasks[id] = nil }
                         }
                     }

@@ -160,15 +160,24 @@ struct EmulatorListenerTests {
         await emulator.stop()
     }
 
-    @Test func stoppingClosesIdleAndUpgradedConnections() async throws {
+    @Test func stoppingClosesSilentIdleAndUpgradedConnections() async throws {
         let (emulator, port) = try await start()
+        // Connected, and never a byte sent: no request to negotiate from.
+        let silent = try await RawSocket(port: port)
         let idle = try await RawSocket(port: port)
         try await idle.send("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n")
         try await idle.waitUntil("an answer") { $0.text.contains("not found") }
         let upgraded = try await RawSocket(port: port)
         try await upgraded.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
         try await upgraded.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
-        await emulator.stop()
+        // `stop()` must return: waited for with a bound, so a stop that hangs fails the test.
+        let stopped = NIOLockedValueBox(false)
+        Task {
+            await emulator.stop()
+            stopped.withLockedValue { $0 = true }
+        }
+        try await waitFor("stop() to return", within: 20) { stopped.withLockedValue { $0 } }
+        try await silent.waitUntil("the silent connection's end") { $0.isClosed }
         try await idle.waitUntil("the idle connection's end") { $0.isClosed }
         try await upgraded.waitUntil("the upgraded connection's end") { $0.isClosed }
         #expect(await emulator.connectionCount == 0)
