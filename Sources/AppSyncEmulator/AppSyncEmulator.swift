@@ -46,8 +46,7 @@ public final class AppSyncEmulator: Sendable {
         }
         let broker = self.broker
         let upgrade: EmulatorListener.Upgrade = { head in
-            let path = head.uri.split(separator: "?", omittingEmptySubsequences: false).first.map(String.init)
-            guard path == "/event/realtime", !(await broker.takeRejection()) else { return nil }
+            guard head.path == "/event/realtime", !(await broker.takeRejection()) else { return nil }
             let offered = head.headers[canonicalForm: "sec-websocket-protocol"].map { $0.trimmingCharacters(in: .whitespaces) }
             guard offered.contains("aws-appsync-event-ws") else { return nil }
             let hostValue = host.withLockedValue { $0 }

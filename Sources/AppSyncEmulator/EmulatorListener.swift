@@ -7,23 +7,34 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 
-/// One HTTP request, its body read whole (up to `EmulatorListener.maximumBodyBytes`).
+extension HTTPRequestHead {
+    /// The path without the query.
+    var path: String { String(uri.prefix { $0 != "?" }) }
+}
+
+/// One HTTP request, its body read whole (up to `EmulatorListener.maximumBodyBytes`); its header
+/// fields and query read once.
 struct EmulatorRequest: Sendable {
     let head: HTTPRequestHead
     let body: ByteBuffer
-
-    var method: HTTPMethod { head.method }
-    /// The path without the query.
-    var path: String { String(head.uri.prefix { $0 != "?" }) }
-
     /// Header fields by lowercased name; of two with the same name, the first.
-    var headerFields: [String: String] {
-        Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+    let headerFields: [String: String]
+    /// The query's parameters, percent-decoded, in order.
+    private let query: [URLQueryItem]
+
+    init(head: HTTPRequestHead, body: ByteBuffer) {
+        self.head = head
+        self.body = body
+        headerFields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        query = URLComponents(string: head.uri)?.queryItems ?? []
     }
 
-    /// The percent-decoded values of query parameter `name`, in order.
+    var method: HTTPMethod { head.method }
+    var path: String { head.path }
+
+    /// The values of query parameter `name`, in order.
     func queryValues(_ name: String) -> [String] {
-        (URLComponents(string: head.uri)?.queryItems ?? []).filter { $0.name == name }.compactMap(\.value)
+        query.filter { $0.name == name }.compactMap(\.value)
     }
 }
 
@@ -176,10 +187,21 @@ final class EmulatorListener: Sendable {
     /// A refused WebSocket upgrade: 400, and the connection closes.
     private static func refuse(_ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async throws {
         try await http.executeThenClose { _, outbound in
-            let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
-            try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers)))
-            try await outbound.write(.end(nil))
+            try await writeWhole(.badRequest, headers: [], body: "", version: .http1_1, keepAlive: false, to: outbound)
         }
+    }
+
+    /// A whole response, its length given, and `Connection: close` when the connection ends after it.
+    private static func writeWhole(
+        _ status: HTTPResponseStatus, headers fields: [(String, String)], body text: String, version: HTTPVersion, keepAlive: Bool,
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        var headers = HTTPHeaders(fields)
+        headers.replaceOrAdd(name: "Content-Length", value: String(text.utf8.count))
+        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        try await outbound.write(.head(HTTPResponseHead(version: version, status: status, headers: headers)))
+        if !text.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text)))) }
+        try await outbound.write(.end(nil))
     }
 
     /// Requests one after another on one connection, until it closes or asks to.
@@ -204,12 +226,7 @@ final class EmulatorListener: Sendable {
                     if tooLarge { .plain(.payloadTooLarge, "request body too large") } else { await respond(EmulatorRequest(head: head, body: body)) }
                 switch response {
                 case .complete(let status, let fields, let text):
-                    var headers = HTTPHeaders(fields)
-                    headers.replaceOrAdd(name: "Content-Length", value: String(text.utf8.count))
-                    if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
-                    try await outbound.write(.head(HTTPResponseHead(version: head.version, status: status, headers: headers)))
-                    if !text.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text)))) }
-                    try await outbound.write(.end(nil))
+                    try await writeWhole(status, headers: fields, body: text, version: head.version, keepAlive: keepAlive, to: outbound)
                     if !keepAlive { return }
                 case .stream(let fields, let write):
                     var headers = HTTPHeaders(fields)
