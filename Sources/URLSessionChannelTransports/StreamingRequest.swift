@@ -91,7 +91,10 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
         end(failure: error, keepingBuffered: keepingBuffered)
         if let (session, task) = task.withLock({ $0 }) {
             task.cancel()
-            session.invalidateAndCancel()
+            // The session's one task is cancelled: invalidating after it is all that is left.
+            // (`invalidateAndCancel` reads FoundationNetworking's task registry off its queue and can
+            // trap while the cancelled task leaves it.)
+            session.finishTasksAndInvalidate()
         }
     }
 

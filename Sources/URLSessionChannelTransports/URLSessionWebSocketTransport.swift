@@ -83,7 +83,10 @@ private final class URLSessionWebSocketSession: NSObject, BatchedInboundSession,
         opened.resolve(CancellationError())
         if let (session, task) = socket.withLock({ $0 }) {
             task.cancel()
-            session.invalidateAndCancel()
+            // The session's one task is cancelled: invalidating after it is all that is left.
+            // (`invalidateAndCancel` reads FoundationNetworking's task registry off its queue and can
+            // trap while the cancelled task leaves it.)
+            session.finishTasksAndInvalidate()
         }
         continuation.finish()
     }
