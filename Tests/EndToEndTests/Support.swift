@@ -57,6 +57,10 @@ struct Stack {
         let token = try await emulator.token(forUser: user)
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: authorization?(emulator) ?? .token { token })
         configuration.reconnectPolicy = .fixed(.milliseconds(100))
+        // These tests count connections and reconnects; a CI machine busy compiling can take longer
+        // than the production bounds to finish a handshake, which would add a reconnect of its own.
+        configuration.connectTimeout = .seconds(120)
+        configuration.operationTimeout = .seconds(120)
         configure(&configuration)
         let connection = AppSyncConnection(configuration: configuration, logger: Logger(label: "client") { _ in SwiftLogNoOpLogHandler() })
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: Logger(label: "hub") { _ in SwiftLogNoOpLogHandler() }))
