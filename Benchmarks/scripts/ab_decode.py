@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Whole-path decode throughput of two runtime-bench builds, in adjacent pairs.
 
-    python3 Benchmarks/scripts/ab_decode.py <before>/runtime-bench <after>/runtime-bench [--pairs 10] [--models License,Role]
+    python3 Benchmarks/scripts/ab_decode.py <before>/runtime-bench <after>/runtime-bench [--pairs 10] [--models License,Role] [--step]
+
+`--step` measures the payload step alone (`codec --fast-only`: the fast path, one thread) instead
+of the whole path; both builds need that option.
 
 This VM's speed drifts by up to 2x over minutes, so medians of separate runs say little about a
 10 % difference. Here each pair runs the two builds back to back (which goes first alternates),
@@ -15,11 +18,12 @@ import subprocess
 MODELS = "DevicePresence,DeviceRecording,DeviceFirmware,ArchiveState,LicenseState,PlanState,AISettings,RoleChange,UserTokenRevoke"
 
 
-def events_per_second(binary, model, events):
-    out = subprocess.run([binary, "decode", "--events", str(events), "--runs", "1", "--warmup", "1", "--ours-only", "--model", model],
-                         capture_output=True, text=True, check=True).stdout
+def events_per_second(binary, model, events, step=False):
+    command = ["codec", "--fast-only", "--frames", str(events), "--runs", "1"] if step else \
+        ["decode", "--events", str(events), "--runs", "1", "--warmup", "1", "--ours-only"]
+    out = subprocess.run([binary] + command + ["--model", model], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
-        match = re.match(r"\| (\w+) \| ([0-9 ]+) \|", line)
+        match = re.match(r"\| (\w+) \| (?:fast path )?([0-9 ]+)(?:/s)? \|", line)
         if match and model in match.group(1):
             return float(match.group(2).replace(" ", ""))
     raise SystemExit(f"no figure for {model} in:\n{out}")
@@ -32,6 +36,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--events", type=int, default=30000)
     parser.add_argument("--models", default=MODELS)
+    parser.add_argument("--step", action="store_true", help="the payload step alone (codec --fast-only)")
     args = parser.parse_args()
     print("| model | before (median, events/s) | after (median) | after / before (median of pairs) | interquartile range |")
     print("|---|---:|---:|---:|---:|")
@@ -39,11 +44,11 @@ def main():
         before, after, ratios = [], [], []
         for index in range(args.pairs):
             if index % 2 == 0:
-                b = events_per_second(args.before, model, args.events)
-                a = events_per_second(args.after, model, args.events)
+                b = events_per_second(args.before, model, args.events, args.step)
+                a = events_per_second(args.after, model, args.events, args.step)
             else:
-                a = events_per_second(args.after, model, args.events)
-                b = events_per_second(args.before, model, args.events)
+                a = events_per_second(args.after, model, args.events, args.step)
+                b = events_per_second(args.before, model, args.events, args.step)
             before.append(b)
             after.append(a)
             ratios.append(a / b)

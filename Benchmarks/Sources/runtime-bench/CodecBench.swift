@@ -12,8 +12,10 @@ struct Codec: AsyncParsableCommand {
     @Option var frames = 200_000
     @Option var runs = 5
     @Option(help: "Only the models whose name contains this text (payload table).") var model: String?
+    @ArgumentParser.Flag(help: "Only the payload table's fast path (for a profiler); prints its rate.") var fastOnly = false
 
     func run() async throws {
+        if fastOnly { return try runFastPathOnly() }
         let texts = (0..<frames).map { DecodeBench.frame(id: "3f2a9c1e-6b0d-4f7e-9a1b-2c3d4e5f6a7b", event: DecodeBench.archiveEvent($0)) }
         var previous: [Double] = [], decodable: [Double] = []
         struct Envelope: Decodable { var type: String?; var id: String?; var event: String? }
@@ -86,6 +88,20 @@ struct Codec: AsyncParsableCommand {
             }
             let (s, f) = (Stats(slow).median, Stats(fast).median)
             print("| \(model.name) | \(Int(s)) | \(Int(f)) | \(String(format: "%.2f", f / s)) |")
+        }
+    }
+
+    func runFastPathOnly() throws {
+        for model in DecodeBench.models where self.model.map(model.name.contains) ?? true {
+            let texts = (0..<frames).map(model.payload)
+            let reader = ScannerDecoding()
+            var rates: [Double] = []
+            for _ in 0..<runs {
+                let start = ContinuousClock.now
+                for text in texts { _ = try model.readFast(reader, text) }
+                rates.append(Double(frames) / seconds(ContinuousClock.now - start))
+            }
+            print("| \(model.name) | fast path \(Int(Stats(rates).median))/s |")
         }
     }
 }

@@ -274,7 +274,13 @@ struct ScannerValue: SingleValueDecodingContainer {
         if T.self == Bool.self { return try decode(Bool.self) as! T }
         if T.self == Int.self { return try decode(Int.self) as! T }
         if T.self == Double.self { return try decode(Double.self) as! T }
-        if let dictionary = T.self as? any ScannedDictionary.Type {
+        // A generated model's date: read from the bytes here, not through the wrapper's `init(from:)`.
+        if T.self == ISO8601<Date>.self, let date = ScannerDecoder(session: session, offset: offset, depth: depth).readEverydayDate() {
+            return ISO8601(wrappedValue: date) as! T
+        }
+        // Only an object can be a dictionary: the conformance lookup is skipped for every other value.
+        var scanner = session.scanner(at: offset, depth: depth)
+        if scanner.peek() == UInt8(ascii: "{"), let dictionary = T.self as? any ScannedDictionary.Type {
             return try dictionary.read(from: self, as: T.self)
         }
         return try T(from: ScannerDecoder(session: session, offset: offset, depth: depth))
