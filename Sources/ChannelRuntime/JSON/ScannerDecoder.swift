@@ -108,27 +108,35 @@ final class DecodingSession {
         return state.pointee.cursors.count - 1
     }
 
-    /// The offset of the value of `name` among the members at `range`, looked for first where
-    /// cursor `slot` points, which then moves past it.
+    /// The offset of the value of `name` among the members at `range`, looked for from where
+    /// cursor `slot` points (then from the first member), which then moves past it.
     func offset(of name: String, in range: Range<Int>, cursor slot: Int) -> Int? {
         var name = name
         return name.withUTF8 { name in
             let next = state.pointee.cursors[slot]
-            if next < range.upperBound, isKey(state.pointee.members[next].key, name) {
-                state.pointee.cursors[slot] = next + 1
-                return state.pointee.members[next].offset
+            // A type that skips a member or two still finds the next one ahead of the cursor.
+            for index in next..<range.upperBound where isKey(state.pointee.members[index].key, name) {
+                return found(index, cursor: slot)
             }
-            for index in range where isKey(state.pointee.members[index].key, name) {
-                state.pointee.cursors[slot] = index + 1
-                return state.pointee.members[index].offset
+            for index in range.lowerBound..<min(next, range.upperBound) where isKey(state.pointee.members[index].key, name) {
+                return found(index, cursor: slot)
             }
             return nil
         }
     }
 
+    private func found(_ index: Int, cursor slot: Int) -> Int {
+        state.pointee.cursors[slot] = index + 1
+        return state.pointee.members[index].offset
+    }
+
     /// Whether the key at `key` is `name`'s bytes.
     private func isKey(_ key: Range<Int>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        key.count == name.count && (name.isEmpty || memcmp(state.pointee.bytes.baseAddress! + key.lowerBound, name.baseAddress!, name.count) == 0)
+        guard key.count == name.count else { return false }
+        let bytes = state.pointee.bytes.baseAddress! + key.lowerBound
+        // Keys are short: byte by byte, not through a `memcmp` call.
+        for index in 0..<name.count where bytes[index] != name[index] { return false }
+        return true
     }
 
     /// Whether the key at `key` is among the members from `first` on.
