@@ -5,7 +5,7 @@
 
 Writes `--types` plain structs shaped like the 500-channel payloads (a `String`, a `Date`, two
 optional `String`s and an optional `Bool`), once with no conformance, once `Encodable`, once
-`Decodable`, once `Codable`, once `Codable` with `Hashable`, and type-checks each file
+`Decodable`, once `Codable`, once `Codable` with `Equatable`, once with `Hashable`, and type-checks each file
 (`swift-frontend -typecheck`, `-swift-version 6`) in turns, printing the median CPU seconds. The
 difference between the first and the others is what synthesized conformances cost per type: the
 floor under any generator that keeps one field list per model and lets Swift write the coding.
@@ -21,6 +21,7 @@ VARIANTS = {
     "Encodable": "Encodable, Sendable",
     "Decodable": "Decodable, Sendable",
     "Codable": "Codable, Sendable",
+    "Codable, Equatable": "Codable, Equatable, Sendable",
     "Codable, Hashable": "Codable, Hashable, Sendable",
 }
 
