@@ -113,12 +113,12 @@ final class DecodingSession {
     func offset(of name: String, in range: Range<Int>, cursor slot: Int) -> Int? {
         var name = name
         return name.withUTF8 { name in
-            let next = state.pointee.cursors[slot]
+            let next = min(max(state.pointee.cursors[slot], range.lowerBound), range.upperBound)
             // A type that skips a member or two still finds the next one ahead of the cursor.
             for index in next..<range.upperBound where isKey(state.pointee.members[index].key, name) {
                 return found(index, cursor: slot)
             }
-            for index in range.lowerBound..<min(next, range.upperBound) where isKey(state.pointee.members[index].key, name) {
+            for index in range.lowerBound..<next where isKey(state.pointee.members[index].key, name) {
                 return found(index, cursor: slot)
             }
             return nil
