@@ -16,10 +16,8 @@ struct HostileServerTests {
         var configuration = AppSyncConfiguration(
             endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-test"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
-        // Counts assume no reconnect of the machine's making: a CI machine busy compiling may take
-        // longer than the production bounds (tests of them set theirs).
-        configuration.connectTimeout = .seconds(120)
-        configuration.operationTimeout = .seconds(120)
+        configuration.connectTimeout = boundForLoadedMachines
+        configuration.operationTimeout = boundForLoadedMachines
         configure(&configuration)
         return AppSyncConnection(configuration: configuration, transport: WSClientTransport(logger: quiet), logger: quiet)
     }

@@ -47,9 +47,7 @@ struct SSEConnectionTests {
         let endpoint = try AppSyncEndpoint(http: try await emulator.start())
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: authorization)
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
-        // These tests count streams opened; a CI machine busy compiling may need longer than the
-        // production bound to open one, which would add a reopen of its own.
-        configuration.connectTimeout = .seconds(120)
+        configuration.connectTimeout = boundForLoadedMachines
         configure(&configuration)
         return Setup(emulator: emulator, endpoint: endpoint, connection: SSEConnection(configuration: configuration, logger: quiet))
     }

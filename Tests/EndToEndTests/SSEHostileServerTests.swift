@@ -21,9 +21,7 @@ struct SSEHostileServerTests {
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
-        // Counts of streams and dropped frames assume no reopen of the machine's making: a CI
-        // machine busy compiling may take longer than the production bound (tests of it set theirs).
-        configuration.connectTimeout = .seconds(120)
+        configuration.connectTimeout = boundForLoadedMachines
         configure(&configuration)
         return SSEConnection(configuration: configuration, transport: transport, logger: SSEConnectionTests.quiet)
     }

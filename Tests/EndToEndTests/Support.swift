@@ -5,6 +5,12 @@ import Foundation
 import Logging
 import VortexEvents
 
+/// Connect and operation bound for loopback clients in tests that count connections, streams or
+/// dropped frames: a CI machine busy compiling can take longer than the production bounds (15 s)
+/// to finish a handshake, and the reconnect that follows would be counted. Tests of the bounds set
+/// their own.
+let boundForLoadedMachines: Duration = .seconds(120)
+
 /// Waits (polling) until `condition` holds; the bound turns a hang into a failure and is not a
 /// timing assertion. It is generous because the whole test run shares two cores: conditions that
 /// hold within milliseconds alone have taken over twenty seconds there while compilers ran.
@@ -57,10 +63,8 @@ struct Stack {
         let token = try await emulator.token(forUser: user)
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: authorization?(emulator) ?? .token { token })
         configuration.reconnectPolicy = .fixed(.milliseconds(100))
-        // These tests count connections and reconnects; a CI machine busy compiling can take longer
-        // than the production bounds to finish a handshake, which would add a reconnect of its own.
-        configuration.connectTimeout = .seconds(120)
-        configuration.operationTimeout = .seconds(120)
+        configuration.connectTimeout = boundForLoadedMachines
+        configuration.operationTimeout = boundForLoadedMachines
         configure(&configuration)
         let connection = AppSyncConnection(configuration: configuration, logger: Logger(label: "client") { _ in SwiftLogNoOpLogHandler() })
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: Logger(label: "hub") { _ in SwiftLogNoOpLogHandler() }))
