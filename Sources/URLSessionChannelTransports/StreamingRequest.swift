@@ -47,7 +47,14 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
         let dataTask = session.dataTask(with: request)
         task.withLock { $0 = (session, dataTask) }
-        dataTask.resume()
+        // A `cancel` that came before the task existed found nothing to cancel: this one keeps the
+        // request from going out.
+        if state.withLock({ $0.ended }) {
+            dataTask.cancel()
+            session.finishTasksAndInvalidate()
+        } else {
+            dataTask.resume()
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let outcome: Result<HTTPURLResponse, any Error>? = state.withLock { state in
@@ -84,6 +91,9 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     /// Why the body ended early, if it did.
     var failure: (any Error)? { state.withLock { $0.failure } }
+
+    /// The URLSession task's state, once `start()` made it.
+    var taskState: URLSessionTask.State? { task.withLock { $0?.task.state } }
 
     /// Ends the request now: the socket closes, a waiting `start()` throws `error`, the body ends
     /// (with `keepingBuffered`, after the chunks already received).

@@ -31,7 +31,7 @@ private final class RawSocket: Sendable {
 
     /// Waits until the bytes received so far satisfy `condition`.
     func waitUntil(_ what: String, _ condition: @escaping @Sendable (RawSocket) -> Bool) async throws {
-        try await waitFor(what, within: 20) { condition(self) }
+        try await waitFor(what) { condition(self) }
     }
 
     func close() async { try? await channel.close() }
@@ -156,7 +156,7 @@ struct EmulatorListenerTests {
         // Nothing is written to a stalled stream, so only the socket's end tells the client left.
         emulator.stallEventStreams()
         await socket.close()
-        try await waitFor("the stream to close", within: 20) { emulator.eventStreamCount == 0 }
+        try await waitFor("the stream to close") { emulator.eventStreamCount == 0 }
         await emulator.stop()
     }
 
@@ -176,7 +176,7 @@ struct EmulatorListenerTests {
             await emulator.stop()
             stopped.withLockedValue { $0 = true }
         }
-        try await waitFor("stop() to return", within: 20) { stopped.withLockedValue { $0 } }
+        try await waitFor("stop() to return") { stopped.withLockedValue { $0 } }
         try await silent.waitUntil("the silent connection's end") { $0.isClosed }
         try await idle.waitUntil("the idle connection's end") { $0.isClosed }
         try await upgraded.waitUntil("the upgraded connection's end") { $0.isClosed }

@@ -1,0 +1,23 @@
+import ChannelRuntime
+import Foundation
+import Testing
+@testable import URLSessionChannelTransports
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("URLSession request lifecycle")
+struct StreamingRequestTests {
+    /// A publish whose deadline fired before its URLSession task existed failed with the time-out,
+    /// but the task was then started anyway: a request nobody waited for, its socket open until
+    /// URLSession's own time-out. Now the cancel holds and the task never runs.
+    @Test func aRequestCancelledBeforeItStartsNeverRuns() async throws {
+        // Accepts and never answers: a request that went out would stay running.
+        let server = try await ScriptedServer.start(closing: false) { _ in [] }
+        let request = StreamingRequest(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/event")!), bodyCapacity: 1024)
+        request.cancel(HTTPPostError.timedOut(.zero))
+        await #expect(throws: HTTPPostError.timedOut(.zero)) { try await request.start() }
+        #expect(request.taskState != .running)
+        await server.stop()
+    }
+}
