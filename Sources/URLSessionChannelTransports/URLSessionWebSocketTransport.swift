@@ -36,7 +36,7 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
     }
 }
 
-private final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSessionWebSocketDelegate, @unchecked Sendable {
+final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSessionWebSocketDelegate, @unchecked Sendable {
     // @unchecked: the mutable state is `socket`, behind its lock; URLSession is never called with it held.
     let inbound: AsyncStream<String>
     let inboundReader: BatchedStream<String>.Reader?
@@ -58,7 +58,8 @@ private final class URLSessionWebSocketSession: NSObject, BatchedInboundSession,
         let task = session.webSocketTask(with: url, protocols: subprotocols)
         task.maximumMessageSize = maximumMessageSize
         socket.withLock { $0 = (session, task) }
-        task.resume()
+        // An `abort` before the task existed had nothing to cancel: this one keeps it from going out.
+        if opened.isResolved { abort() } else { task.resume() }
         try await opened.wait()
         Task { await self.receive(from: task) }
     }
@@ -69,6 +70,9 @@ private final class URLSessionWebSocketSession: NSObject, BatchedInboundSession,
         }
         finish()
     }
+
+    /// The URLSession task's state, once `open` made it.
+    var taskState: URLSessionTask.State? { socket.withLock { $0?.task.state } }
 
     func send(_ text: String) async throws {
         guard let task = socket.withLock({ $0?.task }) else { throw WebSocketSessionClosed() }

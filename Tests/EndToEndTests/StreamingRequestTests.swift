@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("URLSession request lifecycle")
+@Suite("URLSession tasks cancelled before they start")
 struct StreamingRequestTests {
     /// A publish whose deadline fired before its URLSession task existed failed with the time-out,
     /// but the task was then started anyway: a request nobody waited for, its socket open until
@@ -18,6 +18,20 @@ struct StreamingRequestTests {
         request.cancel(HTTPPostError.timedOut(.zero))
         await #expect(throws: HTTPPostError.timedOut(.zero)) { try await request.start() }
         #expect(request.taskState != .running)
+        await server.stop()
+    }
+
+    /// The same race in the WebSocket adapter: a connect cancelled before its task existed threw,
+    /// and the task was started anyway, its session never invalidated. Apple platforms only:
+    /// FoundationNetworking's WebSocket task fails at once on Linux, so there it ends either way.
+    @Test(.enabled(if: ServerInputBoundsTests.isApplePlatform, "FoundationNetworking's WebSocket task fails at once"))
+    func aWebSocketAbortedBeforeItOpensNeverRuns() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _ in [] }
+        let socket = URLSessionWebSocketSession(requiredSubprotocol: nil)
+        socket.abort()
+        let url = URL(string: "ws://127.0.0.1:\(server.port)/event")!
+        await #expect(throws: CancellationError.self) { try await socket.open(url, subprotocols: [], maximumMessageSize: 1024) }
+        #expect(socket.taskState != .running)
         await server.stop()
     }
 }

@@ -18,6 +18,9 @@ package final class OneShot: Sendable {
         }
     }
 
+    /// Whether `resolve` was called.
+    package var isResolved: Bool { state.withLock { $0.done } }
+
     package func wait() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let outcome: (any Error)?? = state.withLock { state in
