@@ -169,7 +169,10 @@ struct EndToEndTests {
         try await waitFor("two subscriptions") { await stack.connection.acknowledgedChannels.count == 2 }
 
         // A second connection publishes over the WebSocket, five events per publish.
-        let publisher = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey)))
+        var publishing = AppSyncConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
+        publishing.connectTimeout = boundForLoadedMachines
+        publishing.operationTimeout = boundForLoadedMachines
+        let publisher = AppSyncConnection(configuration: publishing)
         await publisher.start()
         try await waitFor("the publisher's connection") { await publisher.state == .connected }
         let presenceChannel = try DevicePresenceSubscription(userId: "alice").channel

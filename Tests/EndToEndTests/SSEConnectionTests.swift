@@ -183,10 +183,10 @@ struct SSEConnectionTests {
             Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nid: 1\nevent: /app/a\ndata: {\"n\":1}\n\n".utf8)
         }
         let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key"))
+        configuration.connectTimeout = boundForLoadedMachines  // a reconnect would deliver the event again
         let connection = SSEConnection(
-            configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key")),
-            transport: NIOEventStreamTransport(tlsConfiguration: certificate.clientConfiguration),
-            logger: Self.quiet)
+            configuration: configuration, transport: NIOEventStreamTransport(tlsConfiguration: certificate.clientConfiguration), logger: Self.quiet)
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
