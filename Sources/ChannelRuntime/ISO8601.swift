@@ -25,6 +25,13 @@ public struct ISO8601<Value: ISO8601Coded>: Codable, Hashable, Sendable {
     }
 }
 
+/// A model prints its wrapped dates as it would print the plain values (`_timestamp: 2025-01-26 12:00:00 +0000`,
+/// not `_timestamp: ISO8601<Date>(wrappedValue: …)`).
+extension ISO8601: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { String(describing: wrappedValue) }
+    public var debugDescription: String { String(reflecting: wrappedValue) }
+}
+
 /// A value `ISO8601` can code: `Date`, and optionals, arrays and string-keyed dictionaries of them.
 public protocol ISO8601Coded: Hashable, Sendable {
     init(iso8601From decoder: any Decoder) throws

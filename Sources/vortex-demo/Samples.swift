@@ -36,10 +36,20 @@ enum Samples {
     /// `DevicePresenceOutput(thingName: "cam-lobby", online: true, …)`: the model type and its non-nil fields.
     static func describe(_ value: Any) -> String {
         let fields = Mirror(reflecting: value).children.compactMap { child -> String? in
-            guard let label = child.label, let text = text(child.value) else { return nil }
-            return "\(label): \(text)"
+            guard let label = child.label else { return nil }
+            let (name, value) = property(label, child.value)
+            return text(value).map { "\(name): \($0)" }
         }
         return "\(type(of: value))(\(fields.joined(separator: ", ")))"
+    }
+
+    /// A property wrapper's storage (`_timestamp`, an `ISO8601` holding the date) shows as the property.
+    private static func property(_ label: String, _ value: Any) -> (name: String, value: Any) {
+        let children = Mirror(reflecting: value).children
+        guard label.hasPrefix("_"), children.count == 1, let wrapped = children.first, wrapped.label == "wrappedValue" else {
+            return (label, value)
+        }
+        return (String(label.dropFirst()), wrapped.value)
     }
 
     private static func text(_ value: Any) -> String? {

@@ -63,4 +63,13 @@ struct ISO8601Tests {
         #expect(text == #"{"at":"2025-01-26T12:00:00.250Z","history":["2025-01-26T12:00:00.000Z"],"id":"a"}"#)
         #expect(try decode(text) == stamp)
     }
+
+    /// Printed events showed every date as `ISO8601<Date>(wrappedValue: …)`.
+    @Test func aModelPrintsItsDatesAsPlainValues() {
+        let printed = String(describing: Stamp(id: "a", at: Self.noon, history: [Self.noon]))
+        #expect(printed.contains("_at: \(String(reflecting: Self.noon)),"), "\(printed)")
+        #expect(printed.contains("_seen: nil,"), "\(printed)")
+        #expect(printed.contains("_history: Optional([\(String(reflecting: Self.noon))]),"), "\(printed)")
+        #expect(!printed.contains("ISO8601<"), "\(printed)")
+    }
 }
