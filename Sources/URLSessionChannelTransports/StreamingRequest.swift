@@ -49,12 +49,7 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
         task.withLock { $0 = (session, dataTask) }
         // A `cancel` that came before the task existed found nothing to cancel: this one keeps the
         // request from going out.
-        if state.withLock({ $0.ended }) {
-            dataTask.cancel()
-            session.finishTasksAndInvalidate()
-        } else {
-            dataTask.resume()
-        }
+        if state.withLock({ $0.ended }) { cancelTask() } else { dataTask.resume() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let outcome: Result<HTTPURLResponse, any Error>? = state.withLock { state in
@@ -99,13 +94,16 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
     /// (with `keepingBuffered`, after the chunks already received).
     func cancel(_ error: any Error, keepingBuffered: Bool = false) {
         end(failure: error, keepingBuffered: keepingBuffered)
-        if let (session, task) = task.withLock({ $0 }) {
-            task.cancel()
-            // The session's one task is cancelled: invalidating after it is all that is left.
-            // (`invalidateAndCancel` reads FoundationNetworking's task registry off its queue and can
-            // trap while the cancelled task leaves it.)
-            session.finishTasksAndInvalidate()
-        }
+        cancelTask()
+    }
+
+    private func cancelTask() {
+        guard let (session, task) = task.withLock({ $0 }) else { return }
+        task.cancel()
+        // The session's one task is cancelled: invalidating after it is all that is left.
+        // (`invalidateAndCancel` reads FoundationNetworking's task registry off its queue and can
+        // trap while the cancelled task leaves it.)
+        session.finishTasksAndInvalidate()
     }
 
     private func end(failure: (any Error)?, keepingBuffered: Bool = false) {

@@ -170,8 +170,7 @@ struct EndToEndTests {
 
         // A second connection publishes over the WebSocket, five events per publish.
         var publishing = AppSyncConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
-        publishing.connectTimeout = boundForLoadedMachines
-        publishing.operationTimeout = boundForLoadedMachines
+        publishing.allowForLoadedMachines()
         let publisher = AppSyncConnection(configuration: publishing)
         await publisher.start()
         try await waitFor("the publisher's connection") { await publisher.state == .connected }

@@ -16,8 +16,7 @@ struct HostileServerTests {
         var configuration = AppSyncConfiguration(
             endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-test"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
-        configuration.connectTimeout = boundForLoadedMachines
-        configuration.operationTimeout = boundForLoadedMachines
+        configuration.allowForLoadedMachines()
         configure(&configuration)
         return AppSyncConnection(configuration: configuration, transport: WSClientTransport(logger: quiet), logger: quiet)
     }

@@ -11,6 +11,14 @@ import VortexEvents
 /// their own.
 let boundForLoadedMachines: Duration = .seconds(120)
 
+extension AppSyncConfiguration {
+    /// Connect and operation bounds both `boundForLoadedMachines`.
+    mutating func allowForLoadedMachines() {
+        connectTimeout = boundForLoadedMachines
+        operationTimeout = boundForLoadedMachines
+    }
+}
+
 /// Waits (polling) until `condition` holds; the bound turns a hang into a failure and is not a
 /// timing assertion. It is generous because the whole test run shares two cores: conditions that
 /// hold within milliseconds alone have taken over twenty seconds there while compilers ran.
@@ -63,8 +71,7 @@ struct Stack {
         let token = try await emulator.token(forUser: user)
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: authorization?(emulator) ?? .token { token })
         configuration.reconnectPolicy = .fixed(.milliseconds(100))
-        configuration.connectTimeout = boundForLoadedMachines
-        configuration.operationTimeout = boundForLoadedMachines
+        configuration.allowForLoadedMachines()
         configure(&configuration)
         let connection = AppSyncConnection(configuration: configuration, logger: Logger(label: "client") { _ in SwiftLogNoOpLogHandler() })
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: Logger(label: "hub") { _ in SwiftLogNoOpLogHandler() }))

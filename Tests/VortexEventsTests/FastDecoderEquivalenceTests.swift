@@ -106,13 +106,13 @@ struct FastDecoderEquivalenceTests {
     }
 
     static func object(_ fields: [(String, Kind)], _ spelling: Spelling, _ random: inout SplitMix64) -> String {
-        let value = { (kind: Kind, random: inout SplitMix64) in
-            spelling == .hostile ? Self.value(kind, &random) : ordinaryValue(kind, &random)
+        let valueText = { (kind: Kind, random: inout SplitMix64) in
+            spelling == .hostile ? value(kind, &random) : ordinaryValue(kind, &random)
         }
         var members: [String] = []
         for (key, kind) in fields {
             if spelling == .ordinary {
-                members.append("\"\(key)\":\(value(kind, &random))")
+                members.append("\"\(key)\":\(valueText(kind, &random))")
                 continue
             }
             let roll = Int.random(in: 0..<100, using: &random)
@@ -121,8 +121,8 @@ struct FastDecoderEquivalenceTests {
                 members.append("\"\(key)\":null")
                 continue
             }
-            members.append("\"\(key)\":\(value(kind, &random))")
-            if roll == 99 { members.append("\"\(key)\":\(value(kind, &random))") }  // duplicate key
+            members.append("\"\(key)\":\(valueText(kind, &random))")
+            if roll == 99 { members.append("\"\(key)\":\(valueText(kind, &random))") }  // duplicate key
         }
         for _ in 0..<Int.random(in: 0...2, using: &random) where spelling != .ordinary {
             let keys = ["extra", "x", "nested", "e\\u0301t\\u00e9", "orgId2", ""]
