@@ -157,6 +157,18 @@ struct ServerInputBoundsTests {
         await server.stop()
     }
 
+    /// A publish that ran out of time while connecting failed as a lost connection, not a time-out
+    /// (NIO's connect error passed through): a frozen server that never accepts is a time-out too.
+    @Test(arguments: Adapters.httpPost)
+    func aServerThatNeverAcceptsIsATimeOut(_ adapter: PostAdapter) async throws {
+        let listener = try FrozenListener()
+        defer { listener.close() }
+        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(listener.port)/event")
+        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
+        let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
+        #expect(throws: AppSyncError.timedOut) { try outcome.get() }
+    }
+
     /// A server that echoes the auth subprotocol in its 101 made the client log it (it carries the
     /// API key or JWT, base64url-encoded) in the subprotocol-mismatch error.
     @Test func anEchoedAuthSubprotocolNeverReachesTheLog() async throws {

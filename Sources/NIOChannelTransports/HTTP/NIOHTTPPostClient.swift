@@ -32,7 +32,13 @@ public struct NIOHTTPPostClient: HTTPPostClient {
     public func post(_ url: URL, headers: [String: String], body: Data) async throws -> (status: Int, body: Data) {
         guard let target = HTTPClientTarget(url) else { throw HTTPPostError.invalidURL(url.absoluteString) }
         let deadline = NIODeadline.now() + TimeAmount(timeout)
-        let channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: timeout)
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: timeout)
+        } catch ChannelError.connectTimeout {
+            // The deadline is the whole exchange's: running out while connecting is the same time-out.
+            throw HTTPPostError.timedOut(timeout)
+        }
         let nioChannel = channel.channel
         let timedOut = NIOLockedValueBox(false)
         let deadlineTask = nioChannel.eventLoop.scheduleTask(deadline: deadline) {
