@@ -150,7 +150,9 @@ struct SpecDiffTests {
             [(.compatible, .breaking, "Line.quantity")]),
         row("property renamed in Swift only", [("                note: {type: string}", "                note: {type: string, x-swift-name: remark}")], [(.compatible, .breaking, "Order.note")]),
         // Enums (generated enums are open).
-        row("enum value added", [("enum: [placed, paid, shipped]", "enum: [placed, paid, shipped, returned]")], [(.compatible, .compatible, "Order.Status.returned")]),
+        row("enum value added", [("enum: [placed, paid, shipped]", "enum: [placed, paid, shipped, returned]")], [(.compatible, .breaking, "Order.Status.returned")]),
+        row("array items become nullable", [("                  items:\n                    $ref: '#/components/schemas/Line'", "                  items:\n                    oneOf: [{$ref: '#/components/schemas/Line'}, {type: 'null'}]")],
+            [(.breaking, .breaking, "Order.lines")]),
         row("enum value removed", [("enum: [placed, paid, shipped]", "enum: [placed, paid]")], [(.compatible, .breaking, "Order.Status.shipped")]),
         row("extra properties kept", [("            Line:\n", "              additionalProperties: true\n            Line:\n")],
             [(.compatible, .compatible, "Order.additionalProperties")]),
@@ -163,7 +165,7 @@ struct SpecDiffTests {
         // Channels.
         row("channel added", [("          stockValues:", "          priceValues:\n            action: receive\n            channel:\n              $ref: '#/channels/prices'\n          stockValues:"),
                               ("          stock:\n            address:", "          prices:\n            address: shop/prices\n            messages:\n              priceChanged:\n                payload: {type: object, properties: {sku: {type: string}}}\n          stock:\n            address:")],
-            [(.compatible, .compatible, "ShopNotifier.priceValues()")]),
+            [(.compatible, .breaking, "ShopNotifier.priceValues()")]),
         row("channel removed", [("          stockValues:\n            action: receive\n            channel:\n              $ref: '#/channels/stock'\n", "")],
             [(.breaking, .breaking, "ShopNotifier.stockValues()")]),
         // Another topic on Server-Sent Events: `/shop/…` and `shop/…` are not one path.
@@ -324,13 +326,13 @@ struct SpecDiffTests {
         #expect(required.map(\.source) == [.breaking])
     }
 
-    @Test func addingALicensePhaseValueIsCompatibleOnBoth() throws {
+    @Test func addingALicensePhaseValueIsCompatibleOnTheWireAndBreaksExhaustiveSwitches() throws {
         let changes = try Self.vortexDiff(new: {
             $0.replacingOccurrences(of: "enum: [SetupStatus, Valid, NoticePeriod, GracePeriod, RenewalOverdue, Invalid]",
                                     with: "enum: [SetupStatus, Valid, NoticePeriod, GracePeriod, RenewalOverdue, Invalid, Suspended]")
         })
         #expect(changes.map(\.symbol) == ["LicenseStateOutput.LicensePhase.suspended"])
-        #expect(changes.allSatisfy { $0.wire == .compatible && $0.source == .compatible })
+        #expect(changes.allSatisfy { $0.wire == .compatible && $0.source == .breaking })
         #expect(changes.first?.location?.line == 217)
     }
 

@@ -11,7 +11,8 @@ import ChannelSpec
 /// the old generated Swift still compiles (names, argument labels and order, types).
 ///
 /// Rules (wire / source):
-/// - channel removed: breaking / breaking; added: compatible / compatible; key renamed with the
+/// - channel removed: breaking / breaking; added: compatible / breaking (a new requirement of the
+///   notifier protocol: hand-written conformers stop compiling); key renamed with the
 ///   address kept: the same channel (its subscription type is renamed: compatible / breaking);
 /// - address changed: breaking / compatible (breaking when the parameter count changes too);
 ///   parameter renamed: compatible / breaking when its Swift name changes, else compatible on both;
@@ -26,7 +27,8 @@ import ChannelSpec
 ///   reordered: compatible / breaking (the initializer's arguments move);
 ///   optional → required: compatible / breaking; required → optional: breaking / breaking;
 /// - enum value removed: compatible (generated enums are open: `unknown(String)`) / breaking;
-///   added: compatible / compatible.
+///   added: compatible / breaking (an exhaustive `switch` needs the new case, as for a union variant);
+/// - array items or map values that may be `null`: breaking / breaking; no longer `null`: compatible / breaking.
 package struct SpecDiff {
     /// One side: the IR and its names.
     struct Side {
@@ -91,8 +93,11 @@ package struct SpecDiff {
         }
         for (key, receiver) in newChannels.sorted(by: { $0.key < $1.key }) {
             guard let before = oldChannels[key] else {
-                record(.compatible, .compatible, receiver.channel.origin.location, method(new, receiver.operation) + "()",
-                       "channel '\(key)' (\(receiver.channel.address.shown)) is added")
+                // The method is a requirement of the notifier protocol, with no default a hand-written
+                // conformer (a demo mode, a preview's notifier) could inherit: it stops compiling.
+                record(.compatible, .breaking, receiver.channel.origin.location, method(new, receiver.operation) + "()",
+                       "channel '\(key)' (\(receiver.channel.address.shown)) is added: "
+                           + "types conforming to \(new.names.notifierProtocol.name) must implement the new method")
                 continue
             }
             compareChannel(before, receiver)
@@ -228,14 +233,23 @@ package struct SpecDiff {
         case .json: "JSONValue"
         case .array(let element): "[\(describe(element, side))]"
         case .dictionary(let value): "[String: \(describe(value, side))]"
+        case .optional(let wrapped): "\(describe(wrapped, side))?"
         case .named(let id): side.typeName(id)
         }
     }
 
     private mutating func compare(_ before: TypeReference, _ after: TypeReference, symbol: String, location: SourceLocation) {
         switch (before, after) {
-        case (.array(let oldElement), .array(let newElement)), (.dictionary(let oldElement), .dictionary(let newElement)):
+        case (.array(let oldElement), .array(let newElement)), (.dictionary(let oldElement), .dictionary(let newElement)),
+             (.optional(let oldElement), .optional(let newElement)):
             compare(oldElement, newElement, symbol: symbol, location: location)
+        case (.optional(let wrapped), _) where wrapped == after, (_, .optional(let wrapped)) where wrapped == before:
+            // Items or values that may be `null`, or no longer: an app decoding optionals reads
+            // every value; one decoding non-optionals fails on the first `null`.
+            let nullable = after == .optional(before)
+            record(nullable ? .breaking : .compatible, .breaking, location, symbol,
+                   "the type changes from \(describe(before, old)) to \(describe(after, new)): "
+                       + (nullable ? "shipped apps fail to decode an event holding null there" : "shipped apps decode every new value"))
         case (.named(let oldID), .named(let newID)):
             guard let oldType = old.types[oldID], let newType = new.types[newID] else { return }
             compareNamed(oldType, newType, symbol: symbol, location: location)
@@ -257,6 +271,8 @@ package struct SpecDiff {
         switch (before, after) {
         case (.json, _):
             return true
+        case (.optional(let wrapped), _):
+            return wrapped == after || decodesEveryValue(of: after, as: wrapped)
         case (.string, .dateTime), (.number(isFloat: false), .integer), (.number(isFloat: false), .number(isFloat: true)):
             return true
         case (.integer(let oldBits), .integer(let newBits)):
@@ -357,8 +373,8 @@ package struct SpecDiff {
         for (index, value) in after.enumerated() {
             let name = newCases.indices.contains(index) ? newCases[index].name : value.value
             guard let oldIndex = before.firstIndex(where: { $0.value == value.value }) else {
-                record(.compatible, .compatible, value.location, "\(typeName).\(name)",
-                       "enum value '\(value.value)' is added: shipped apps decode it as .unknown(\"\(value.value)\")")
+                record(.compatible, .breaking, value.location, "\(typeName).\(name)",
+                       "enum value '\(value.value)' is added: shipped apps decode it as .unknown(\"\(value.value)\"); an exhaustive switch needs the new case")
                 continue
             }
             let oldName = oldCases.indices.contains(oldIndex) ? oldCases[oldIndex].name : value.value

@@ -516,6 +516,7 @@ extension TypeReference {
         case .dateTime: return true
         case .array(let element): return element.containsDate
         case .dictionary(let value): return value.containsDate
+        case .optional(let wrapped): return wrapped.containsDate
         default: return false
         }
     }
@@ -526,6 +527,7 @@ extension TypeReference {
         case .json: return true
         case .array(let element): return element.containsJSON
         case .dictionary(let value): return value.containsJSON
+        case .optional(let wrapped): return wrapped.containsJSON
         default: return false
         }
     }

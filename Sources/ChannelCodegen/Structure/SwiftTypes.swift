@@ -84,6 +84,7 @@ struct SwiftTypes {
         case .json: return runtime("JSONValue")
         case .array(let element): return "[\(self.type(element, in: owner))]"
         case .dictionary(let value): return "[\(string): \(self.type(value, in: owner))]"
+        case .optional(let wrapped): return "\(self.type(wrapped, in: owner))?"
         case .named(let id):
             if let owner, let name = names.types[id], let ownerName = names.types[owner], name.path.dropLast() == ownerName.path[...] {
                 return .identifier(name.local)

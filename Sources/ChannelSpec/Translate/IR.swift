@@ -158,6 +158,9 @@ package indirect enum TypeReference: Sendable, Hashable {
     case boolean
     case array(TypeReference)
     case dictionary(TypeReference)
+    /// An array's item or a map's value that may be `null` (`[String?]`). A property says the same
+    /// with `Property.isOptional`, so this wraps nothing else; `SchemaTranslator.elementType` decides it.
+    case optional(TypeReference)
     /// A `NamedType` by its `id`.
     case named(String)
     /// Any JSON value: an untyped schema (`{}`), `JSONValue` in Swift.

@@ -108,6 +108,7 @@ extension SchemaTranslator {
         case .number: return "number"
         case .boolean: return "boolean"
         case .array: return "array"
+        case .optional(let wrapped): return caseName(for: wrapped)
         case .dictionary: return "object"
         case .json: return "value"
         case .named(let id): return typeIndex[id].map { types[$0].preferredName } ?? "value"

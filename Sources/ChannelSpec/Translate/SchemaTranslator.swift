@@ -87,6 +87,14 @@ struct SchemaTranslator {
         return translate(target, name: componentName, parent: nil, isComponent: true)
     }
 
+    /// The type of an array's items or a map's values: optional (`[String?]`) when their schema
+    /// admits `null` in any spelling `isNullable` knows. The one place that decides it, as
+    /// `Property.isOptional` does for properties; `JSONValue` holds `null` itself.
+    mutating func elementType(of cursor: Cursor, name: String, parent: String?) -> TypeReference? {
+        guard let type = type(of: cursor, name: name, parent: parent) else { return nil }
+        return type != .json && isNullable(cursor) ? .optional(type) : type
+    }
+
     /// Whether the schema at `cursor` admits `null` (`nullable: true`, `type: [T, 'null']`, or `null` in its enum),
     /// looking through a `$ref` as well as at the referring node.
     func isNullable(_ cursor: Cursor) -> Bool {
@@ -173,7 +181,7 @@ struct SchemaTranslator {
                     at: items.keyLocation ?? items.location)
                 return nil
             }
-            return type(of: items, name: name + "Item", parent: parent).map { .array($0) }
+            return elementType(of: items, name: name + "Item", parent: parent).map { .array($0) }
         default:
             // `type: 'null'` alone: the value is always null (a placeholder field, an event with no
             // body). `JSONValue` holds it, and round-trips it.
@@ -305,7 +313,7 @@ struct SchemaTranslator {
             additional = extras
         }
         if let additional, additional.node.entries != nil, properties == nil {
-            return type(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
+            return elementType(of: additional, name: name + "Value", parent: parent).map { .dictionary($0) }
         }
         guard var shape = objectShape(cursor) else { return nil }
         if shape.properties.isEmpty, additional?.node.scalar?.bool != false {
@@ -446,7 +454,7 @@ struct SchemaTranslator {
         types[index].kind = .object(members)
         if let extras = shape.extras, !declared.isEmpty {
             if extras.node.entries != nil {
-                types[index].extraProperties = type(of: extras, name: name + "Value", parent: id)
+                types[index].extraProperties = elementType(of: extras, name: name + "Value", parent: id)
             } else if extras.node.scalar?.bool == true {
                 types[index].extraProperties = .json
             }

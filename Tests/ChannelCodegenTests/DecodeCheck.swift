@@ -1,0 +1,73 @@
+import Foundation
+
+/// A program that decodes payloads into generated models, the way an app receives them: each payload
+/// through `JSONDecoder` and through the runtime's decoder (fast path, then `JSONDecoder`), which must
+/// both succeed and agree, and back through `JSONEncoder` to the same value.
+///
+/// The payloads travel as base64, so no payload text can break the program's source.
+enum DecodeCheck {
+    struct Payload {
+        /// What a failure names: the spec and the schema.
+        var label: String
+        /// The model's type as a Swift expression (`Thing`, `` `__Spec3`.`Name` ``).
+        var type: String
+        var json: String
+    }
+
+    /// `main.swift`: prints a line `FAIL <label>: <reason>` per failing payload, then `checked <n>, failures <m>`.
+    static func program(_ payloads: [Payload]) -> String {
+        var checks = ""
+        for payload in payloads {
+            let label = Data(payload.label.utf8).base64EncodedString(), json = Data(payload.json.utf8).base64EncodedString()
+            checks += "checker.check(\(payload.type).self, \"\(label)\", \"\(json)\")\n"
+        }
+        return #"""
+            import Foundation
+
+            struct Checker {
+                let reader = ScannerDecoding()
+                var checked = 0, failures = 0
+
+                mutating func check<T: Codable & Hashable>(_ type: T.Type, _ label: String, _ json: String) {
+                    let label = String(decoding: Data(base64Encoded: label)!, as: UTF8.self)
+                    let json = String(decoding: Data(base64Encoded: json)!, as: UTF8.self)
+                    checked += 1
+                    var reasons: [String] = []
+                    defer {
+                        if !reasons.isEmpty {
+                            failures += 1
+                            print("FAIL \(label) (\(T.self)): \(reasons.joined(separator: "; "))\n    \(json)")
+                        }
+                    }
+                    let reference: T
+                    do {
+                        reference = try JSONDecoder().decode(T.self, from: Data(json.utf8))
+                    } catch {
+                        reasons.append("JSONDecoder fails: \(error)")
+                        return
+                    }
+                    do {
+                        if try reader.decode(T.self, from: json, fallback: JSONDecoder()) != reference { reasons.append("the runtime's decoder reads another value") }
+                    } catch {
+                        reasons.append("the runtime's decoder fails: \(error)")
+                    }
+                    if let quick = reader.read(T.self, from: json), quick != reference { reasons.append("the fast path reads another value") }
+                    do {
+                        if try JSONDecoder().decode(T.self, from: JSONEncoder().encode(reference)) != reference { reasons.append("encoding and decoding again changes the value") }
+                    } catch {
+                        reasons.append("encoding and decoding again fails: \(error)")
+                    }
+                }
+            }
+
+            var checker = Checker()
+            """# + "\n" + checks + #"print("checked \(checker.checked), failures \(checker.failures)")"# + "\n"
+    }
+
+    /// The summary line's counts, or `nil` when the program did not get that far.
+    static func summary(of stdout: String) -> (checked: Int, failures: Int)? {
+        guard let last = stdout.split(separator: "\n").last, last.hasPrefix("checked ") else { return nil }
+        let numbers = last.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
+    }
+}
