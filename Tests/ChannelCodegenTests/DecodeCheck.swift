@@ -2,7 +2,9 @@ import Foundation
 
 /// A program that decodes payloads into generated models, the way an app receives them: each payload
 /// through `JSONDecoder` and through the runtime's decoder (fast path, then `JSONDecoder`), which must
-/// both succeed and agree, and back through `JSONEncoder` to the same value.
+/// both succeed and agree; with `roundTrip`, also back through `JSONEncoder` to the same value.
+/// (Not for random specs: a union tried variant by variant may read its own encoding as an earlier
+/// variant that accepts the same JSON, which loses nothing the server sent.)
 ///
 /// The payloads travel as base64, so no payload text can break the program's source.
 enum DecodeCheck {
@@ -15,7 +17,7 @@ enum DecodeCheck {
     }
 
     /// `main.swift`: prints a line `FAIL <label>: <reason>` per failing payload, then `checked <n>, failures <m>`.
-    static func program(_ payloads: [Payload]) -> String {
+    static func program(_ payloads: [Payload], roundTrip: Bool = true) -> String {
         var checks = ""
         for payload in payloads {
             let label = Data(payload.label.utf8).base64EncodedString(), json = Data(payload.json.utf8).base64EncodedString()
@@ -52,6 +54,7 @@ enum DecodeCheck {
                         reasons.append("the runtime's decoder fails: \(error)")
                     }
                     if let quick = reader.read(T.self, from: json), quick != reference { reasons.append("the fast path reads another value") }
+                    guard ROUND_TRIP else { return }
                     do {
                         if try JSONDecoder().decode(T.self, from: JSONEncoder().encode(reference)) != reference { reasons.append("encoding and decoding again changes the value") }
                     } catch {
@@ -61,7 +64,7 @@ enum DecodeCheck {
             }
 
             var checker = Checker()
-            """# + "\n" + checks + #"print("checked \(checker.checked), failures \(checker.failures)")"# + "\n"
+            """#.replacingOccurrences(of: "ROUND_TRIP", with: roundTrip ? "true" : "false") + "\n" + checks + #"print("checked \(checker.checked), failures \(checker.failures)")"# + "\n"
     }
 
     /// The summary line's counts, or `nil` when the program did not get that far.

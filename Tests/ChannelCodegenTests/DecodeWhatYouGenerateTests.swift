@@ -1,5 +1,8 @@
-import ChannelCodegen
+@testable import ChannelCodegen
+import ChannelSpec
+import ChildProcessSupport
 import Foundation
+import SeededRandom
 import Testing
 
 /// Models must decode every payload their schema allows (issue 46): a model that compiles but
@@ -73,5 +76,85 @@ struct DecodeWhatYouGenerateTests {
             """#
         let failures = try await decode(spec: spec, [("Thing", full), ("Thing", empty)])
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    /// A variant picked by a discriminator its object does not declare: encoding it writes the tag
+    /// back, so the JSON decodes as the same variant (it decoded as `.unknown` before: an event
+    /// cached or sent on lost its kind). Found by the random suite below.
+    @Test func aDiscriminatedVariantKeepsItsTagWhenEncoded() async throws {
+        let spec = Self.spec(schemas: """
+                Walk: {type: object, properties: {steps: {type: integer}}}
+                Run: {type: object, properties: {kind: {type: string}, pace: {type: number}}}
+                Thing:
+                  oneOf: [{$ref: '#/components/schemas/Walk'}, {$ref: '#/components/schemas/Run'}]
+                  discriminator: {propertyName: kind, mapping: {walk/slow: '#/components/schemas/Walk'}}
+            """)
+        let failures = try await decode(spec: spec, [
+            ("Thing", #"{"kind":"walk/slow","steps":3}"#), ("Thing", #"{"kind":"Run","pace":1.5}"#), ("Thing", #"{"kind":"Swim"}"#),
+        ])
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    // MARK: Random specs
+
+    static let randomSpecCount = 100
+    static let payloadsPerModel = 8
+    /// Fixed so a failure reproduces; `CHANNELGEN_DECODE_SEED=<n>` explores others.
+    static let seed = ProcessInfo.processInfo.environment["CHANNELGEN_DECODE_SEED"].flatMap(UInt64.init) ?? 46_2026_1127
+
+    /// Seeded random specs (the type-check suite's pools, plus nullable items and values in every
+    /// spelling): every model of a component schema decodes payloads drawn from that schema.
+    @Test func everyRandomSpecsModelsDecodePayloadsTheirSchemasAllow() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { if ProcessInfo.processInfo.environment["CHANNELGEN_KEEP_SPECS"] == nil { try? FileManager.default.removeItem(at: work) } }
+        let (models, payloads, drawn) = try await offThePool { () throws -> ([URL], [DecodeCheck.Payload], (schemas: Int, drawn: Int)) in
+            var random = SplitMix64(seed: Self.seed)
+            var models: [URL] = [], payloads: [DecodeCheck.Payload] = []
+            var schemas = 0, drawnSchemas = 0
+            var namespaces = ""
+            for index in 0..<Self.randomSpecCount {
+                let spec = RandomSpec.make(using: &random, nullableElements: true)
+                let label = "decode seed \(Self.seed) spec \(index)"
+                let (unit, diagnostics) = try TypeCheckSupport.generate(spec.yaml, label: label, index: index, in: work)
+                guard let unit, let file = unit.files.first(where: { $0.name == OutputFile.models.rawValue }) else {
+                    Issue.record("\(label) was rejected:\n\(diagnostics.joined(separator: "\n"))\n\(spec.yaml)")
+                    continue
+                }
+                let url = work.appendingPathComponent("\(unit.namespace)-Models.swift")
+                try file.contents.write(to: url, atomically: true, encoding: .utf8)
+                models.append(url)
+                namespaces += "enum \(unit.namespace) {}\n"
+                guard case .success(let named) = Generator.name(config: GeneratorConfig(specPath: work.appendingPathComponent("spec\(index).yaml").path)) else { continue }
+                let document = try YAMLLoader.load(spec.yaml, file: "spec\(index).yaml")
+                var draw = SchemaPayloads(document: document, random: SplitMix64(seed: Self.seed &+ UInt64(index)))
+                for entry in document["components"]?["schemas"]?.entries ?? [] {
+                    let pointer = exactKey("#/components/schemas/" + JSONPointer.escape(entry.key))
+                    guard let type = named.api.types.first(where: { $0.parent == nil && $0.id.hasSuffix(pointer) }),
+                          let path = named.names.types[type.id]?.path else { continue }
+                    schemas += 1
+                    let swiftType = ([unit.namespace] + path.map(\.name)).map { "`\($0)`" }.joined(separator: ".")
+                    var any = false
+                    for _ in 0..<Self.payloadsPerModel {
+                        guard let json = draw.value(for: entry.value) else { continue }
+                        any = true
+                        payloads.append(DecodeCheck.Payload(label: "\(label) schema \(entry.key.debugDescription)", type: swiftType, json: json.text))
+                    }
+                    if any { drawnSchemas += 1 }
+                }
+            }
+            let namespaceFile = work.appendingPathComponent("Namespaces.swift")
+            try namespaces.write(to: namespaceFile, atomically: true, encoding: .utf8)
+            return (models + [namespaceFile], payloads, (schemas, drawnSchemas))
+        }
+        // Most schemas get payloads; the rest ask one value to meet two schemas (see `SchemaPayloads`).
+        #expect(drawn.drawn * 4 >= drawn.schemas * 3, "payloads for \(drawn.drawn) of \(drawn.schemas) schemas")
+        let main = work.appendingPathComponent("main.swift")
+        try DecodeCheck.program(payloads, roundTrip: false).write(to: main, atomically: true, encoding: .utf8)
+        let run = try await TestSupport.runProgram(models: models, main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr.prefix(4000))")
+        let summary = DecodeCheck.summary(of: run.stdout)
+        #expect(summary?.checked == payloads.count, "\(run.stdout.suffix(2000))")
+        let failures = run.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.hasPrefix("    ") }
+        #expect(failures.isEmpty, "\(failures.prefix(20).joined(separator: "\n"))")
     }
 }

@@ -65,7 +65,9 @@ enum RandomSpec {
         "\u{1B}[1mbold", "\u{202E}rtl", "", "#\"raw\"#", "tab\there", "trailing   ", "é 日付 🚀",
     ]
 
-    static func make(using random: inout SplitMix64) -> SpecBuilder {
+    /// `nullableElements`: array items and map values may also be `null`, in every spelling (the
+    /// decode suite's draw; the type-check suite keeps its seed's specs as they were).
+    static func make(using random: inout SplitMix64, nullableElements: Bool = false) -> SpecBuilder {
         var schemaNames = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random)
         if schemaNames.isEmpty { schemaNames = ["Payload"] }
         var schemas: [SpecBuilder.Schema] = []
@@ -75,7 +77,7 @@ enum RandomSpec {
             let propertyNames = unique(count: Int.random(in: 0...6, using: &random), from: names, using: &random)
             let properties = propertyNames.map { propertyName in
                 SpecBuilder.PropertySpec(
-                    name: propertyName, schema: schema(depth: 0, refs: later, using: &random),
+                    name: propertyName, schema: schema(depth: 0, refs: later, nullableElements: nullableElements, using: &random),
                     required: Bool.random(using: &random))
             }
             schemas.append(SpecBuilder.Schema(
@@ -127,7 +129,7 @@ enum RandomSpec {
     }
 
     /// A property schema as a YAML flow mapping.
-    static func schema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
+    static func schema(depth: Int, refs: [String], nullableElements: Bool = false, using random: inout SplitMix64) -> String {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
         switch Int.random(in: 0..<(depth < 2 ? 22 : 8), using: &random) {
@@ -145,17 +147,17 @@ enum RandomSpec {
             guard let target = refs.randomElement(using: &random) else { return "{type: string}" }
             return "{$ref: \(TypeCheckSupport.reference("components/schemas", target))}"
         case 7: return "{type: [string, 'null'], pattern: \(y(texts.randomElement(using: &random)!))}"
-        case 8: return "{type: array, items: \(schema(depth: depth + 1, refs: refs, using: &random))}"
-        case 9: return "{type: object, additionalProperties: \(schema(depth: depth + 1, refs: refs, using: &random))}"
+        case 8: return "{type: array, items: \(element(schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random), nullableElements, &random))}"
+        case 9: return "{type: object, additionalProperties: \(element(schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random), nullableElements, &random))}"
         case 12:
             // allOf of a component (or an object) and an object that may redeclare its properties,
             // or of a union and an object (a struct holding both).
             var base = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
-                ?? objectSchema(depth: depth, refs: refs, using: &random)
+                ?? objectSchema(depth: depth, refs: refs, nullableElements: nullableElements, using: &random)
             if Int.random(in: 0..<3, using: &random) == 0 {
-                base = "{oneOf: [\(objectSchema(depth: depth, refs: refs, using: &random)), \(base)]}"
+                base = "{oneOf: [\(objectSchema(depth: depth, refs: refs, nullableElements: nullableElements, using: &random)), \(base)]}"
             }
-            return "{allOf: [\(base), \(objectSchema(depth: depth, refs: refs, using: &random))], \(doc)}"
+            return "{allOf: [\(base), \(objectSchema(depth: depth, refs: refs, nullableElements: nullableElements, using: &random))], \(doc)}"
         case 13:
             // A documented reference: the referenced type itself.
             let target = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? "{type: string}"
@@ -172,7 +174,7 @@ enum RandomSpec {
         case 14, 15:
             // anyOf of inline schemas (objects, primitives, null), tried in order.
             let variants = (0..<Int.random(in: 2...3, using: &random)).map { _ in
-                Bool.random(using: &random) ? objectSchema(depth: depth, refs: refs, using: &random) : schema(depth: depth + 1, refs: refs, using: &random)
+                Bool.random(using: &random) ? objectSchema(depth: depth, refs: refs, nullableElements: nullableElements, using: &random) : schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random)
             } + (Bool.random(using: &random) ? ["{type: 'null'}"] : [])
             return "{anyOf: [\(variants.joined(separator: ", "))], \(doc)}"
         case 16:
@@ -180,14 +182,14 @@ enum RandomSpec {
             return Bool.random(using: &random) ? "true" : "{type: 'null', \(doc)}"
         case 17:
             // Keys by pattern: a dictionary, or beside properties the struct's other keys.
-            let value = schema(depth: depth + 1, refs: refs, using: &random)
+            let value = element(schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random), nullableElements, &random)
             let beside = Bool.random(using: &random) ? "properties: {\(y(names.randomElement(using: &random)!)): {type: string}, never: false}, " : ""
             return "{type: object, \(beside)patternProperties: {\(y(texts.randomElement(using: &random)!)): \(value)}}"
         case 18, 19:
             // Properties beside a union of objects: the allOf of the object and the union.
             let keyword = Bool.random(using: &random) ? "oneOf" : "anyOf"
             let variants = (0..<Int.random(in: 1...3, using: &random)).map { _ in
-                refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? objectSchema(depth: depth, refs: refs, using: &random)
+                refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" } ?? objectSchema(depth: depth, refs: refs, nullableElements: nullableElements, using: &random)
             }
             return "{type: object, properties: {\(y(names.randomElement(using: &random)!)): {type: string}}, \(keyword): [\(variants.joined(separator: ", "))]}"
         case 20 where !refs.isEmpty:
@@ -197,27 +199,43 @@ enum RandomSpec {
         case 21:
             // A chain of allOf, each holding the next.
             var chain = refs.randomElement(using: &random).map { "{$ref: \(TypeCheckSupport.reference("components/schemas", $0))}" }
-                ?? objectSchema(depth: depth, refs: refs, using: &random)
+                ?? objectSchema(depth: depth, refs: refs, nullableElements: nullableElements, using: &random)
             for _ in 0..<Int.random(in: 2...40, using: &random) { chain = "{allOf: [\(chain)]}" }
             return chain
         default:
             let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
-                "\(y(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
+                "\(y(name)): \(schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random))"
             }
             return "{type: object, \(doc), properties: {\(properties.joined(separator: ", "))}}"
         }
     }
 
+    /// An array's items or a map's values, allowed to be `null` half the time when `nullable` (in
+    /// every spelling: a type list, `nullable: true`, `oneOf`/`anyOf` with null); as drawn otherwise.
+    static func element(_ schema: String, _ nullable: Bool, _ random: inout SplitMix64) -> String {
+        guard nullable, schema.hasPrefix("{"), !schema.contains("nullable:"), Bool.random(using: &random) else { return schema }
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0 where schema.hasPrefix("{type: string") || schema.hasPrefix("{type: integer") || schema.hasPrefix("{type: number"):
+            // `{type: string, …}` → `{type: [string, 'null'], …}`
+            let rest = schema.dropFirst("{type: ".count)
+            let word = rest.prefix { $0.isLetter }
+            return "{type: [\(word), 'null']" + rest.dropFirst(word.count)
+        case 0, 1: return "{nullable: true, " + schema.dropFirst()
+        case 2: return "{oneOf: [\(schema), {type: 'null'}]}"
+        default: return "{anyOf: [\(schema), {type: 'null'}]}"
+        }
+    }
+
     /// An inline object schema with one to four properties.
-    static func objectSchema(depth: Int, refs: [String], using random: inout SplitMix64) -> String {
+    static func objectSchema(depth: Int, refs: [String], nullableElements: Bool = false, using random: inout SplitMix64) -> String {
         let properties = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random).map { name in
-            "\(TypeCheckSupport.yaml(name)): \(schema(depth: depth + 1, refs: refs, using: &random))"
+            "\(TypeCheckSupport.yaml(name)): \(schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random))"
         }
         let required = properties.isEmpty || Bool.random(using: &random) ? "" : ", required: [\(TypeCheckSupport.yaml(names.randomElement(using: &random)!))]"
         let extras: String
         switch Int.random(in: 0..<4, using: &random) {
         case 0: extras = ", additionalProperties: true"
-        case 1: extras = ", additionalProperties: \(schema(depth: depth + 1, refs: refs, using: &random))"
+        case 1: extras = ", additionalProperties: \(element(schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random), nullableElements, &random))"
         default: extras = ""
         }
         return "{type: object, properties: {\(properties.joined(separator: ", "))}\(required)\(extras)}"

@@ -81,10 +81,15 @@ enum TestSupport {
     /// payload decoder (`ScannerDecoding`) are built as one module named `ChannelRuntime`, so the
     /// models' `import ChannelRuntime` needs no built runtime.
     static func runProgram(models: URL, main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
+        try await runProgram(models: [models], main: mainFile, in: work)
+    }
+
+    /// `runProgram` with several model files (each generation in its own namespace).
+    static func runProgram(models: [URL], main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
         let binary = work.appendingPathComponent("program")
         let runtime = ["Sources/ChannelRuntime/JSONValue.swift", "Sources/ChannelRuntime/ISO8601.swift"]
             + ["JSONReader", "JSONReader+Numbers", "JSONScanner", "ScannerDecoder", "ISO8601DateReader"].map { "Sources/ChannelRuntime/JSON/\($0).swift" }
-        let sources = [models.path] + runtime.map { packageRoot.appendingPathComponent($0).path }
+        let sources = models.map(\.path) + runtime.map { packageRoot.appendingPathComponent($0).path }
         let build = try await run(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["swiftc", "-swift-version", "6", "-package-name", "channelgen", "-module-name", "ChannelRuntime"] + sources + [mainFile.path, "-o", binary.path],

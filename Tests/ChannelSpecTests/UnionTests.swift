@@ -92,11 +92,18 @@ struct UnionTests {
         #expect(properties[1].type == .integer(bits: nil))
     }
 
+    /// A union of nulls only is valid JSON Schema: the value is always null, as for `type: 'null'`
+    /// alone (`JSONValue`). It was refused, and its channel lost.
+    @Test func aUnionOfNullsOnlyIsAlwaysNull() throws {
+        let (api, diagnostics) = try AllOfTests.translate("Payload:\n  anyOf: [{type: 'null'}, {type: 'null'}]")
+        #expect(diagnostics.isEmpty, "\(diagnostics.map(\.message))")
+        #expect(api?.channels.first?.message.payload == .json)
+    }
+
     @Test(arguments: [
         ("Payload:\n  oneOf: [{type: string}]\n  anyOf: [{type: integer}]", "has both 'oneOf' and 'anyOf'", "13:7"),
         ("Payload:\n  properties: {a: {type: string}}\n  oneOf: [{type: string}, {type: integer}]", "'properties' beside 'oneOf'", "13:7"),
         ("Payload:\n  oneOf: []", "'oneOf' must be a non-empty list", "13:14"),
-        ("Payload:\n  anyOf: [{type: 'null'}]", "allows only null", "13:7"),
         ("Payload:\n  oneOf: [{type: string}, {type: integer}]\n  discriminator: {mapping: {a: X}}", "names no property", "14:22"),
     ])
     /// Positions count the four spaces the helper indents the schemas by.

@@ -445,16 +445,25 @@ struct ModelsStructure {
             access: access, name: .initializer,
             parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
             effects: "throws", body: decode))))
+        // A variant whose object does not declare the discriminator property gets its tag back when
+        // encoded: without it, the JSON would decode as `.unknown` (an event cached or sent on).
+        func encodeStatements(_ variant: UnionVariant) -> [Code] {
+            let value: Code = "try \(toWire("value", variant.type)).encode(to: encoder)"
+            guard case .property(let property) = union.decoding, let tag = variant.tags.first, case .named(let id) = variant.type,
+                  case .object(let properties)? = types.namedTypes[id]?.kind,
+                  !properties.contains(where: { $0.jsonName.unicodeScalars.elementsEqual(property.unicodeScalars) }) else { return [value] }
+            return [value, "var tag = encoder.container(keyedBy: CodingKeys.self)", "try tag.encode(\(literal: tag), forKey: .tag)"]
+        }
         let encode: [Statement]
         if cases.count <= Self.largestCheckedSwitch {
             encode = [.switch("self", cases.map { variant, name in
-                SwitchCase(pattern: ".\(name)(let value)", body: [.code("try \(toWire("value", variant.type)).encode(to: encoder)")])
+                SwitchCase(pattern: ".\(name)(let value)", body: encodeStatements(variant).map(Statement.code))
             } + [SwitchCase(pattern: ".unknown(let value)", body: [.code("try value.encode(to: encoder)")])])]
         } else {
             // The compiler gives up proving a switch over some hundreds of cases exhaustive ("unable
             // to check … in reasonable time"); one `if case` per case is checked case by case.
             encode = cases.map { variant, name in
-                .code("if case .\(name)(let value) = self { try \(toWire("value", variant.type)).encode(to: encoder); return }")
+                .code("if case .\(name)(let value) = self { \(Code.joined(encodeStatements(variant), separator: "; ")); return }")
             } + [.code("if case .unknown(let value) = self { try value.encode(to: encoder) }")]
         }
         result.append(Declaration(.function(Function(

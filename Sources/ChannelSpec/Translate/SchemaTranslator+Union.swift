@@ -25,10 +25,8 @@ extension SchemaTranslator {
             return nil
         }
         let members = list.elements.filter { !Self.isNullSchema($0.node) }
-        guard !members.isEmpty else {
-            diagnostics.error("'\(keyword)' in schema '\(name)' allows only null; that has no Swift type", at: list.keyLocation ?? list.location)
-            return nil
-        }
+        // Only null (`anyOf: [{type: 'null'}]`): always null, as `type: 'null'` alone is: `JSONValue`.
+        guard !members.isEmpty else { return .json }
         if members.count == 1 {
             return type(of: members[0], name: name, parent: parent)  // `[T, null]`: T, optional
         }
