@@ -15,6 +15,8 @@ import Foundation
 /// generate: client                              # client (default), mocks or models
 /// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
 /// transport: appsync                            # appsync (default) or sse: whose channel rules addresses follow
+/// names:                                        # optional: Swift names for spec names (types, properties,
+///   READY_FOR_PICKUP: readyForPickUp            #   enum values, channels, operations); `x-swift-name` wins
 /// ```
 package struct GeneratorConfig: Sendable, Equatable {
     /// The access level of the generated declarations.
@@ -68,6 +70,21 @@ package struct GeneratorConfig: Sendable, Equatable {
     package var strict = false
     /// The transport whose channel rules addresses are checked by.
     package var transport: Transport = .appsync
+    /// `names:`: the Swift name for a name as the spec spells it, as if the spec gave it `x-swift-name`.
+    package var nameOverrides: [NameOverride] = []
+
+    package struct NameOverride: Sendable, Equatable {
+        /// The name as the spec spells it (compared by Unicode scalars).
+        package var specName: String
+        package var swiftName: String
+        package var location: SourceLocation?
+
+        package init(specName: String, swiftName: String, location: SourceLocation? = nil) {
+            self.specName = specName
+            self.swiftName = swiftName
+            self.location = location
+        }
+    }
 
 /// A configuration for the spec at `specPath`.
     package init(
@@ -81,7 +98,7 @@ package struct GeneratorConfig: Sendable, Equatable {
         self.clientModule = clientModule
     }
 
-    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict", "transport"]
+    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict", "transport", "names"]
 
     /// Reads and checks a config file; every problem is reported at its line.
     package static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
@@ -152,6 +169,12 @@ package struct GeneratorConfig: Sendable, Equatable {
                 diagnostics.append(.error("'clientModule' must be a Swift module name", at: module.location))
             }
         }
+        if let names = root["names"] {
+            config.nameOverrides = nameOverrides(names, into: &diagnostics)
+        } else if config.mode == .mocks, let module = config.clientModule {
+            // The mocks must name every type as the client does: in the default layout, the client's `names:`.
+            config.nameOverrides = clientNameOverrides(configPath: path, client: module)
+        }
         if config.mode == .mocks && config.clientModule == nil {
             diagnostics.append(.error("'generate: mocks' needs 'clientModule' (the module the mocks import)", at: root["generate"]?.location))
         }
@@ -160,6 +183,31 @@ package struct GeneratorConfig: Sendable, Equatable {
         }
         if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
         return config
+    }
+
+    private static func nameOverrides(_ node: YAMLNode, into diagnostics: inout [Diagnostic]) -> [NameOverride] {
+        guard let entries = node.entries else {
+            diagnostics.append(.error("'names' must be a mapping from spec names to Swift names, found \(node.kindDescription)", at: node.location))
+            return []
+        }
+        var overrides: [NameOverride] = []
+        for entry in entries {
+            guard let name = entry.value.string, SwiftIdentifiers.isValidIdentifier(name) else {
+                diagnostics.append(.error("the Swift name for '\(entry.key)' in 'names' must be a Swift identifier", at: entry.value.location))
+                continue
+            }
+            overrides.append(NameOverride(specName: entry.key, swiftName: name, location: entry.keyLocation))
+        }
+        return overrides
+    }
+
+    /// The `names:` of the client's config beside this one (`../<clientModule>/channelgen.yaml`), if any.
+    private static func clientNameOverrides(configPath: String, client: String) -> [NameOverride] {
+        let clientConfig = FilePath.normalize(FilePath.directory(of: configPath) + "/../\(client)/channelgen.yaml")
+        guard let text = try? String(contentsOfFile: clientConfig, encoding: .utf8),
+              let clientRoot = try? YAMLLoader.load(text, file: clientConfig), let names = clientRoot["names"] else { return [] }
+        var ignored: [Diagnostic] = []  // the client's own generation reports them
+        return nameOverrides(names, into: &ignored)
     }
 
     /// Mocks conform to the client's notifier protocol, so they cannot be more visible than it. In the

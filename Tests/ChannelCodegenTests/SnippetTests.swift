@@ -713,7 +713,7 @@ struct RealWorldSpellingTests {
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", output.path, "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
-        #expect(models.contains("public var tags: [String]?"))
+        #expect(models.contains("public var tags: [String?]?"))  // items that may be null too (issue 46)
         #expect(models.contains("public var name: String?"))
     }
 }

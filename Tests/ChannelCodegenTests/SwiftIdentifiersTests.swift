@@ -9,6 +9,10 @@ struct SwiftIdentifiersTests {
         ("aiControlSetting", "aiControlSetting"), ("fwUpdateState", "fwUpdateState"), ("hasH265", "hasH265"),
         ("user_id", "userId"), ("user-id", "userId"), ("URL", "url"), ("1inchusd", "_1inchusd"), ("RenewalOverdue", "renewalOverdue"),
         ("device/presenceChanged", "devicePresenceChanged"),
+        // Short all-caps words are words unless they are acronyms (issue 46: `pickedUP`, `readyFORPickup` before).
+        ("PICKED_UP", "pickedUp"), ("READY_FOR_PICKUP", "readyForPickup"), ("OUT_FOR_DELIVERY", "outForDelivery"),
+        ("USER_ID", "userID"), ("IMAGE_URL", "imageURL"), ("HTTP_STATUS", "httpStatus"), ("URLSession", "urlSession"),
+        ("VIDEO_MP4", "videoMP4"), ("GO_TO_BED", "goToBed"),
     ])
     func lowerCamel(_ input: String, _ expected: String) {
         #expect(SwiftIdentifiers.lowerCamel(input) == expected)
@@ -18,6 +22,7 @@ struct SwiftIdentifiersTests {
         ("devicePresence", "DevicePresence"), ("AISettings", "AISettings"), ("aiSettings", "AiSettings"),
         ("DevicePresenceOutput", "DevicePresenceOutput"), ("license_phase", "LicensePhase"), ("PASSWORD_CHANGED", "PasswordChanged"),
         ("Vortex realtime events", "VortexRealtimeEvents"), ("2fa", "_2fa"),
+        ("PICKED_UP", "PickedUp"), ("ORDER_ID", "OrderID"), ("JSON_WEB_KEY", "JSONWebKey"), ("NEW_API_KEY", "NewAPIKey"),
     ])
     func upperCamel(_ input: String, _ expected: String) {
         #expect(SwiftIdentifiers.upperCamel(input) == expected)

@@ -133,8 +133,20 @@ package enum SwiftIdentifiers {
         return name.unicodeScalars.allSatisfy(isIdentifierScalar)
     }
 
-    /// Short all-caps words kept as written inside UpperCamel names (`AI`, `URL`, `ID`); longer ones are words (`PASSWORD`).
-    private static func isAcronym(_ word: String) -> Bool { word.count <= 3 }
+    /// All-caps words kept as written after the first word (`imageURL`, `userID`, `AISettings`), as
+    /// the Swift API design guidelines write acronyms: known acronyms, and codes holding a digit
+    /// (`H265`, `MP4`). Any other all-caps word is a word (`PICKED_UP` → `pickedUp`, `READY_FOR_PICKUP`
+    /// → `readyForPickup`); a team's own acronyms go in `names:` in channelgen.yaml.
+    private static func isAcronym(_ word: String) -> Bool {
+        knownAcronyms.contains(word) || (word.contains(where: \.isNumber) && word.count <= 5)
+    }
+
+    static let knownAcronyms: Set<String> = [
+        "AI", "API", "ARN", "AWS", "BLE", "CPU", "CSS", "CSV", "DNS", "FAQ", "GPS", "GPU", "HTML", "HTTP", "HTTPS", "ID", "IDS",
+        "IMAP", "IO", "IP", "ISO", "JPEG", "JSON", "JWT", "LAN", "LED", "MIME", "NFC", "OS", "PDF", "PIN", "PNG", "QR", "RAM",
+        "RGB", "RSS", "SDK", "SHA", "SKU", "SMS", "SMTP", "SQL", "SSE", "SSH", "SSID", "SSL", "SSO", "SVG", "TCP", "TLS", "TTL",
+        "TV", "UDP", "UI", "URI", "URL", "URLS", "USB", "UTC", "UTF", "UUID", "VAT", "VPN", "XML",
+    ]
 
     /// Drops what case mapping may have introduced that Swift does not allow, and makes a leading
     /// digit or combining mark legal with `_`.

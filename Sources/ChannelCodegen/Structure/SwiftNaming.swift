@@ -71,6 +71,10 @@ struct SwiftNaming {
 
     init(api: ChannelAPI, config: GeneratorConfig) {
         var diagnostics = Diagnostics()
+        var overrides: ExactKeyDictionary<String> = [:]
+        for override in config.nameOverrides { overrides[override.specName] = override.swiftName }
+        let api = Self.applying(overrides, to: api)
+        Self.warnAboutUnusedOverrides(config.nameOverrides, in: api, into: &diagnostics)
         recursion = Recursion(api: api)
         let rootLocation = api.channels.first?.origin.location
             ?? api.types.first?.origin.location ?? SourceLocation(file: api.files.first ?? "", line: 1, column: 1)
@@ -218,6 +222,66 @@ struct SwiftNaming {
         self.diagnostics = diagnostics
     }
 
+    /// The IR with `names:` applied as `x-swift-name`s where the spec gives none. Enum values and
+    /// union variants have no such field: they are looked up where their cases are named.
+    private static func applying(_ overrides: ExactKeyDictionary<String>, to api: ChannelAPI) -> ChannelAPI {
+        guard overrides.count > 0 else { return api }
+        var api = api
+        for index in api.channels.indices where api.channels[index].swiftName == nil {
+            api.channels[index].swiftName = overrides[api.channels[index].key]
+        }
+        for index in api.operations.indices where api.operations[index].swiftName == nil {
+            api.operations[index].swiftName = overrides[api.operations[index].id]
+        }
+        for index in api.sends.indices where api.sends[index].swiftName == nil {
+            api.sends[index].swiftName = overrides[api.sends[index].id]
+        }
+        for index in api.types.indices {
+            if api.types[index].swiftName == nil { api.types[index].swiftName = overrides[api.types[index].preferredName] }
+            switch api.types[index].kind {
+            case .object(var properties):
+                for member in properties.indices where properties[member].swiftName == nil {
+                    properties[member].swiftName = overrides[properties[member].jsonName]
+                }
+                api.types[index].kind = .object(properties)
+            case .composition(var members):
+                for member in members.indices where members[member].swiftName == nil {
+                    members[member].swiftName = overrides[members[member].jsonName]
+                }
+                api.types[index].kind = .composition(members)
+            case .stringEnum(var values):
+                for value in values.indices { values[value].swiftName = overrides[values[value].value] }
+                api.types[index].kind = .stringEnum(values)
+            case .union(var union):
+                for variant in union.variants.indices { union.variants[variant].swiftName = overrides[union.variants[variant].preferredName] }
+                api.types[index].kind = .union(union)
+            }
+        }
+        return api
+    }
+
+    /// A `names:` entry that matches no name of the spec is a typo, not a silent no-op.
+    private static func warnAboutUnusedOverrides(_ overrides: [GeneratorConfig.NameOverride], in api: ChannelAPI, into diagnostics: inout Diagnostics) {
+        guard !overrides.isEmpty else { return }
+        var names: Set<String> = []
+        func add(_ name: String) { names.insert(exactKey(name)) }
+        api.channels.forEach { add($0.key) }
+        (api.operations + api.sends).forEach { add($0.id) }
+        for type in api.types {
+            add(type.preferredName)
+            switch type.kind {
+            case .object(let members), .composition(let members): members.forEach { add($0.jsonName) }
+            case .stringEnum(let values): values.forEach { add($0.value) }
+            case .union(let union): union.variants.forEach { add($0.preferredName) }
+            }
+        }
+        for override in overrides where !names.contains(exactKey(override.specName)) {
+            diagnostics.warning(
+                "'\(override.specName)' in 'names' matches no channel, operation, type, property, enum value or variant of the spec; it is ignored",
+                at: override.location)
+        }
+    }
+
     /// The Swift names of one type's members: properties (and boxed storage), enum or union cases.
     struct MemberNames: Sendable {
         var properties: [Identifier]?
@@ -250,14 +314,16 @@ struct SwiftNaming {
             scope.reserve("unknown", "the case for values this client does not know")
             for name in ["knownCases", "byRawValue", "rawValue", "hashValue"] { scope.reserve(name, "a member the generator declares") }
             result.cases = scope.claim(values.map { value in
-                .init(SwiftIdentifiers.lowerCamel(value.value), explicit: false, location: value.location, original: value.value)
+                .init(SwiftIdentifiers.lowerCamel(value.swiftName ?? value.value), explicit: value.swiftName != nil,
+                      location: value.location, original: value.swiftName ?? value.value)
             }, &result.diagnostics).map(Identifier.init)
         case .union(let union):
             var scope = Scope(what: "union case")
             scope.reserve("unknown", "the case for variants this client does not know")
             scope.reserve("hashValue", "Hashable's hash value")
             result.cases = scope.claim(union.variants.map { variant in
-                .init(SwiftIdentifiers.lowerCamel(variant.preferredName), explicit: false, location: variant.origin.location, original: variant.preferredName)
+                .init(SwiftIdentifiers.lowerCamel(variant.swiftName ?? variant.preferredName), explicit: variant.swiftName != nil,
+                      location: variant.origin.location, original: variant.swiftName ?? variant.preferredName)
             }, &result.diagnostics).map(Identifier.init)
         }
         return result

@@ -214,6 +214,8 @@ package struct UnionVariant: Sendable {
     /// With `.property` decoding, the values that select this variant.
     package var tags: [String]
     package var origin: Origin
+    /// The case name `names:` in channelgen.yaml gives it.
+    package var swiftName: String? = nil
 }
 
 package struct Property: Sendable {
@@ -231,4 +233,6 @@ package struct Property: Sendable {
 package struct EnumValue: Sendable {
     package var value: String
     package var location: SourceLocation
+    /// The case name `names:` in channelgen.yaml gives it.
+    package var swiftName: String? = nil
 }

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// `names:` in channelgen.yaml: Swift names for spec names the mapping does not read as a team would
+/// (issue 46), like swift-openapi-generator's `nameOverrides`.
+@Suite("Name overrides")
+struct NameOverrideTests {
+    static let spec = """
+        asyncapi: 3.0.0
+        info: {title: Deliveries, version: 1.0.0}
+        channels:
+          deliveries:
+            address: app/deliveries
+            messages: {changed: {payload: {$ref: '#/components/schemas/DeliveryInfo'}}}
+        operations:
+          deliveryValues: {action: receive, channel: {$ref: '#/channels/deliveries'}}
+        components:
+          schemas:
+            DeliveryInfo:
+              type: object
+              required: [state]
+              properties:
+                state: {type: string, enum: [READY_FOR_PICKUP, PICKED_UP, ETA_CHANGED]}
+                eta_s: {type: integer}
+                note: {type: string, x-swift-name: remark}
+        """
+
+    @Test func overridesNameTypesPropertiesCasesAndMethodsAndTheSpecsOwnNameWins() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: Self.spec, named: "spec.yaml", in: work, extra: """
+            names:
+              DeliveryInfo: Delivery
+              ETA_CHANGED: etaChanged
+              eta_s: etaSeconds
+              note: comment
+              deliveryValues: deliveries
+
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(models.contains("public struct Delivery: Codable"))
+        #expect(models.contains("case readyForPickup\n"))  // the mapping's own name, not `readyFORPickup`
+        #expect(models.contains("case pickedUp\n"))
+        #expect(models.contains("case etaChanged\n"))
+        #expect(models.contains("public var etaSeconds: Int?"))
+        #expect(models.contains("case etaSeconds = \"eta_s\""))
+        #expect(models.contains("public var remark: String?"))  // x-swift-name in the spec wins
+        #expect(notifier.contains("func deliveries() async -> AsyncStream<Delivery>"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
+
+    @Test func anOverrideThatMatchesNothingIsAWarningAndABadNameAnError() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let unused = try await TestSupport.generate(spec: Self.spec, named: "spec.yaml", in: work, extra: "names:\n  DeliveryInformation: Delivery\n")
+        #expect(unused.result.status == 0, "\(unused.result.stderr)")
+        #expect(unused.result.stderr.contains("channelgen.yaml:3:3: warning: 'DeliveryInformation' in 'names' matches no channel"), "\(unused.result.stderr)")
+
+        let bad = try await TestSupport.generate(spec: Self.spec, named: "spec.yaml", in: work, extra: "names:\n  DeliveryInfo: 'Deli very'\n")
+        #expect(bad.result.status == 1)
+        #expect(bad.result.stderr.contains("channelgen.yaml:3:17: error: the Swift name for 'DeliveryInfo' in 'names' must be a Swift identifier"), "\(bad.result.stderr)")
+    }
+
+    /// The mocks name every type as the client does: a mocks config without `names:` reads the
+    /// client's (the default layout, `../<clientModule>/channelgen.yaml`), and compiles against it.
+    @Test func theMocksTakeTheClientsNames() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = work.appendingPathComponent("spec.yaml")
+        try Self.spec.write(to: spec, atomically: true, encoding: .utf8)
+        for folder in ["Deliveries", "DeliveriesTesting"] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try "spec: ../spec.yaml\nnames:\n  DeliveryInfo: Delivery\n  deliveryValues: deliveries\n"
+            .write(to: work.appendingPathComponent("Deliveries/channelgen.yaml"), atomically: true, encoding: .utf8)
+        try "spec: ../spec.yaml\ngenerate: mocks\nclientModule: Deliveries\n"
+            .write(to: work.appendingPathComponent("DeliveriesTesting/channelgen.yaml"), atomically: true, encoding: .utf8)
+        for folder in ["Deliveries", "DeliveriesTesting"] {
+            let result = try await TestSupport.channelgen([
+                "generate", "--config", work.appendingPathComponent("\(folder)/channelgen.yaml").path,
+                "--output", work.appendingPathComponent("out/\(folder)").path, "--quiet",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let mocks = work.appendingPathComponent("out/DeliveriesTesting/Mocks.swift")
+        #expect(try TestSupport.contents(mocks).contains("func deliveries() async -> AsyncStream<Delivery>"))
+        let checked = try await TestSupport.typecheckMocks(
+            mocks, againstClientIn: work.appendingPathComponent("out/Deliveries"), named: "Deliveries", in: work)
+        #expect(checked.module.status == 0, "\(checked.module.stderr)")
+        #expect(checked.mocks.status == 0, "\(checked.mocks.stderr)")
+    }
+}
