@@ -98,6 +98,9 @@ package struct GeneratorConfig: Sendable, Equatable {
         self.clientModule = clientModule
     }
 
+    /// Keywords that still name a module the compiler builds and imports (`import Type`, `import open`).
+    static let moduleNameKeywords: Set<String> = ["Type", "Protocol", "async", "await", "open", "package", "borrowing", "consuming", "nonisolated"]
+
     static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict", "transport", "names"]
 
     /// Reads and checks a config file; every problem is reported at its line.
@@ -163,7 +166,7 @@ package struct GeneratorConfig: Sendable, Equatable {
             }
         }
         if let module = root["clientModule"] {
-            if let name = module.string, SwiftIdentifiers.isValidIdentifier(name), !SwiftIdentifiers.keywords.contains(name) {
+            if let name = module.string, SwiftIdentifiers.isValidIdentifier(name), !SwiftIdentifiers.keywords.contains(name) || moduleNameKeywords.contains(name) {
                 config.clientModule = name
             } else {
                 diagnostics.append(.error("'clientModule' must be a Swift module name", at: module.location))

@@ -76,7 +76,7 @@ struct BadSpecCorpusTests {
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", work.appendingPathComponent("out").path])
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule, strict, transport)"))
+        #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule, strict, transport, names)"))
         #expect(lines.contains("\(config.path):3:17: error: 'accessModifier' must be one of public, package, internal"))
         #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
     }

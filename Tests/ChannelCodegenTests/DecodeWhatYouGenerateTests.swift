@@ -78,6 +78,49 @@ struct DecodeWhatYouGenerateTests {
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
+    /// Valid constructs that used to lose their channel (issue 46): boolean schemas inside `allOf`,
+    /// `oneOf` and `items`, a type list of several types, `contentType: ''`. Each generates and decodes.
+    @Test func validConstructsThatLostTheirChannelsGenerateAndDecode() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: T, version: 1.0.0}
+            channels:
+              things:
+                address: app/things
+                messages: {thing: {payload: {$ref: '#/components/schemas/Thing'}}}
+              notes:
+                address: app/notes
+                messages: {note: {contentType: '', payload: {type: object, properties: {text: {type: string}}}}}
+            operations:
+              thingValues: {action: receive, channel: {$ref: '#/channels/things'}}
+              noteValues: {action: receive, channel: {$ref: '#/channels/notes'}}
+            components:
+              schemas:
+                Thing:
+                  type: object
+                  required: [anything, choice, many, several, either]
+                  properties:
+                    anything: {allOf: [true, {type: string}]}
+                    choice: {oneOf: [false, {type: string}, {type: integer}]}
+                    many: {type: array, items: true}
+                    several: {type: [string, integer, 'null'], format: int64, minLength: 1}
+                    either: {type: [boolean, array], items: {type: number}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("skipped"), "\(result.stderr)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func thingValues()") && notifier.contains("func noteValues()"))
+        let failures = try await decode(spec: spec, [
+            ("Thing", #"{"anything":"a","choice":"s","many":[1,"x",null],"several":"x","either":true}"#),
+            ("Thing", #"{"anything":"b","choice":7,"many":[],"several":9007199254740993,"either":[1.5,2]}"#),
+            ("Thing", #"{"anything":"c","choice":false,"many":[{}],"several":null,"either":false}"#),
+        ])
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
     /// A variant picked by a discriminator its object does not declare: encoding it writes the tag
     /// back, so the JSON decodes as the same variant (it decoded as `.unknown` before: an event
     /// cached or sent on lost its kind). Found by the random suite below.

@@ -307,7 +307,7 @@ struct ValidConstructsTests {
     @Test(arguments: [
         ("discriminator: {propertyName: kind, mapping: {cat: '#/components/schemas/Cat', fish: '#/components/schemas/Fish'}}",
          "warning: discriminator mapping 'fish' of 'Pet' names '#/components/schemas/Fish', which is not one of its variants"),
-        ("discriminator: {propertyName: species}", "warning: discriminator property 'species' of 'Pet' is declared by none of its variants"),
+        ("discriminator: {propertyName: species}", "warning: discriminator property 'species' of 'Pet' is declared by none of its variants (OpenAPI asks each to declare it)"),
         ("discriminator: kind", "warning: discriminator property 'kind' of 'Pet' is not a string in variant 'Num'"),
     ])
     func discriminatorProblemsAreWarnedAtTheirLine(_ discriminator: String, _ warning: String) async throws {
@@ -433,6 +433,28 @@ struct ValidConstructsTests {
         let mockText = try TestSupport.contents(work.appendingPathComponent("mocks/Mocks.swift"))
         #expect(mockText.components(separatedBy: "case is OrdersSubscription.Type: broadcaster = self.orders\n").count == 2, "\(mockText)")
         #expect(mockText.contains("public func ordersAudit() async -> AsyncStream<Shop>"), "\(mockText)")
+    }
+
+    /// A client module named by a contextual keyword (`open`, `Type`, `package`) is a module the
+    /// compiler builds and imports; `clientModule` refused it (issue 46). The mocks compile against it.
+    @Test(arguments: ["open", "Type", "package"])
+    func mocksCompileAgainstAClientModuleNamedByAContextualKeyword(_ module: String) async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try Self.header(payload: "Ping").appending("""
+                Ping: {type: object, properties: {id: {type: string}}}
+
+            """).write(to: work.appendingPathComponent("shop.yaml"), atomically: true, encoding: .utf8)
+        try "spec: shop.yaml\n".write(to: work.appendingPathComponent("client.yaml"), atomically: true, encoding: .utf8)
+        try "spec: shop.yaml\ngenerate: mocks\nclientModule: \(module)\n".write(to: work.appendingPathComponent("mocks.yaml"), atomically: true, encoding: .utf8)
+        for (config, output) in [("client.yaml", "client"), ("mocks.yaml", "mocks")] {
+            let result = try await TestSupport.channelgen(["generate", "--config", config, "--output", output, "--quiet"], in: work)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let (built, mocks) = try await TestSupport.typecheckMocks(
+            work.appendingPathComponent("mocks/Mocks.swift"), againstClientIn: work.appendingPathComponent("client"), named: module, in: work)
+        #expect(built.status == 0, "\(built.stderr)")
+        #expect(mocks.status == 0, "\(mocks.stderr)")
     }
 
     /// A spec with one channel `ping` whose payload is component `payload`, and optionally a

@@ -321,6 +321,10 @@ package final class SpecWorkspace {
         guard let path = JSONPointer.percentDecoded(String(filePart)) else {
             throw DiagnosticsError(.error("$ref '\(ref)' has an invalid percent-escape (each '%' must be followed by two hex digits)", at: location))
         }
+        // No file name holds a NUL; the system would read the path only up to it (another file).
+        if path.utf8.contains(0) {
+            throw DiagnosticsError(.error("$ref '\(ref)' names a file whose path holds a NUL character (%00), which no file name can", at: location))
+        }
         let targetFile = filePart.isEmpty ? file : FilePath.join(FilePath.directory(of: file), path)
         var cursor = Cursor(node: try document(at: targetFile, requestedAt: location), file: targetFile, pointer: "")
         for token in tokens {

@@ -136,6 +136,12 @@ extension SchemaTranslator {
         }
         var result: [(part: Part, member: Cursor)] = []
         for member in allOf.elements {
+            // JSON Schema's boolean schemas: `true` allows anything (it adds nothing), `false` nothing.
+            if let allowsAnything = member.node.scalar?.bool {
+                if allowsAnything { continue }
+                diagnostics.unsupported("an 'allOf' member is 'false': no value is valid, so there is nothing to decode", at: member.location)
+                return nil
+            }
             guard member.node.entries != nil else {
                 diagnostics.error("an 'allOf' member must be a schema mapping, found \(member.node.kindDescription)", at: member.location)
                 return nil

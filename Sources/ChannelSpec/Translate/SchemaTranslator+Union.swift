@@ -24,9 +24,14 @@ extension SchemaTranslator {
             diagnostics.error("'\(keyword)' must be a non-empty list of schemas, found \(list.node.kindDescription)", at: list.location)
             return nil
         }
-        let members = list.elements.filter { !Self.isNullSchema($0.node) }
-        // Only null (`anyOf: [{type: 'null'}]`): always null, as `type: 'null'` alone is: `JSONValue`.
-        guard !members.isEmpty else { return .json }
+        // A `false` variant matches no value: it adds no case (`true` allows any value: `JSONValue`).
+        let members = list.elements.filter { !Self.isNullSchema($0.node) && $0.node.scalar?.bool != false }
+        guard !members.isEmpty else {
+            // Only null (`anyOf: [{type: 'null'}]`): always null, as `type: 'null'` alone is: `JSONValue`.
+            if list.elements.contains(where: { Self.isNullSchema($0.node) }) { return .json }
+            diagnostics.unsupported("every variant of '\(keyword)' in schema '\(name)' is 'false': no value is valid, so there is nothing to decode", at: list.keyLocation ?? list.location)
+            return nil
+        }
         if members.count == 1 {
             return type(of: members[0], name: name, parent: parent)  // `[T, null]`: T, optional
         }
@@ -122,6 +127,9 @@ extension SchemaTranslator {
                 property = text  // AsyncAPI: the property's name
             } else {
                 property = discriminator.node["propertyName"]?.string
+                if let mapping = discriminator.child("mapping"), mapping.node.entries == nil {
+                    diagnostics.error("'mapping' of the discriminator of '\(name)' must be a mapping from values to schemas, found \(mapping.node.kindDescription)", at: mapping.location)
+                }
                 for (key, _, target) in discriminator.child("mapping")?.children ?? [] {
                     guard let reference = target.node.string else { continue }
                     let component = Self.lastToken(of: reference)
@@ -163,8 +171,9 @@ extension SchemaTranslator {
         return constantProperty(tagging: &variants) ?? .firstThatDecodes
     }
 
-    /// The discriminator property must be a string every object variant declares: otherwise no value
-    /// names a variant and everything decodes as the unknown case, which a warning should say.
+    /// OpenAPI asks every object variant to declare the discriminator property as a string. One
+    /// that is not a string names no variant (a warning says so); undeclared, the property's value
+    /// still picks the variant (decoding reads it from the JSON, encoding writes it back).
     private mutating func warnAboutDiscriminatorProperty(_ property: String, of name: String, variants: [UnionVariant], at discriminator: Cursor) {
         var declaredBy = 0
         var allObjects = true
@@ -183,7 +192,7 @@ extension SchemaTranslator {
         }
         if declaredBy == 0, allObjects {
             diagnostics.warning(
-                "discriminator property '\(property)' of '\(name)' is declared by none of its variants; every value decodes as the unknown case",
+                "discriminator property '\(property)' of '\(name)' is declared by none of its variants (OpenAPI asks each to declare it); its value still picks the variant, and encoding writes it back",
                 at: discriminator.location)
         }
     }

@@ -149,6 +149,10 @@ struct SchemaTranslator {
                 return union(cursor, variants: variants, keyword: keyword, name: name, parent: parent, documentation: documentation)
             }
         }
+        if let variants = Self.anyOf(ofTypes: cursor) {
+            // `type: [string, integer]`: a value of one of the types, as `anyOf` of each says.
+            return union(variants, variants: variants.child("anyOf")!, keyword: "anyOf", name: name, parent: parent, documentation: documentation)
+        }
         guard let typeName = schemaType(cursor, name: name) else { return nil }
         warnAboutKeywordsThatDoNotApply(cursor, type: typeName)
         switch typeName {
@@ -211,6 +215,35 @@ struct SchemaTranslator {
         var rewritten = cursor
         rewritten.node = YAMLNode(
             .mapping(entries.filter { $0.key != keyword } + [YAMLNode.Entry(key: "allOf", keyLocation: union.keyLocation, value: YAMLNode(.sequence([member]), at: union.value.location))]),
+            at: cursor.node.location)
+        return rewritten
+    }
+
+    /// `{type: [string, integer, 'null'], …}` written as `{anyOf: [{type: string, …}, {type: integer, …},
+    /// {type: 'null'}]}`, each variant keeping the keywords that apply to its type; `nil` unless the
+    /// schema lists several types other than null. Locations stay those of the spec's own nodes.
+    static func anyOf(ofTypes cursor: Cursor) -> Cursor? {
+        guard let names = cursor.node["type"]?.items,
+              names.filter({ $0.string != nil && $0.string != "null" }).count > 1,
+              names.allSatisfy({ $0.string.map(knownTypes.contains) ?? ($0.scalar?.isNull == true) }) else { return nil }
+        let entries = cursor.node.entries ?? []
+        let typeEntry = entries.first { $0.key == "type" }!
+        let documenting: Set<String> = ["title", "description", "x-swift-name", "nullable", "enum", "const", "type"]
+        let variants = names.map { node -> YAMLNode in
+            let type = node.string ?? "null"
+            let kept = type == "null" ? [] : entries.filter { entry in
+                if documenting.contains(entry.key) { return false }
+                if let rank = typedKeywordRanks[entry.key] { return typedKeywords[rank].types.contains(type) }
+                if entry.key == "format", let text = entry.value.string, let types = formatTypes[text] { return types.contains(type) }
+                return true
+            }
+            let typeNode = YAMLNode(.scalar(YAMLScalar(text: type, isPlain: false)), at: node.location)
+            return YAMLNode(.mapping([YAMLNode.Entry(key: "type", keyLocation: typeEntry.keyLocation, value: typeNode)] + kept), at: node.location)
+        }
+        var rewritten = cursor
+        rewritten.node = YAMLNode(
+            .mapping(entries.filter { ["title", "description", "x-swift-name"].contains($0.key) }
+                + [YAMLNode.Entry(key: "anyOf", keyLocation: typeEntry.keyLocation, value: YAMLNode(.sequence(variants), at: typeEntry.value.location))]),
             at: cursor.node.location)
         return rewritten
     }

@@ -400,7 +400,8 @@ struct Translation {
         resolvedMessages[channelKey, default: []].insert(SchemaTranslator.id(of: cursor))
         let name = cursor.node["name"]?.string
         let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
-        if let contentType = cursor.node["contentType"]?.string, !contentType.contains("json") {
+        // An empty `contentType` names none: as if it were absent (JSON).
+        if let contentType = cursor.node["contentType"]?.string, !contentType.isEmpty, !contentType.contains("json") {
             // Text (`text/plain`, `text/csv`, …) is a `String` event on either transport; binary
             // (audio, images, msgpack, protobuf, XML) cannot travel as JSON or SSE text.
             if contentType.lowercased().hasPrefix("text/") {
