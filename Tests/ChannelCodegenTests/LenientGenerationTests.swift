@@ -39,6 +39,43 @@ struct LenientGenerationTests {
         }
     }
 
+    /// A channel skipped for its address keeps its payload types (issue 46): the app's code using
+    /// them still compiles, and the one warning about the address is the message to read, not the
+    /// compiler's errors about every type the channel took with it.
+    @Test func aChannelSkippedForItsAddressKeepsItsPayloadTypes() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Shop, version: 1.0.0}
+            channels:
+              good: {address: app/good, messages: {m: {payload: {$ref: '#/components/schemas/Good'}}}}
+              orders: {address: 'app/orders*', messages: {m: {payload: {$ref: '#/components/schemas/Order'}}}}
+              notes: {address: 'app//notes', messages: {m: {payload: {type: object, properties: {text: {type: string}}}}}}
+            operations:
+              goodValues: {action: receive, channel: {$ref: '#/channels/good'}}
+              orderValues: {action: receive, channel: {$ref: '#/channels/orders'}}
+            components:
+              schemas:
+                Good: {type: object, properties: {a: {type: string}}}
+                Order: {type: object, properties: {id: {type: string}, line: {type: object, properties: {sku: {type: string}}}}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "shop.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: channel 'orders' is skipped"), "\(result.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        #expect(models.contains("public struct Order: Codable"))
+        #expect(models.contains("public struct Line: Codable"))
+        #expect(models.contains("public struct NotesPayload: Codable"), "\(models)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(!notifier.contains("orderValues"))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+        // Strict: the address is an error, and nothing is written.
+        let strict = try await TestSupport.generate(spec: spec, named: "shop.yaml", in: work, extra: "strict: true\n")
+        #expect(strict.result.status == 1)
+    }
+
     @Test func aSkippedChannelIsWarnedAtItsLinesAndStrictMakesItAnError() async throws {
         let spec = """
             asyncapi: 3.0.0

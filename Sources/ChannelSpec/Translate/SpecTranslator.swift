@@ -172,7 +172,9 @@ struct Translation {
         else { return false }
         diagnostics.demoteErrors(from: reported)
         schemas.diagnostics.demoteErrors(from: checkpoint.diagnosticCount)
-        schemas.rollBack(to: checkpoint)
+        // Types are forgotten only when they are what failed: a channel skipped for its address
+        // keeps its payload types (`translatePayloadsOnly`).
+        if schemaErrors { schemas.rollBack(to: checkpoint) }
         diagnostics.warning(
             "\(what) is skipped: it uses what channelgen cannot generate (see the warnings at its lines); `strict: true` in channelgen.yaml makes this an error",
             at: location)
@@ -201,6 +203,17 @@ struct Translation {
 
     // MARK: Channels
 
+    /// A channel that cannot be served for its address still has its payload types generated: an
+    /// app's code using them keeps compiling, and the one warning about the address says what is
+    /// missing (instead of the compiler's errors about every type it took with it).
+    private mutating func translatePayloadsOnly(of cursor: Cursor, channelKey key: String) {
+        guard let messages = cursor.child("messages"), messages.node.entries != nil else { return }
+        let count = messages.children.count
+        for (messageKey, _, reference) in messages.children {
+            _ = message(key: messageKey, reference, channelKey: key, payloadName: payloadName(channel: key, message: messageKey, messageCount: count))
+        }
+    }
+
     private mutating func channel(key: String, _ reference: Cursor) -> Channel? {
         declaredChannelKeys[key] = true
         guard let cursor = resolve(reference), mapping(cursor, "channel '\(key)'") != nil else { return nil }
@@ -215,10 +228,14 @@ struct Translation {
         if addressNode == nil || addressNode?.scalar?.isNull == true {
             address = .open
         } else if let addressNode, let addressText = addressNode.string {
-            guard let parsed = parseAddress(addressText, at: addressNode.location) else { return nil }
+            guard let parsed = parseAddress(addressText, at: addressNode.location) else {
+                translatePayloadsOnly(of: cursor, channelKey: key)
+                return nil
+            }
             address = parsed
         } else {
             diagnostics.error("the 'address' of channel '\(key)' must be a string or null", at: addressNode?.location)
+            translatePayloadsOnly(of: cursor, channelKey: key)
             return nil
         }
 
