@@ -224,16 +224,87 @@ struct SpecDiffTests {
 
     @Test(arguments: rows)
     func verdicts(_ row: Row) throws {
-        var edited = Self.base
+        try check(row, base: Self.base)
+    }
+
+    func check(_ row: Row, base: String) throws {
+        var edited = base
         for (old, new) in row.edits {
             #expect(edited.contains(old), "edit does not apply: \(old)")
             edited = edited.replacingOccurrences(of: old, with: new)
         }
-        let changes = try Self.diff(Self.base, edited)
+        let changes = try Self.diff(base, edited)
         let actual = changes.map { "\($0.symbol) wire: \($0.wire.rawValue) source: \($0.source.rawValue)" }.sorted()
         let expected = row.expected.map { "\($0.2) wire: \($0.0.rawValue) source: \($0.1.rawValue)" }.sorted()
         #expect(actual == expected, "\(changes.map(\.reason))")
         #expect(changes.allSatisfy { $0.location != nil && !$0.reason.isEmpty })
+    }
+
+    // MARK: Shared and open addresses
+
+    static let roomsBase = """
+        asyncapi: 3.0.0
+        info: {title: Rooms, version: 1.0.0, x-swift-notifier: RoomNotifier}
+        channels:
+          joins:
+            address: app/rooms/{roomId}
+            parameters: {roomId: {}}
+            messages: {joined: {payload: {$ref: '#/components/schemas/Joined'}}}
+          lobby:
+            messages: {joined: {payload: {$ref: '#/components/schemas/Joined'}}}
+          notices:
+            address: app/notices
+            messages: {notice: {contentType: text/plain, payload: {type: string}}}
+        operations:
+          joinValues: {action: receive, channel: {$ref: '#/channels/joins'}}
+          lobbyValues: {action: receive, channel: {$ref: '#/channels/lobby'}}
+          noticeValues: {action: receive, channel: {$ref: '#/channels/notices'}}
+        components:
+          schemas:
+            Joined: {type: object, required: [kind], properties: {kind: {type: string, const: joined}, who: {type: string}}}
+            Left: {type: object, required: [kind], properties: {kind: {type: string, const: left}, who: {type: string}}}
+        """
+
+    static let leavesChannel = (
+        "  lobby:\n",
+        "  leaves:\n    address: app/rooms/{roomId}\n    parameters: {roomId: {}}\n    messages: {left: {payload: {$ref: '#/components/schemas/Left'}}}\n  lobby:\n")
+    static let leavesOperation = ("  lobbyValues:", "  leaveValues: {action: receive, channel: {$ref: '#/channels/leaves'}}\n  lobbyValues:")
+
+    static let roomsRows: [Row] = [
+        row("identical", [], []),
+        // The joins stream of a shipped app takes every event on the address as its own.
+        row("channel added on a shared address", [leavesChannel, leavesOperation],
+            [(.breaking, .compatible, "JoinsSubscription"), (.compatible, .breaking, "RoomNotifier.leaveValues()")]),
+        // The path of an open channel comes from the app: renaming its key changes Swift names only.
+        row("open channel key renamed", [("  lobby:\n", "  hall:\n"), ("$ref: '#/channels/lobby'", "$ref: '#/channels/hall'")],
+            [(.compatible, .breaking, "Channels.lobby"), (.compatible, .breaking, "LobbySubscription")]),
+        row("text/plain removed", [("{notice: {contentType: text/plain, payload: {type: string}}}", "{notice: {payload: {type: string}}}")],
+            [(.breaking, .compatible, "NoticesSubscription")]),
+    ]
+
+    @Test(arguments: roomsRows)
+    func roomsVerdicts(_ row: Row) throws {
+        try check(row, base: Self.roomsBase)
+    }
+
+    /// With both channels on the address, a changed `const` tag of one reaches the other's shipped streams.
+    @Test func aTagChangedOnASharedAddressIsWireBreakingForTheOtherChannel() throws {
+        var shared = Self.roomsBase
+        for (old, new) in [Self.leavesChannel, Self.leavesOperation] { shared = shared.replacingOccurrences(of: old, with: new) }
+        let changes = try Self.diff(shared, shared.replacingOccurrences(of: "const: left", with: "const: gone"))
+        #expect(changes.map(\.symbol) == ["JoinsSubscription"], "\(changes.map(\.reason))")
+        #expect(changes.map(\.wire) == [.breaking])
+        #expect(changes.first?.reason.contains("'gone'") == true)
+    }
+
+    /// `café` as U+00E9, then as `e` + U+0301: shipped apps' JSONDecoder reads either; Swift
+    /// identifiers are not normalized, so the property is another name.
+    @Test func aPropertyKeyRespelledInAnotherNormalizationIsSourceBreakingOnly() throws {
+        let before = Self.roomsBase.replacingOccurrences(of: "who: {type: string}}}\n    Left", with: "\"caf\\u00E9\": {type: string}}}\n    Left")
+        let after = Self.roomsBase.replacingOccurrences(of: "who: {type: string}}}\n    Left", with: "\"cafe\\u0301\": {type: string}}}\n    Left")
+        let changes = try Self.diff(before, after)
+        #expect(changes.map { "\($0.wire) \($0.source)" } == ["compatible breaking"], "\(changes.map(\.reason))")
+        #expect(changes.first?.reason.contains("normalization") == true)
     }
 
     // MARK: Unions
@@ -264,19 +335,14 @@ struct SpecDiffTests {
         row("mapping key changed", [("mapping: {walk: Walk}", "mapping: {stroll: Walk}")], [(.breaking, .compatible, "Move.walk")]),
         row("discriminator dropped", [("\n      discriminator: {propertyName: kind, mapping: {walk: Walk}}", "")], [(.breaking, .compatible, "Move")]),
         row("variant's property type changed", [("steps: {type: integer}", "steps: {type: string}")], [(.breaking, .breaking, "Walk.steps")]),
+        // The union becomes a struct holding it (and the new property): the same JSON decodes the same way.
+        row("properties added beside the oneOf", [("    Move:\n", "    Move:\n      properties: {note: {type: string}}\n")],
+            [(.compatible, .breaking, "MovesSubscription.Event"), (.compatible, .breaking, "Move")]),  // the enum is now `Move.Value2`
     ]
 
     @Test(arguments: unionRows)
     func unionVerdicts(_ row: Row) throws {
-        var edited = Self.unionBase
-        for (old, new) in row.edits {
-            #expect(edited.contains(old), "edit does not apply: \(old)")
-            edited = edited.replacingOccurrences(of: old, with: new)
-        }
-        let changes = try Self.diff(Self.unionBase, edited)
-        let actual = changes.map { "\($0.symbol) wire: \($0.wire.rawValue) source: \($0.source.rawValue)" }.sorted()
-        let expected = row.expected.map { "\($0.2) wire: \($0.0.rawValue) source: \($0.1.rawValue)" }.sorted()
-        #expect(actual == expected, "\(changes.map(\.reason))")
+        try check(row, base: Self.unionBase)
     }
 
     // MARK: The Vortex spec

@@ -12,11 +12,16 @@ import ChannelSpec
 ///
 /// Rules (wire / source):
 /// - channel removed: breaking / breaking; added: compatible / breaking (a new requirement of the
-///   notifier protocol: hand-written conformers stop compiling); key renamed with the
+///   notifier protocol: hand-written conformers stop compiling); an open-address channel's key
+///   renamed (the same receive operation): compatible / breaking; key renamed with the
 ///   address kept: the same channel (its subscription type is renamed: compatible / breaking);
 /// - address changed: breaking / compatible (breaking when the parameter count changes too);
 ///   parameter renamed: compatible / breaking when its Swift name changes, else compatible on both;
 ///   an allowed value removed: breaking / compatible; an open address given or taken: breaking / breaking;
+/// - on a shared address, a value of another channel's messages that shipped apps do not skip (a
+///   channel added there, a `const` tag changed): breaking / compatible; text ↔ JSON: breaking / compatible;
+/// - a union becoming a struct that holds it (`properties` beside `oneOf`): compatible / breaking;
+/// - a property key respelled in another Unicode normalization: compatible / breaking;
 /// - message name (event type) changed: breaking / compatible; one message becoming several (an
 ///   enum of messages) or back: compatible / breaking;
 /// - a type changed: compatible / breaking when shipped apps decode every new value (string → date
@@ -83,7 +88,8 @@ package struct SpecDiff {
         var newChannels = Dictionary(new.api.receivers.map { ($0.channel.key, $0) }, uniquingKeysWith: { first, _ in first })
         for (key, receiver) in oldChannels.sorted(by: { $0.key < $1.key }) where newChannels[key] == nil {
             // A channel key renamed with the address kept is the same channel on the wire.
-            if let renamed = Self.sameAddress(as: receiver.channel, among: newChannels.values.filter { oldChannels[$0.channel.key] == nil }) {
+            let candidates = newChannels.values.filter { oldChannels[$0.channel.key] == nil }
+            if let renamed = Self.sameAddress(as: receiver.channel, among: candidates) ?? Self.sameOpenChannel(as: receiver, among: candidates) {
                 compareChannel(receiver, renamed)
                 newChannels[renamed.channel.key] = nil
                 continue
@@ -117,6 +123,16 @@ package struct SpecDiff {
         return matches.count == 1 ? matches[0] : nil
     }
 
+    /// An open-address channel (each subscription names its path) renamed: the one candidate, also
+    /// open, that the same receive operation reads. Its paths come from the app, so nothing changes on the wire.
+    private static func sameOpenChannel(
+        as receiver: (operation: ChannelOperation, channel: Channel), among candidates: [(operation: ChannelOperation, channel: Channel)]
+    ) -> (operation: ChannelOperation, channel: Channel)? {
+        guard receiver.channel.address.isOpen else { return nil }
+        let matches = candidates.filter { $0.channel.address.isOpen && $0.operation.id.unicodeScalars.elementsEqual(receiver.operation.id.unicodeScalars) }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
     private func method(_ side: Side, _ operation: ChannelOperation) -> String {
         "\(side.names.notifier.name).\(side.names.methods[operation.id]?.name ?? operation.id)"
     }
@@ -139,7 +155,21 @@ package struct SpecDiff {
                    "the channel constant is renamed to \(new.names.channelsNamespace).\(newConstant.name)")
         }
         compareAddress(before.channel, channel, subscription: subscription)
+        compareSharedAddress(before.channel, channel, subscription: subscription)
         compareMessages(before.channel, channel, subscription: subscription)
+    }
+
+    /// Channels on one address: a shipped app's stream skips the events whose property names the
+    /// other channels' messages (as it knew them) and takes the rest as its own. A value it does not
+    /// know as another channel's (a channel added on the address, a tag changed) reaches it.
+    private mutating func compareSharedAddress(_ before: Channel, _ channel: Channel, subscription: String) {
+        guard let now = channel.sharedAddress else { return }  // alone now: nobody else's events arrive
+        let skipped = before.sharedAddress.map { $0.property == now.property ? Set($0.otherChannelsValues) : [] } ?? []
+        let unknown = now.otherChannelsValues.filter { !skipped.contains($0) }
+        guard !unknown.isEmpty else { return }
+        record(.breaking, .compatible, channel.origin.location, subscription,
+               "the channel's address is shared with messages whose '\(now.property)' is \(unknown.map { "'\($0)'" }.joined(separator: ", ")): "
+                   + "shipped apps take those events as this channel's own")
     }
 
     /// The wire verdict from the paths apps subscribe to (parameters as placeholders), the source
@@ -206,6 +236,10 @@ package struct SpecDiff {
                 record(.breaking, .compatible, location, symbol, "message '\(channel.message.key)' is new: shipped apps decode none of the channel's events")
             }
         default:
+            if before.message.isText != channel.message.isText {
+                record(.breaking, .compatible, location, subscription,
+                       "the message becomes \(channel.message.isText ? "text" : "JSON") (it was \(before.message.isText ? "text" : "JSON")): shipped apps read its events the other way")
+            }
             if before.message.name != channel.message.name {
                 record(.breaking, .compatible, location, subscription,
                        "the message name (event type) changes from '\(before.message.name ?? "none")' to '\(channel.message.name ?? "none")'")
@@ -307,6 +341,16 @@ package struct SpecDiff {
             compareValues(oldValues, newValues, oldType: before, newType: after)
         case (.union(let oldUnion), .union(let newUnion)):
             compareVariants(oldUnion, newUnion, oldType: before, newType: after)
+        case (.union, .composition(let members)):
+            // `properties` beside the union: a struct holding the union, decoded from the same JSON.
+            if let held = members.first(where: { if case .named(let id) = $0.type, case .union? = new.types[id]?.kind { true } else { false } }),
+               case .named(let heldID) = held.type, let heldType = new.types[heldID] {
+                record(.compatible, .breaking, location, symbol,
+                       "the union becomes \(newName), a struct holding it and more properties: shipped apps decode the same JSON; code using the enum no longer compiles")
+                compareNamed(before, heldType, symbol: symbol, location: location)
+            } else {
+                record(.breaking, .breaking, location, symbol, "the type changes from \(oldName) to \(newName) (an object became an enum or back)")
+            }
         default:
             record(.breaking, .breaking, location, symbol, "the type changes from \(oldName) to \(newName) (an object became an enum or back)")
         }
@@ -317,9 +361,18 @@ package struct SpecDiff {
         let oldNames = old.names.properties[oldType.id] ?? []
         let newNames = new.names.properties[newType.id] ?? []
         func swiftName(_ names: [Identifier], _ properties: [Property], _ property: Property) -> String {
-            properties.firstIndex { $0.jsonName == property.jsonName }.flatMap { names.indices.contains($0) ? names[$0].name : nil } ?? property.jsonName
+            properties.firstIndex { $0.jsonName.unicodeScalars.elementsEqual(property.jsonName.unicodeScalars) }.flatMap { names.indices.contains($0) ? names[$0].name : nil } ?? property.jsonName
         }
-        for property in before where !after.contains(where: { $0.jsonName == property.jsonName }) {
+        // JSON keys compared by Unicode scalars, as they are on the wire; a key written in another
+        // normalization (`café` as `cafe` + U+0301) is the same key to shipped apps' JSONDecoder
+        // (Swift's `String ==`), but another Swift name.
+        func same(_ a: String, _ b: String) -> Bool { a.unicodeScalars.elementsEqual(b.unicodeScalars) }
+        for property in before where !after.contains(where: { same($0.jsonName, property.jsonName) }) {
+            if let respelled = after.first(where: { $0.jsonName == property.jsonName }) {
+                record(.compatible, .breaking, respelled.origin.location, "\(typeName).\(swiftName(oldNames, before, property))",
+                       "the key '\(property.jsonName)' is written in another Unicode normalization: shipped apps still read it; its Swift name is another identifier")
+                continue
+            }
             let name = swiftName(oldNames, before, property)
             record(property.isOptional ? .compatible : .breaking, .breaking, newType.origin.location, "\(typeName).\(name)",
                    property.isOptional
@@ -329,7 +382,8 @@ package struct SpecDiff {
         for property in after {
             let name = swiftName(newNames, after, property)
             let symbol = "\(typeName).\(name)"
-            guard let previous = before.first(where: { $0.jsonName == property.jsonName }) else {
+            guard let previous = before.first(where: { same($0.jsonName, property.jsonName) }) else {
+                if before.contains(where: { $0.jsonName == property.jsonName }) { continue }  // reported above
                 if property.isOptional {
                     record(.compatible, .compatible, property.origin.location, symbol, "optional property '\(property.jsonName)' is added")
                 } else {
@@ -353,8 +407,8 @@ package struct SpecDiff {
             compare(previous.type, property.type, symbol: symbol, location: property.origin.location)
         }
         // The memberwise initializer takes the properties in order: reordering them moves its arguments.
-        let keptBefore = before.map(\.jsonName).filter { name in after.contains { $0.jsonName == name } }
-        let keptAfter = after.map(\.jsonName).filter { name in before.contains { $0.jsonName == name } }
+        let keptBefore = before.map(\.jsonName).filter { name in after.contains { same($0.jsonName, name) } }
+        let keptAfter = after.map(\.jsonName).filter { name in before.contains { same($0.jsonName, name) } }
         if keptBefore != keptAfter {
             record(.compatible, .breaking, newType.origin.location, "\(typeName).init",
                    "the properties are reordered (\(keptAfter.joined(separator: ", "))): the initializer's arguments change order")

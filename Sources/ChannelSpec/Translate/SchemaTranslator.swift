@@ -211,10 +211,12 @@ struct SchemaTranslator {
     static func allOf(ofObjectAndUnion cursor: Cursor, keyword: String) -> Cursor {
         let entries = cursor.node.entries ?? []
         guard let union = entries.first(where: { $0.key == keyword }) else { return cursor }
-        let member = YAMLNode(.mapping([union]), at: union.value.location)
+        // The discriminator tells the union's variants apart: it goes with the union.
+        let moved = entries.filter { $0.key == keyword || $0.key == "discriminator" }
+        let member = YAMLNode(.mapping(moved), at: union.value.location)
         var rewritten = cursor
         rewritten.node = YAMLNode(
-            .mapping(entries.filter { $0.key != keyword } + [YAMLNode.Entry(key: "allOf", keyLocation: union.keyLocation, value: YAMLNode(.sequence([member]), at: union.value.location))]),
+            .mapping(entries.filter { $0.key != keyword && $0.key != "discriminator" } + [YAMLNode.Entry(key: "allOf", keyLocation: union.keyLocation, value: YAMLNode(.sequence([member]), at: union.value.location))]),
             at: cursor.node.location)
         return rewritten
     }

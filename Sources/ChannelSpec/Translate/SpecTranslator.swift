@@ -206,11 +206,21 @@ struct Translation {
     /// A channel that cannot be served for its address still has its payload types generated: an
     /// app's code using them keeps compiling, and the one warning about the address says what is
     /// missing (instead of the compiler's errors about every type it took with it).
+    /// A payload that fails costs no more than it did before: its types are forgotten and its errors
+    /// are warnings of the skipped channel, as when the payload was never read.
     private mutating func translatePayloadsOnly(of cursor: Cursor, channelKey key: String) {
         guard let messages = cursor.child("messages"), messages.node.entries != nil else { return }
         let count = messages.children.count
         for (messageKey, _, reference) in messages.children {
+            let reported = diagnostics.all.count
+            let checkpoint = schemas.checkpoint()
             _ = message(key: messageKey, reference, channelKey: key, payloadName: payloadName(channel: key, message: messageKey, messageCount: count))
+            let failed = diagnostics.all[reported...].contains { $0.severity == .error }
+                || schemas.diagnostics.all[checkpoint.diagnosticCount...].contains { $0.severity == .error }
+            guard failed else { continue }
+            diagnostics.demoteErrors(from: reported)
+            schemas.diagnostics.demoteErrors(from: checkpoint.diagnosticCount)
+            schemas.rollBack(to: checkpoint)
         }
     }
 
