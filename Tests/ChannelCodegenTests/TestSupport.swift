@@ -36,7 +36,8 @@ enum TestSupport {
         let modules = productsDirectory.appendingPathComponent("Modules")
         return try await run(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules.path] + files.map(\.path),
+            // Every file's errors, not only the first failing job's: a batch names each unit that fails.
+            ["swiftc", "-typecheck", "-continue-building-after-errors", "-swift-version", "6", "-package-name", "channelgen", "-I", modules.path] + files.map(\.path),
             background: true)
     }
 
