@@ -165,7 +165,9 @@ struct ValidConstructsTests {
 
     /// `é` written as U+00E9 and as `e` + U+0301 are two JSON keys and two enum values, though
     /// Swift's `String ==` calls them equal: the loader called such keys duplicates, and the enum's
-    /// `switch` made the second value decode as the first (re-encoding changed the bytes).
+    /// `switch` made the second value decode as the first (re-encoding changed the bytes). Two
+    /// properties so named cannot be told apart by `JSONDecoder` (it finds keys by `String ==`: a
+    /// payload holding both failed to decode), so they are outside the subset, at the second one.
     @Test func canonicallyEquivalentKeysAndValuesAreKeptApart() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -176,23 +178,33 @@ struct ValidConstructsTests {
               c:
                 address: app/c
                 messages: {m: {payload: {$ref: '#/components/schemas/Accents'}}}
+              d:
+                address: app/d
+                messages: {m: {payload: {$ref: '#/components/schemas/Twins'}}}
             operations:
               cValues: {action: receive, channel: {$ref: '#/channels/c'}}
+              dValues: {action: receive, channel: {$ref: '#/channels/d'}}
             components:
               schemas:
                 Accents:
                   type: object
                   properties:
                     "caf\\u00E9": {type: string}
-                    "cafe\\u0301": {type: integer}
                     mood: {type: string, enum: ["\\u00E9t\\u00E9", "e\\u0301te\\u0301", plain]}
+                Twins:
+                  type: object
+                  properties:
+                    "caf\\u00E9": {type: string}
+                    "cafe\\u0301": {type: integer}
             """
         let (result, output) = try await TestSupport.generate(spec: spec, named: "accents.yaml", in: work)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("duplicate key"))
+        #expect(result.stderr.contains(#"accents.yaml:24:9: warning: properties 'caf\u{E9}' and 'cafe\u{301}' of 'Twins' differ only in Unicode normalization"#), "\(result.stderr)")
+        #expect(result.stderr.contains("warning: channel 'd' is skipped"), "\(result.stderr)")
         let models = output.appendingPathComponent("Models.swift")
         let text = try TestSupport.contents(models)
-        #expect(text.contains("CodingKeys") && text.components(separatedBy: "public var caf").count - 1 == 2, "\(text)")
+        #expect(text.contains("public var caf\u{E9}: String?") && !text.contains("Twins"), "\(text)")
         let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
 

@@ -464,9 +464,21 @@ struct SchemaTranslator {
         typeIndex[id] = index
 
         var members: [Property] = []
+        // By Swift's `String ==`, as `JSONDecoder` looks keys up: `café` written two ways is one key there.
+        var keys: [String: String] = [:]
         for (key, keyLocation, propertyCursor) in shape.properties {
             // `key: false`: the property can never be present, so the type has no member for it.
             if propertyCursor.node.scalar?.bool == false { continue }
+            if let earlier = keys[key], !earlier.unicodeScalars.elementsEqual(key.unicodeScalars) {
+                // Spelled by scalars: printed as they are, the two names look the same.
+                let spelled = { (text: String) in text.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16, uppercase: true))}" }.joined() }
+                diagnostics.unsupported(
+                    "properties '\(spelled(earlier))' and '\(spelled(key))' of '\(name)' differ only in Unicode normalization; JSONDecoder finds keys "
+                        + "by Swift's string equality, so both would read one value (rename one)",
+                    at: keyLocation)
+                continue
+            }
+            keys[key] = key
             guard let type = type(of: propertyCursor, name: key, parent: id) else { continue }
             var propertyDocs = self.documentation(of: propertyCursor)
             if propertyCursor.isReference, propertyDocs.description == nil, case .named = type {
