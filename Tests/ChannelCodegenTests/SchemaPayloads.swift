@@ -37,18 +37,8 @@ struct SchemaPayloads {
             }
         }
 
-        static func quoted(_ text: String) -> String {
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                default:
-                    if scalar.value < 0x20 { result += String(format: "\\u%04X", scalar.value) } else { result.unicodeScalars.append(scalar) }
-                }
-            }
-            return result + "\""
-        }
+        /// A JSON string: the YAML double-quoted scalar `TypeCheckSupport.yaml` writes uses only escapes JSON has.
+        static func quoted(_ text: String) -> String { TypeCheckSupport.yaml(text) }
     }
 
     static let strings = ["", "a", "Plain text", "é 日付 🚀", "cafe\u{301}", "\"q\" \\ /", "line\nbreak\t", "\u{1B}[1m", "2026-11-27T12:00:00Z", "null", "0"]
