@@ -222,8 +222,8 @@ struct SwiftNaming {
         self.diagnostics = diagnostics
     }
 
-    /// The IR with `names:` applied as `x-swift-name`s where the spec gives none. Enum values and
-    /// union variants have no such field: they are looked up where their cases are named.
+    /// The IR with `names:` applied as `x-swift-name`s where the spec gives none (enum values and
+    /// union variants, which have no `x-swift-name`, take the override alone).
     private static func applying(_ overrides: ExactKeyDictionary<String>, to api: ChannelAPI) -> ChannelAPI {
         guard overrides.count > 0 else { return api }
         var api = api
