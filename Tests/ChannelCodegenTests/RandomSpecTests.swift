@@ -65,8 +65,9 @@ enum RandomSpec {
         "\u{1B}[1mbold", "\u{202E}rtl", "", "#\"raw\"#", "tab\there", "trailing   ", "é 日付 🚀",
     ]
 
-    /// `nullableElements`: array items and map values may also be `null`, in every spelling (the
-    /// decode suite's draw; the type-check suite keeps its seed's specs as they were).
+    /// `nullableElements`: array items and map values may also be `null`, in every spelling, and
+    /// boolean schemas and type lists appear (the decode suite's draw; the type-check suite keeps
+    /// its seed's specs as they were).
     static func make(using random: inout SplitMix64, nullableElements: Bool = false) -> SpecBuilder {
         var schemaNames = unique(count: Int.random(in: 1...4, using: &random), from: names, using: &random)
         if schemaNames.isEmpty { schemaNames = ["Payload"] }
@@ -132,6 +133,17 @@ enum RandomSpec {
     static func schema(depth: Int, refs: [String], nullableElements: Bool = false, using random: inout SplitMix64) -> String {
         let y = TypeCheckSupport.yaml
         let doc = "description: \(y(texts.randomElement(using: &random)!))"
+        if nullableElements, Int.random(in: 0..<6, using: &random) == 0 {
+            // The decode suite's other valid forms: boolean schemas inside compositions and unions,
+            // and a list of several types.
+            let inner = schema(depth: depth + 1, refs: refs, nullableElements: nullableElements, using: &random)
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return "{allOf: [true, \(inner)]}"
+            case 1: return "{oneOf: [false, {type: boolean}, \(inner)]}"
+            case 2: return "{type: array, items: true}"
+            default: return "{type: [string, integer, 'null'], format: int64, \(doc)}"
+            }
+        }
         switch Int.random(in: 0..<(depth < 2 ? 22 : 8), using: &random) {
         case 0:
             // Half the strings are fixed (`const`): what tells messages, and channels on one address, apart.

@@ -142,6 +142,7 @@ struct SchemaPayloads {
         defer { allOfDepth -= 1 }
         // A member of annotations only (`{description: …}`) allows any value: it adds nothing.
         let constraining = members.compactMap { member -> YAMLNode? in
+            if member.scalar?.bool == true { return nil }  // `true` allows anything
             var member = member
             while let reference = member["$ref"]?.string, let target = resolve(reference) { member = target }
             return (member.entries ?? []).allSatisfy({ Self.annotations.contains($0.key) }) && member.scalar == nil ? nil : member
@@ -172,7 +173,8 @@ struct SchemaPayloads {
         for union in unions {
             guard case .object(let more)? = value(for: union, depth: depth + 1) else { return nil }
             for field in more {
-                if fields.contains(where: { $0.key.unicodeScalars.elementsEqual(field.key.unicodeScalars) }) { return nil }
+                // A key the merged properties declare (drawn or not) must meet that schema too.
+                if properties.contains(where: { $0.key.unicodeScalars.elementsEqual(field.key.unicodeScalars) }) { return nil }
                 fields.append(field)
             }
         }
@@ -198,7 +200,7 @@ struct SchemaPayloads {
     // MARK: Unions
 
     private mutating func union(_ variants: [YAMLNode], of node: YAMLNode, depth: Int) -> JSON? {
-        let nonNull = variants.filter { !isNullSchema($0) }
+        let nonNull = variants.filter { !isNullSchema($0) && $0.scalar?.bool != false }  // `false` matches nothing
         if nonNull.count < variants.count, Int.random(in: 0..<4, using: &random) == 0 || nonNull.isEmpty { return .null }
         guard let variant = nonNull.randomElement(using: &random) else { return nil }
         guard let discriminator = node["discriminator"] else { return value(for: variant, depth: depth + 1) }
