@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Where the runtime's default transports are SwiftNIO's; on Apple platforms they are URLSession's and
