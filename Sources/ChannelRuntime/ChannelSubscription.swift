@@ -6,9 +6,15 @@ public protocol ChannelSubscription: Hashable, Sendable {
 
     /// The channel's address template.
     static var template: ChannelTemplate { get }
-    /// The message `name` from the spec (e.g. `device/presenceChanged`); the runtime compares it
-    /// with the payload's `eventType` and counts mismatches. Routing never depends on it.
+    /// The message `name` from the spec (e.g. `device/presenceChanged`). Routing never depends on
+    /// it: a payload naming another event type is delivered all the same, and counted.
     static var eventType: String? { get }
+
+    /// Every event type the channel's messages declare: `eventType` with the spec's aliases
+    /// (`x-event-type-aliases`), or the values that tell several messages apart. An event that
+    /// names none of them is still delivered, and counted, logged once per value and shown in the
+    /// subscription's status (`.degraded`). Empty when the spec declares none: nothing is judged.
+    @_spi(Generated) static var eventTypes: Set<String> { get }
 
     /// The concrete channel path to subscribe to. Two subscriptions of one type are equal when
     /// their channels are.
@@ -34,6 +40,7 @@ extension ChannelSubscription {
         try template.channel(parameters)
     }
 
+    @_spi(Generated) public static var eventTypes: Set<String> { eventType.map { [$0] } ?? [] }
     @_spi(Generated) public static var sharedAddress: SharedAddressRouting? { nil }
     @_spi(Generated) public static var eventsAreText: Bool { false }
 
@@ -106,8 +113,9 @@ extension ChannelEventSource {
 }
 
 /// A payload that names its own event type. The runtime compares it with the subscription's
-/// `eventType` and drops (and counts) mismatches; routing never depends on it.
+/// `eventTypes` and counts (never drops) the events that name another; routing never depends on it.
 @_spi(Generated) public protocol EventTypeReporting {
-    /// The event type the payload announces (e.g. `device/presenceChanged`).
+    /// The event type the payload announces (e.g. `device/presenceChanged`); for the enum of a
+    /// channel's several messages, the value that chose the case (or that chose none: `unknown`).
     var eventType: String { get }
 }

@@ -36,8 +36,48 @@ public enum SubscriptionStatus: Sendable, Equatable {
     case subscribing
     /// The service confirmed the subscription; events flow.
     case active
+    /// The service confirmed the subscription and events flow, but some did not arrive as the spec
+    /// declares them: an event type no message of the channel names (delivered all the same), or a
+    /// payload that did not decode (dropped). Each is counted in `RuntimeMetrics` and logged once.
+    case degraded(DeliveryProblems)
     /// The service refused the subscription; it is tried again after the retry delay.
     case rejected([ServiceError])
     /// Given up: the service kept refusing (or the connection failed for good).
     case failed([ServiceError])
+}
+
+extension SubscriptionStatus {
+    /// The service confirmed the subscription and events flow (`.active` or `.degraded`).
+    public var isActive: Bool {
+        switch self {
+        case .active, .degraded: true
+        case .waitingForParameter, .subscribing, .rejected, .failed: false
+        }
+    }
+}
+
+/// What kept some of a subscription's events from arriving as its channel's messages declare them.
+/// It only grows while the subscription's consumers stay; the counts are in `RuntimeMetrics.Channel`.
+public struct DeliveryProblems: Sendable, Hashable {
+    /// Event types the service sent that no message of the channel declares, in the order they
+    /// first came (at most `undeclaredEventTypesLimit`). On a channel with one message such events
+    /// are delivered all the same; on a channel of several they arrive as the enum's `unknown` case.
+    public var undeclaredEventTypes: [String] = []
+    /// Some payloads did not decode as the channel's message and were dropped.
+    public var undecodablePayloads = false
+
+    /// How many distinct undeclared event types are kept (and logged); more are only counted.
+    public static let undeclaredEventTypesLimit = 16
+
+    /// No problem seen.
+    public init() {}
+
+    /// Problems as listed.
+    public init(undeclaredEventTypes: [String] = [], undecodablePayloads: Bool = false) {
+        self.undeclaredEventTypes = undeclaredEventTypes
+        self.undecodablePayloads = undecodablePayloads
+    }
+
+    /// Whether every event so far arrived as declared.
+    public var isEmpty: Bool { undeclaredEventTypes.isEmpty && !undecodablePayloads }
 }

@@ -14,8 +14,11 @@ public final class RuntimeMetrics: Sendable {
         public var received = 0
         /// Events decoded and delivered to consumers.
         public var decoded = 0
-        /// Events dropped: the payload did not decode or carried another `eventType`.
+        /// Events dropped: the payload did not decode.
         public var dropped = 0
+        /// Events whose event type no message of the channel declares (delivered all the same on a
+        /// channel with one message; as the `unknown` case on a channel of several).
+        public var undeclaredEventTypes = 0
         /// Events a consumer did not get because its buffer was full (it stopped reading); counted
         /// once per consumer that missed the event. The consumer learns of it as a gap.
         public var overflowed = 0
@@ -23,10 +26,13 @@ public final class RuntimeMetrics: Sendable {
         public var otherChannels = 0
 
         /// Counts for one channel.
-        public init(received: Int = 0, decoded: Int = 0, dropped: Int = 0, overflowed: Int = 0, otherChannels: Int = 0) {
+        public init(
+            received: Int = 0, decoded: Int = 0, dropped: Int = 0, undeclaredEventTypes: Int = 0, overflowed: Int = 0, otherChannels: Int = 0
+        ) {
             self.received = received
             self.decoded = decoded
             self.dropped = dropped
+            self.undeclaredEventTypes = undeclaredEventTypes
             self.overflowed = overflowed
             self.otherChannels = otherChannels
         }
@@ -200,6 +206,9 @@ private final class MetricsReporter: Sendable {
         if new.received > old.received { add(channelCounter("events_received", template: template), new.received - old.received) }
         if new.decoded > old.decoded { add(channelCounter("events_decoded", template: template), new.decoded - old.decoded) }
         if new.dropped > old.dropped { add(channelCounter("events_dropped", template: template), new.dropped - old.dropped) }
+        if new.undeclaredEventTypes > old.undeclaredEventTypes {
+            add(channelCounter("events_undeclared_type", template: template), new.undeclaredEventTypes - old.undeclaredEventTypes)
+        }
         if new.overflowed > old.overflowed { add(channelCounter("events_overflowed", template: template), new.overflowed - old.overflowed) }
         if new.otherChannels > old.otherChannels { add(channelCounter("events_other_channels", template: template), new.otherChannels - old.otherChannels) }
     }

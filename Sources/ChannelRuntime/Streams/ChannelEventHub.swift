@@ -6,9 +6,10 @@ import Logging
 ///
 /// Consumers of one subscription type share one channel subscription: it is subscribed when the
 /// first consumer arrives and unsubscribed when the last one stops. Each event is decoded once and
-/// delivered to every consumer. A payload that does not decode, or that names another `eventType`,
-/// is logged, counted and dropped. Changing a parameter (the user id) moves every open stream to
-/// the new channels without ending it.
+/// delivered to every consumer. A payload that does not decode is logged, counted and dropped; one
+/// whose event type no message of the channel declares is delivered, counted and logged once. Either
+/// shows in the subscription's status (`.degraded`). Changing a parameter (the user id) moves every
+/// open stream to the new channels without ending it.
 ///
 /// Every consumer has a bounded buffer (`bufferPolicy`, default the newest 1 000 events): a consumer
 /// that stops reading cannot grow memory without limit. Events that do not fit are counted per
@@ -21,6 +22,9 @@ public actor ChannelEventHub: ChannelEventSource {
     public nonisolated let bufferPolicy: StreamBufferPolicy
     private var parameters: [String: ChannelSegment]
     private var entries: [String: any HubEntry] = [:]
+    /// What the connection says of each subscription.
+    private var serviceStatuses: [String: SubscriptionStatus] = [:]
+    /// What consumers are told: the connection's word, `.degraded` while active with delivery problems.
     private var statuses: [String: SubscriptionStatus] = [:]
     private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
     /// When each subscription stopped being active, for `.resumed(after:)`.
@@ -116,7 +120,9 @@ public actor ChannelEventHub: ChannelEventSource {
             return
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
-        let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, log: diagnostics)
+        let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, log: diagnostics) { [weak self] in
+            Task { await self?.publishStatus(ofKey: key) }
+        }
         if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
         let id = entry.add(consumer, status: nil, priority: priority, replayingHistory: replayingHistory)
@@ -246,14 +252,25 @@ public actor ChannelEventHub: ChannelEventSource {
     private func removeStatusObserver(_ id: UUID, of key: String) { statusObservers[key]?[id] = nil }
 
     private func setStatus(_ status: SubscriptionStatus, of key: String, subscriptionID: String?) {
-        guard let entry = entries[key], entry.subscriptionID == subscriptionID, statuses[key] != status else { return }
-        if statuses[key] == .active { inactiveSince[key] = clock.now() }
-        statuses[key] = status
-        entry.deliver(status)
-        for observer in (statusObservers[key] ?? [:]).values { observer.yield(status) }
+        guard let entry = entries[key], entry.subscriptionID == subscriptionID, serviceStatuses[key] != status else { return }
+        if serviceStatuses[key] == .active { inactiveSince[key] = clock.now() }
+        serviceStatuses[key] = status
+        publishStatus(ofKey: key)
         if status == .active, let since = inactiveSince.removeValue(forKey: key) {
             entry.deliverResumed(after: clock.now() - since)
         }
+    }
+
+    /// Tells consumers and observers the status of `key` when what they see changed: the
+    /// connection's word, or its delivery problems while it is active.
+    private func publishStatus(ofKey key: String) {
+        guard let entry = entries[key], let service = serviceStatuses[key] else { return }
+        let problems = service == .active ? entry.problems : DeliveryProblems()
+        let shown = problems.isEmpty ? service : .degraded(problems)
+        guard statuses[key] != shown else { return }
+        statuses[key] = shown
+        entry.deliver(shown)
+        for observer in (statusObservers[key] ?? [:]).values { observer.yield(shown) }
     }
 
     // MARK: Routing
@@ -298,6 +315,7 @@ public actor ChannelEventHub: ChannelEventSource {
         // The last consumer stopped.
         entries[key] = nil
         statuses[key] = nil
+        serviceStatuses[key] = nil
         inactiveSince[key] = nil
         if let old = entry.stopPump() { await connection.unsubscribe(old) }
     }

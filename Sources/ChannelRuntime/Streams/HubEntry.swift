@@ -43,6 +43,8 @@ protocol HubEntry: AnyObject, Sendable {
     func deliver(_ status: SubscriptionStatus)
     /// Tells every update consumer the subscription is active again after `after` down.
     func deliverResumed(after: Duration)
+    /// What kept events from arriving as declared, so far.
+    var problems: DeliveryProblems { get }
 }
 
 final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Sendable {
@@ -53,6 +55,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         var channel: String?
         var subscriptionID: String?
         var tasks: [Task<Void, Never>] = []
+        var problems = DeliveryProblems()
+        /// More distinct undeclared event types came than `problems` keeps (said once).
+        var undeclaredBeyondLimit = false
     }
 
     private let lock = NSLock()
@@ -61,11 +66,14 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     private let instance: Subscription?
     private let metrics: RuntimeMetrics
     private let log: DiagnosticLog
+    /// Called (outside the lock) when `problems` grew, so the hub shows it in the status.
+    private let problemsChanged: @Sendable () -> Void
 
-    init(instance: Subscription?, metrics: RuntimeMetrics, log: DiagnosticLog) {
+    init(instance: Subscription?, metrics: RuntimeMetrics, log: DiagnosticLog, problemsChanged: @escaping @Sendable () -> Void) {
         self.instance = instance
         self.metrics = metrics
         self.log = log
+        self.problemsChanged = problemsChanged
     }
 
     private func withState<Result>(_ body: (inout State) -> Result) -> Result {
@@ -78,6 +86,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
 
     func setHistory(_ history: HistoryStore<Subscription.Event>) { withState { $0.fanOut.history = history } }
     var subscriptionID: String? { withState { $0.subscriptionID } }
+    var problems: DeliveryProblems { withState { $0.problems } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
         try instance?.channel ?? Subscription.channel(for: parameters)
@@ -116,6 +125,10 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                 ? EventDecoding.textDecoder(for: Subscription.Event.self)
                 : EventDecoding.decoder(for: Subscription.Event.self)
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
+            // The event type only tells several messages apart; one that no message declares is
+            // delivered all the same (the channel's address already chose the message), and counted.
+            let expected = Subscription.eventType
+            let declared = Subscription.eventTypes
             let sharedAddress = Subscription.sharedAddress
             // Per event, this generic code (not specialized for the subscription type) builds no
             // optionals or tuples of the event type: each would cost a metadata lookup.
@@ -134,9 +147,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                     continue
                 }
                 let reported = eventType?(event)
-                if let expected = Subscription.eventType, let reported, reported != expected {
-                    dropForEventType(reported, expected: expected, channel: channel)
-                    continue
+                if let reported, reported != expected, !declared.isEmpty, !declared.contains(reported) {
+                    noteUndeclared(reported, declared: declared, channel: channel)
                 }
                 counter.decodedOne()
                 deliver(event, reportedType: reported, raw: raw, channel: channel)
@@ -235,14 +247,53 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         log.error("dropping an event that does not decode", metadata: [
             "channel": "\(channel)", "type": "\(Subscription.Event.self)", "error": "\(error)",
         ])
+        let first = withState { state in
+            defer { state.problems.undecodablePayloads = true }
+            return !state.problems.undecodablePayloads
+        }
+        if first { problemsChanged() }
     }
 
-    private func dropForEventType(_ reported: String, expected: String, channel: String) {
-        metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
-        log.error("dropping an event with another eventType", metadata: [
-            "channel": "\(channel)", "expected": "\(expected)", "eventType": "\(reported)",
-        ])
+    /// Counts an event whose type no message of the channel declares; the first of each value (up
+    /// to a limit: the values come from the server) is logged and shown in the status.
+    private func noteUndeclared(_ reported: String, declared: Set<String>, channel: String) {
+        metrics.channel(channel, template: Subscription.template.address) { $0.undeclaredEventTypes += 1 }
+        let value = reported.count > 200 ? String(reported.prefix(200)) + "…" : reported
+        let news = withState { state -> UndeclaredNews in
+            guard !state.problems.undeclaredEventTypes.contains(value) else { return .none }
+            guard state.problems.undeclaredEventTypes.count < DeliveryProblems.undeclaredEventTypesLimit else {
+                defer { state.undeclaredBeyondLimit = true }
+                return state.undeclaredBeyondLimit ? .none : .beyondLimit
+            }
+            state.problems.undeclaredEventTypes.append(value)
+            return .new
+        }
+        switch news {
+        case .none:
+            return
+        case .beyondLimit:
+            log.warning("more event types no message of the channel declares; they are counted, not logged", metadata: [
+                "channel": "\(channel)", "limit": "\(DeliveryProblems.undeclaredEventTypesLimit)",
+            ])
+        case .new:
+            // On a channel of several messages the event arrives as the enum's `unknown` case.
+            log.warning("delivering an event whose event type no message of the channel declares", metadata: [
+                "channel": "\(channel)", "eventType": "\(value)", "declared": "\(declared.sorted().joined(separator: ", "))",
+                "type": "\(Subscription.Event.self)",
+            ])
+            problemsChanged()
+        }
     }
+}
+
+/// What one more undeclared event type means for the log and the status.
+private enum UndeclaredNews {
+    /// Seen before (or beyond the limit, already said).
+    case none
+    /// A value not seen before: logged, shown in the status.
+    case new
+    /// The first value beyond the limit.
+    case beyondLimit
 }
 
 /// The subscription's next event: from the connection's batched reader when it made one (no

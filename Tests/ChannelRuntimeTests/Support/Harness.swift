@@ -86,7 +86,7 @@ extension SubscriptionStatus {
     var errors: [ServiceError] {
         switch self {
         case .rejected(let errors), .failed(let errors): errors
-        case .waitingForParameter, .subscribing, .active: []
+        case .waitingForParameter, .subscribing, .active, .degraded: []
         }
     }
 }

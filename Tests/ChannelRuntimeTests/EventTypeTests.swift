@@ -1,0 +1,135 @@
+import AppSyncRuntime
+@_spi(Generated) import ChannelRuntime
+import ChannelRuntimeTesting
+import Foundation
+import Logging
+import Testing
+
+/// `PingSubscription` whose spec also declares the spelling `ping/v1` (`x-event-type-aliases`).
+struct AliasedPingSubscription: ChannelSubscription {
+    typealias Event = Ping
+    static let template = ChannelTemplate("app/user/{userId}/ping")
+    static let eventType: String? = "ping"
+    static let eventTypes: Set<String> = ["ping", "ping/v1"]
+    let userId: ChannelSegment
+    var channel: String { "app/user/\(userId.value)/ping" }
+}
+
+/// The event type tells several messages of one channel apart; it never empties a stream, and an
+/// event type nobody declared is counted on its own, logged once and shown in the status.
+@Suite("Event types")
+struct EventTypeTests {
+    let channel = "app/user/u1/ping"
+
+    func event(_ n: Int, type: String) -> String { #"{"eventType":"\#(type)","n":\#(n)}"# }
+
+    /// A hub whose diagnostics are captured.
+    func hub(_ harness: Harness, lines: LockedBox<[String]>) throws -> ChannelEventHub {
+        ChannelEventHub(
+            connection: harness.connection, parameters: ["userId": try ChannelSegment("u1")],
+            logger: Logger(label: "capture") { _ in CapturingLogHandler(lines: lines) })
+    }
+
+    @Test func anUndeclaredEventTypeOnAOneMessageChannelIsDeliveredCountedAndShown() async throws {
+        let harness = Harness()
+        let lines = LockedBox<[String]>([])
+        let hub = try hub(harness, lines: lines)
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        let statuses = TypedCollector(await hub.statusUpdates(for: PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[channel])
+        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+
+        // The seed-001 spelling of a backend, twice, between two declared ones.
+        for (n, type) in [(1, "ping"), (2, "pinged"), (3, "pinged"), (4, "ping")] {
+            server.push(["type": "data", "id": id, "event": event(n, type: type)])
+        }
+        try await consumer.waitFor(count: 4)
+        #expect(consumer.elements.map(\.n) == [1, 2, 3, 4])
+        let counts = try #require(harness.connection.metrics.snapshot().channels[channel])
+        #expect(counts == RuntimeMetrics.Channel(received: 4, decoded: 4, dropped: 0, undeclaredEventTypes: 2))
+        let degraded = SubscriptionStatus.degraded(DeliveryProblems(undeclaredEventTypes: ["pinged"]))
+        try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
+        try await eventually("observed") { statuses.elements.last == degraded }
+        #expect(statuses.elements.filter { $0 == degraded }.count == 1)  // once, not per event
+        let logged = lines.value.filter { $0.contains("no message of the channel declares") }
+        #expect(logged.count == 1)
+        #expect(logged.first?.contains("pinged") == true)
+        await harness.connection.disconnect()
+    }
+
+    @Test func aliasesTheSpecDeclaresAreNeitherCountedNorShown() async throws {
+        let harness = Harness()
+        let hub = try hub(harness, lines: LockedBox([]))
+        let consumer = TypedCollector(await hub.events(AliasedPingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[channel])
+        server.push(["type": "data", "id": id, "event": event(1, type: "ping/v1")])
+        server.push(["type": "data", "id": id, "event": event(2, type: "ping")])
+        try await consumer.waitFor(count: 2)
+        #expect(harness.connection.metrics.snapshot().channels[channel]?.undeclaredEventTypes == 0)
+        await harness.settle()
+        #expect(await hub.status(of: AliasedPingSubscription.self) == .active)
+        await harness.connection.disconnect()
+    }
+
+    @Test func anUndecodablePayloadIsDroppedAndShownOnce() async throws {
+        let harness = Harness()
+        let hub = try hub(harness, lines: LockedBox([]))
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[channel])
+        server.push(["type": "data", "id": id, "event": #"{"eventType":"ping","n":"one"}"#])
+        server.push(["type": "data", "id": id, "event": "not json"])
+        server.push(["type": "data", "id": id, "event": event(3, type: "ping")])
+        try await consumer.waitFor(count: 1)
+        #expect(harness.connection.metrics.snapshot().channels[channel]?.dropped == 2)
+        let degraded = SubscriptionStatus.degraded(DeliveryProblems(undecodablePayloads: true))
+        try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
+        #expect(await hub.status(of: PingSubscription.self)?.isActive == true)
+        await harness.connection.disconnect()
+    }
+
+    /// The values come from the server: only so many are kept and logged, the rest only counted.
+    @Test func distinctUndeclaredEventTypesAreKeptUpToTheLimit() async throws {
+        let harness = Harness()
+        let lines = LockedBox<[String]>([])
+        let hub = try hub(harness, lines: lines)
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[channel])
+        let limit = DeliveryProblems.undeclaredEventTypesLimit
+        for n in 0..<(limit + 10) { server.push(["type": "data", "id": id, "event": event(n, type: "t\(n)")]) }
+        try await consumer.waitFor(count: limit + 10)
+        #expect(harness.connection.metrics.snapshot().channels[channel]?.undeclaredEventTypes == limit + 10)
+        let kept = (0..<limit).map { "t\($0)" }
+        try await eventually("the first \(limit) shown") {
+            await hub.status(of: PingSubscription.self) == .degraded(DeliveryProblems(undeclaredEventTypes: kept))
+        }
+        #expect(lines.value.filter { $0.contains("counted, not logged") }.count == 1)
+        await harness.connection.disconnect()
+    }
+
+    /// Delivery problems belong to an active subscription: while it is down, its status says so.
+    @Test func aDegradedSubscriptionShowsTheConnectionsWordWhileDown() async throws {
+        let harness = Harness()
+        let hub = try hub(harness, lines: LockedBox([]))
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[channel])
+        server.push(["type": "data", "id": id, "event": event(1, type: "pinged")])
+        try await consumer.waitFor(count: 1)
+        let degraded = SubscriptionStatus.degraded(DeliveryProblems(undeclaredEventTypes: ["pinged"]))
+        try await eventually("degraded") { await hub.status(of: PingSubscription.self) == degraded }
+
+        server.drop()
+        try await eventually("down") { await hub.status(of: PingSubscription.self) == .subscribing }
+        try await harness.clock.waitForSleeper(until: .seconds(10))
+        harness.clock.advance(by: .seconds(10))
+        let second = try await harness.transport.nextConnection()
+        try await second.acceptConnection()
+        _ = try await second.acceptSubscribes(1)
+        try await eventually("degraded again once active") { await hub.status(of: PingSubscription.self) == degraded }
+        await harness.connection.disconnect()
+    }
+}
