@@ -27,7 +27,7 @@ public struct DevicePresenceOutput: Codable, Hashable, Sendable {
     public var online: Bool?
 
     public init(
-        eventType: String,
+        eventType: String = "device/presenceChanged",
         timestamp: Date,
         orgId: String? = nil,
         siteId: String? = nil,
@@ -71,7 +71,7 @@ public struct DeviceRecordingOutput: Codable, Hashable, Sendable {
     public var recording: Bool?
 
     public init(
-        eventType: String,
+        eventType: String = "device/recordingStateChanged",
         timestamp: Date,
         orgId: String? = nil,
         siteId: String? = nil,
@@ -118,7 +118,7 @@ public struct DeviceFirmwareOutput: Codable, Hashable, Sendable {
     public var fwUpdateState: Int?
 
     public init(
-        eventType: String,
+        eventType: String = "device/firmwareUpdated",
         timestamp: Date,
         orgId: String? = nil,
         siteId: String? = nil,
@@ -183,7 +183,7 @@ public struct ArchiveStateOutput: Codable, Hashable, Sendable {
     @ISO8601 public var createdAt: Date?
 
     public init(
-        eventType: String,
+        eventType: String = "archive/stateChanged",
         timestamp: Date,
         orgId: String? = nil,
         siteId: String? = nil,
@@ -296,7 +296,7 @@ public struct LicenseStateOutput: Codable, Hashable, Sendable {
     public var licensePhase: LicensePhase?
 
     public init(
-        eventType: String,
+        eventType: String = "organization/licensePhaseChanged",
         timestamp: Date,
         orgId: String? = nil,
         licensePhase: LicensePhase? = nil,
@@ -391,7 +391,7 @@ public struct PlanStateOutput: Codable, Hashable, Sendable {
     public var isFreePlan: Bool?
 
     public init(
-        eventType: String,
+        eventType: String = "organization/planChanged",
         timestamp: Date,
         orgId: String? = nil,
         isFreePlan: Bool? = nil,
@@ -418,7 +418,7 @@ public struct AISettingsOutput: Codable, Hashable, Sendable {
     public var aiControlSetting: AIControlSetting?
 
     public init(
-        eventType: String,
+        eventType: String = "organization/aiSettingsChanged",
         timestamp: Date,
         orgId: String? = nil,
         aiControlSetting: AIControlSetting? = nil,
@@ -470,7 +470,7 @@ public struct RoleChangeOutput: Codable, Hashable, Sendable {
     public var reason: String?
 
     public init(
-        eventType: String,
+        eventType: String = "user/roleChanged",
         timestamp: Date,
         reason: String? = nil,
     ) {
@@ -500,7 +500,7 @@ public struct UserTokenRevokeOutput: Codable, Hashable, Sendable {
     public var requestId: String?
 
     public init(
-        eventType: String,
+        eventType: String = "user/tokenRevoked",
         timestamp: Date,
         userId: String,
         revokedAt: Date,

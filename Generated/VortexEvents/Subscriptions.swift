@@ -126,6 +126,12 @@ public struct LicensePhaseSubscription: ChannelSubscription {
     public static let template = Channels.licensePhase
     public static let eventType: String? = "organization/licensePhaseChanged"
 
+    /// Every event type the spec declares for the channel's messages.
+    @_spi(Generated) public static let eventTypes: Set<String> = [
+        "organization/licensePhaseChanged",
+        "license/phaseChanged",
+    ]
+
     /// Cognito user id (`sub`) of the signed-in user. It becomes one channel segment, so it
     /// must be 1–50 characters of A–Z, a–z, 0–9 and '-' (no leading or trailing '-'); the
     /// runtime rejects anything else before a frame is sent.
@@ -154,6 +160,12 @@ public struct PlanTypeSubscription: ChannelSubscription {
     public static let template = Channels.planType
     public static let eventType: String? = "organization/planChanged"
 
+    /// Every event type the spec declares for the channel's messages.
+    @_spi(Generated) public static let eventTypes: Set<String> = [
+        "organization/planChanged",
+        "plan/typeChanged",
+    ]
+
     /// Cognito user id (`sub`) of the signed-in user. It becomes one channel segment, so it
     /// must be 1–50 characters of A–Z, a–z, 0–9 and '-' (no leading or trailing '-'); the
     /// runtime rejects anything else before a frame is sent.
@@ -181,6 +193,12 @@ public struct AISettingsSubscription: ChannelSubscription {
 
     public static let template = Channels.aiSettings
     public static let eventType: String? = "organization/aiSettingsChanged"
+
+    /// Every event type the spec declares for the channel's messages.
+    @_spi(Generated) public static let eventTypes: Set<String> = [
+        "organization/aiSettingsChanged",
+        "ai/settingsChanged",
+    ]
 
     /// Cognito user id (`sub`) of the signed-in user. It becomes one channel segment, so it
     /// must be 1–50 characters of A–Z, a–z, 0–9 and '-' (no leading or trailing '-'); the

@@ -84,7 +84,7 @@ struct SnippetTests {
                 public var note: String?
 
                 public init(
-                    eventType: String,
+                    eventType: String = "thing/changed",
                     itemCount: Int32,
                     note: String? = nil,
                 ) {

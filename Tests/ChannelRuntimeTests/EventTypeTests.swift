@@ -133,3 +133,69 @@ struct EventTypeTests {
         await harness.connection.disconnect()
     }
 }
+
+/// The enum of a channel's two messages, shaped as channelgen generates it (`EventTypeGenerationTests`
+/// checks the generated text): chosen by `eventType`, with the aliases among the tags.
+enum OrgMessage: Codable, Sendable, Equatable, EventTypeReporting {
+    case license(Ping)
+    case plan(Ping)
+    case unknown(JSONValue)
+
+    enum CodingKeys: String, CodingKey { case tag = "eventType" }
+
+    init(from decoder: any Decoder) throws {
+        switch try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .tag) {
+        case "license"?, "license/v1"?: self = .license(try Ping(from: decoder))
+        case "plan"?: self = .plan(try Ping(from: decoder))
+        default: self = .unknown(try JSONValue(from: decoder))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .license(let value), .plan(let value): try value.encode(to: encoder)
+        case .unknown(let value): try value.encode(to: encoder)
+        }
+    }
+
+    var eventType: String {
+        switch self {
+        case .license: return "license"
+        case .plan: return "plan"
+        case .unknown(let value):
+            guard case .string(let type)? = value["eventType"] else { return "" }
+            return type
+        }
+    }
+}
+
+struct OrgSubscription: ChannelSubscription {
+    typealias Event = OrgMessage
+    static let template = ChannelTemplate("app/org")
+    static let eventType: String? = nil
+    static let eventTypes: Set<String> = ["license", "license/v1", "plan"]
+    var channel: String { "app/org" }
+}
+
+@Suite("Event types choosing among several messages")
+struct SeveralMessagesEventTypeTests {
+    @Test func anUndeclaredTypeArrivesAsUnknownAndIsCountedAndShown() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let consumer = TypedCollector(await hub.events(OrgSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["app/org"])
+        for type in ["license/v1", "plan", "billing", "license"] {
+            server.push(["type": "data", "id": id, "event": #"{"eventType":"\#(type)","n":1}"#])
+        }
+        try await consumer.waitFor(count: 4)
+        #expect(consumer.elements.map(\.eventType) == ["license", "plan", "billing", "license"])
+        guard case .unknown = consumer.elements[2] else { Issue.record("billing is not unknown"); return }
+        let counts = harness.connection.metrics.snapshot().channels["app/org"]
+        #expect(counts == RuntimeMetrics.Channel(received: 4, decoded: 4, dropped: 0, undeclaredEventTypes: 1))
+        try await eventually("shown in the status") {
+            await hub.status(of: OrgSubscription.self) == .degraded(DeliveryProblems(undeclaredEventTypes: ["billing"]))
+        }
+        await harness.connection.disconnect()
+    }
+}

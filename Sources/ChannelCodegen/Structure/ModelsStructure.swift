@@ -14,6 +14,36 @@ struct ModelsStructure {
     let names: SwiftNaming
     let types: SwiftTypes
     let access: AccessModifier?
+    /// Type id → the event type its required `eventType` property defaults to in the initializer:
+    /// the name of the one message the type is the payload of.
+    private let eventTypeDefaults: [String: String]
+
+    init(api: ChannelAPI, names: SwiftNaming, types: SwiftTypes, access: AccessModifier?) {
+        self.api = api
+        self.names = names
+        self.types = types
+        self.access = access
+        self.eventTypeDefaults = Self.eventTypeDefaults(of: api, types: types)
+    }
+
+    /// Each payload type of messages that all have one name (a channel's only message, or a message
+    /// chosen by `eventType` among several) and its name; a type named differently by two has none.
+    private static func eventTypeDefaults(of api: ChannelAPI, types: SwiftTypes) -> [String: String] {
+        var found: [String: String?] = [:]
+        func note(_ payload: TypeReference, _ name: String?) {
+            guard case .named(let id) = payload, let name else { return }
+            if let existing = found[id], existing != name { found[id] = .some(nil) } else { found[id] = name }
+        }
+        for channel in api.channels {
+            if case .named(let id) = channel.message.payload, case .union(let union)? = types.namedTypes[id]?.kind, channel.message.name == nil {
+                guard union.decoding == .property("eventType") else { continue }
+                for variant in union.variants { note(variant.type, variant.tags.first) }
+            } else {
+                note(channel.message.payload, channel.message.name)
+            }
+        }
+        return found.compactMapValues { $0 }
+    }
 
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
@@ -125,12 +155,13 @@ struct ModelsStructure {
                 .variable(Variable(access: access, binding: .var, name: extrasName, type: extras.map))))
         }
 
-        // Memberwise initializer; optionals default to nil. A property named `self` needs another
+        // Memberwise initializer; optionals default to nil, a fixed string to its value (a `const`,
+        // or the message name an `eventType` announces). A property named `self` needs another
         // local name, or the assignment would read the instance.
         var parameters = members.map { property, name in
             Parameter(
                 label: name, localName: name.name == "self" ? Identifier("self_") : nil,
-                type: types.type(of: property, in: type.id), defaultValue: property.isOptional ? "nil" : nil)
+                type: types.type(of: property, in: type.id), defaultValue: defaultValue(of: property, in: type))
         }
         var assignments = zip(members, parameters).enumerated().map { index, pair in
             let (member, parameter) = pair
@@ -403,6 +434,15 @@ struct ModelsStructure {
                             .code("return try Self.active.withValue(active.union([place])) { try T(from: decoder) }"),
                         ]))),
                 ])))
+    }
+
+    /// What the initializer fills in when not given the property.
+    private func defaultValue(of property: Property, in type: NamedType) -> Code? {
+        if property.isOptional { return "nil" }
+        guard property.type == .string else { return nil }
+        if let constant = property.constant { return .literal(constant) }
+        if property.jsonName == "eventType", let name = eventTypeDefaults[type.id] { return .literal(name) }
+        return nil
     }
 
     // MARK: Unions

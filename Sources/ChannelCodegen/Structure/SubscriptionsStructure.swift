@@ -9,15 +9,57 @@ struct SubscriptionsStructure {
 
     func file(header: [String]) -> SwiftFile {
         var declarations = api.channels.map(subscription)
-        // Payloads with a required `eventType` string report it, so the runtime can drop mismatches.
+        // Payloads with a required `eventType` string report it, and so do the enums of several
+        // messages chosen by a property: the runtime counts the event types nobody declared.
         var reported: Set<String> = []
         for channel in api.channels {
-            guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id], reportsEventType(type),
-                  reported.insert(id).inserted else { continue }
-            declarations.append(Declaration(spi: types.spi(for: access), .type(TypeDeclaration(
-                keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))
+            guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id], reported.insert(id).inserted else { continue }
+            if reportsEventType(type) {
+                declarations.append(Declaration(spi: types.spi(for: access), .type(TypeDeclaration(
+                    keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))
+            } else if let conformance = messageUnionReporting(type) {
+                declarations.append(conformance)
+            }
         }
         return SwiftFile(header: header, imports: [.runtimeForGeneratedCode, .foundation], declarations: declarations)
+    }
+
+    /// The event types `channel`'s messages declare, when they are more than its message name (the
+    /// runtime's default): the name's aliases, or the values that choose among several messages.
+    private func declaredEventTypes(_ channel: Channel) -> [String]? {
+        if channel.message.name != nil {
+            return channel.message.eventTypeAliases.isEmpty ? nil : channel.message.eventTypes
+        }
+        guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id], messageUnionReporting(type) != nil,
+              case .union(let union) = type.kind else { return nil }
+        return union.variants.flatMap(\.tags)
+    }
+
+    /// `EventTypeReporting` for the enum of a channel's messages chosen by a property: a known case
+    /// reports its message's event type, `unknown` the value that chose none. `nil` for other types,
+    /// and for an enum with a case named `eventType` (the property would clash with it).
+    private func messageUnionReporting(_ type: NamedType) -> Declaration? {
+        guard case .union(let union) = type.kind, case .property(let property) = union.decoding,
+              union.variants.contains(where: { !$0.tags.isEmpty }),
+              let cases = names.cases[type.id], !cases.contains(where: { $0.name == "eventType" }) else { return nil }
+        let string = types.string
+        let known = zip(union.variants, cases).map { variant, name in (pattern: ".\(name)" as Code, value: Code.literal(variant.tags.first ?? "")) }
+        // `unknown`: the value that chose no case, or "" when the event has none.
+        let unknown: [Statement] = [
+            .code("guard case .string(let type)? = value[\(literal: property)] else { return \(literal: "") }"), .code("return type"),
+        ]
+        let body: [Statement]
+        if known.count <= ModelsStructure.largestCheckedSwitch {
+            body = [.switch("self", known.map { SwitchCase(pattern: $0.pattern, body: [.code("return \($0.value)")]) }
+                + [SwitchCase(pattern: ".unknown(let value)", body: unknown)])]
+        } else {
+            body = known.map { .code("if case \($0.pattern) = self { return \($0.value) }") }
+                + [.code("guard case .unknown(let value) = self else { return \(literal: "") }")] + unknown
+        }
+        return Declaration(spi: types.spi(for: access), .type(TypeDeclaration(
+            keyword: .extension, name: names.qualifiedName(ofType: type.id), conformances: [types.runtime("EventTypeReporting")],
+            members: [Declaration(.variable(Variable(
+                access: access, binding: .var, name: Identifier("eventType"), type: string, getter: body)))])))
     }
 
     private func reportsEventType(_ type: NamedType) -> Bool {
@@ -44,6 +86,14 @@ struct SubscriptionsStructure {
                 access: access, isStatic: true, binding: .let, name: Identifier("eventType"), type: "\(string)?",
                 value: .code(channel.message.name.map(Code.literal) ?? "nil")))),
         ]
+        if let declared = declaredEventTypes(channel) {
+            members.append(Declaration(
+                documentation: DocComment(["Every event type the spec declares for the channel's messages."]),
+                spi: types.spi(for: access),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: Identifier("eventTypes"), type: "\(types.swift("Set"))<\(string)>",
+                    value: .array(declared.map(Code.literal))))))
+        }
         if channel.message.isText, api.channelRules == .serverSentEvents {
             members.append(Declaration(
                 documentation: DocComment(["A `text/*` message: each event is the text as the server sent it."]),

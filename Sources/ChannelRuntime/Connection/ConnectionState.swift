@@ -69,10 +69,7 @@ public struct DeliveryProblems: Sendable, Hashable {
     /// How many distinct undeclared event types are kept (and logged); more are only counted.
     public static let undeclaredEventTypesLimit = 16
 
-    /// No problem seen.
-    public init() {}
-
-    /// Problems as listed.
+    /// Problems as listed (none by default).
     public init(undeclaredEventTypes: [String] = [], undecodablePayloads: Bool = false) {
         self.undeclaredEventTypes = undeclaredEventTypes
         self.undecodablePayloads = undecodablePayloads

@@ -129,12 +129,18 @@ package struct Message: Sendable {
     package var key: String
     /// The message `name`: the event type the payload announces (e.g. `device/presenceChanged`).
     package var name: String?
+    /// Other spellings of `name` a backend may send (`x-event-type-aliases`): declared, so accepted
+    /// as this message without a word.
+    package var eventTypeAliases: [String] = []
     package var payload: TypeReference
     package var documentation: Documentation
     package var origin: Origin
     /// A `text/*` message: its payload is `.string`, carried as text (not JSON) where the transport
     /// allows it (Server-Sent Events), else as a JSON string (AppSync Events).
     package var isText = false
+
+    /// `name` and its aliases: every event type that announces this message.
+    package var eventTypes: [String] { name.map { [$0] + eventTypeAliases } ?? [] }
 }
 
 /// A `receive` operation (a stream of the channel's events) or a `send` (a publish to it).

@@ -230,7 +230,16 @@ extension SchemaTranslator {
         let names = messages.compactMap(\.name)
         if decoding == nil, names.count == messages.count, Set(names).count == names.count,
            messages.allSatisfy({ hasRequiredString("eventType", in: $0.payload) }) {
-            for offset in variants.indices { variants[offset].tags = [names[offset]] }
+            // A name or alias of two messages would choose either: it stays with the first.
+            var taken: Set<String> = []
+            for offset in variants.indices {
+                variants[offset].tags = messages[offset].eventTypes.filter { taken.insert($0).inserted }
+                for alias in messages[offset].eventTypes where !variants[offset].tags.contains(alias) {
+                    diagnostics.warning(
+                        "event type '\(alias)' of message '\(messages[offset].key)' already names another message of the channel; it chooses that one",
+                        at: messages[offset].origin.location)
+                }
+            }
             decoding = .property("eventType")
         }
         typeIndex[id] = types.count

@@ -50,7 +50,7 @@ extension Translation {
         }
         let all = messages.joined()
         if all.allSatisfy({ $0.name != nil && schemas.hasRequiredString("eventType", in: $0.payload) }) {
-            return ("eventType", messages.map { Set($0.compactMap(\.name)) })
+            return ("eventType", messages.map { Set($0.flatMap(\.eventTypes)) })
         }
         return nil
     }

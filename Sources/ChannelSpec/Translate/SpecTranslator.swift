@@ -427,6 +427,14 @@ struct Translation {
         resolvedMessages[channelKey, default: []].insert(SchemaTranslator.id(of: cursor))
         let name = cursor.node["name"]?.string
         let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
+        let aliases = eventTypeAliases(of: cursor, message: key, name: name)
+        guard var message = messageBody(key: key, cursor, name: name, origin: origin, payloadName: payloadName) else { return nil }
+        message.eventTypeAliases = aliases
+        return message
+    }
+
+    /// The message of `cursor` but for its aliases: text, JSON with no payload, or its payload's type.
+    private mutating func messageBody(key: String, _ cursor: Cursor, name: String?, origin: Origin, payloadName: String) -> Message? {
         // An empty `contentType` names none: as if it were absent (JSON).
         if let contentType = cursor.node["contentType"]?.string, !contentType.isEmpty, !contentType.contains("json") {
             // Text (`text/plain`, `text/csv`, …) is a `String` event on either transport; binary
