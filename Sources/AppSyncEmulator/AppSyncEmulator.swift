@@ -119,6 +119,9 @@ public final class AppSyncEmulator: Sendable {
     /// Closes every connection abnormally: the TCP socket goes away with no close frame.
     public func dropConnections() async { await broker.dropConnections() }
 
+    /// Closes every client WebSocket with a close frame of `code` (1000: a normal close) and `reason`.
+    public func closeConnections(code: Int = 1000, reason: String = "") async { await broker.closeConnections(code: code, reason: reason) }
+
     /// Stops (or resumes) sending `ka` messages.
     public func setKeepAliveEnabled(_ enabled: Bool) async { await broker.setKeepAliveEnabled(enabled) }
 

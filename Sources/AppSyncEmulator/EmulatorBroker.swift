@@ -14,6 +14,8 @@ actor EmulatorBroker {
     struct Connection {
         var outbox: AsyncStream<String>.Continuation
         var channel: any Channel
+        /// Closes the WebSocket with a close frame of this code and reason, after what is queued.
+        var close: @Sendable (Int, String) -> Void
         var subscriptions: [String: ChannelPath] = [:]
     }
 
@@ -32,10 +34,10 @@ actor EmulatorBroker {
 
     // MARK: Connections
 
-    func register(outbox: AsyncStream<String>.Continuation, channel: any Channel) -> Int {
+    func register(outbox: AsyncStream<String>.Continuation, channel: any Channel, close: @escaping @Sendable (Int, String) -> Void) -> Int {
         nextConnection += 1
         connectionsAccepted += 1
-        connections[nextConnection] = Connection(outbox: outbox, channel: channel)
+        connections[nextConnection] = Connection(outbox: outbox, channel: channel, close: close)
         return nextConnection
     }
 
@@ -91,6 +93,11 @@ actor EmulatorBroker {
     }
 
     // MARK: Faults
+
+    /// Closes every connection with a WebSocket close frame of `code` and `reason`.
+    func closeConnections(code: Int, reason: String) {
+        for connection in connections.values { connection.close(code, reason) }
+    }
 
     /// Closes every connection's TCP socket with no WebSocket close frame.
     func dropConnections() {

@@ -20,6 +20,8 @@ struct EmulatorSession: Sendable {
         let channel = socket.channel
         // Set once a close frame is sent (the server's, or its answer to the client's): one per connection.
         let closing = NIOLockedValueBox(false)
+        // The close frame the server sends when its outbox ends: normal, unless a fault says otherwise.
+        let closeWith = NIOLockedValueBox((code: WebSocketErrorCode.normalClosure, reason: ""))
         try? await socket.executeThenClose { inbound, outbound in
             let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
             // One writer per connection keeps messages in order; when the outbox ends (the
@@ -29,7 +31,8 @@ struct EmulatorSession: Sendable {
                     do { try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))) } catch { return }
                 }
                 guard Self.takeClose(closing) else { return }
-                try? await outbound.write(Self.closeFrame(.normalClosure))
+                let (code, reason) = closeWith.withLockedValue { $0 }
+                try? await outbound.write(Self.closeFrame(code, reason: reason))
                 Self.closeLater(channel)
             }
             var keepAlive: Task<Void, Never>?
@@ -40,7 +43,10 @@ struct EmulatorSession: Sendable {
                 ]))
                 continuation.finish()
             } else {
-                let registered = await broker.register(outbox: continuation, channel: channel)
+                let registered = await broker.register(outbox: continuation, channel: channel) { code, reason in
+                    closeWith.withLockedValue { $0 = (WebSocketErrorCode(codeNumber: code), reason) }
+                    continuation.finish()
+                }
                 id = registered
                 keepAlive = Task {
                     while !Task.isCancelled {
@@ -83,9 +89,10 @@ struct EmulatorSession: Sendable {
         }
     }
 
-    private static func closeFrame(_ code: WebSocketErrorCode) -> WebSocketFrame {
+    private static func closeFrame(_ code: WebSocketErrorCode, reason: String = "") -> WebSocketFrame {
         var data = ByteBuffer()
         data.write(webSocketErrorCode: code)
+        data.writeString(reason)
         return WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
     }
 

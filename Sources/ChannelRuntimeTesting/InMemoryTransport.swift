@@ -82,6 +82,9 @@ public final class FakeServer: Sendable {
         let toClient: BatchedStream<String>.Continuation
         /// Frames the client sent, in order, and whether it closed.
         let sent = LockedValue<(frames: [String], closed: Bool)>(([], false))
+        /// The close frame the test sent, if it closed with one.
+        let closeFrame = LockedValue<WebSocketClose?>(nil)
+        package var peerClose: WebSocketClose? { closeFrame.withLock { $0 } }
 
         init(inbound: AsyncStream<String>, inboundReader: BatchedStream<String>.Reader?, toClient: BatchedStream<String>.Continuation) {
             self.inbound = inbound
@@ -129,8 +132,14 @@ public final class FakeServer: Sendable {
         push(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     }
 
-    /// Ends the connection without a close handshake.
+    /// Ends the connection without a close handshake (the client sees no close code: 1006).
     public func drop() { session.toClient.finish() }
+
+    /// Closes the connection with a close frame of `code` and `reason`.
+    public func close(code: Int, reason: String = "") {
+        session.closeFrame.withLock { $0 = WebSocketClose(code: code, reason: reason) }
+        session.toClient.finish()
+    }
 
     /// The next frame the client sent, parsed; `nil` when the client closed without sending more,
     /// or sent nothing within `seconds` of real time.

@@ -44,6 +44,7 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
     private let opened = OneShot()
     private let requiredSubprotocol: String?
     private let socket = LockedValue<(session: URLSession, task: URLSessionWebSocketTask)?>(nil)
+    private let closeFrame = LockedValue<WebSocketClose?>(nil)
 
     init(requiredSubprotocol: String?) {
         let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
@@ -68,7 +69,17 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         while let message = try? await task.receive() {
             if case .string(let text) = message { _ = continuation.send(text) }
         }
+        noteClose(task.closeCode, reason: task.closeReason)
         finish()
+    }
+
+    var peerClose: WebSocketClose? { closeFrame.withLock { $0 } }
+
+    /// Keeps the server's close frame (`.invalid`: none came).
+    private func noteClose(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+        guard code != .invalid else { return }
+        let close = WebSocketClose(code: code.rawValue, reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        closeFrame.withLock { if $0 == nil { $0 = close } }
     }
 
     /// The URLSession task's state, once `open` made it.
@@ -115,6 +126,7 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         _ session: URLSession, webSocketTask: URLSessionWebSocketTask, didCloseWith closeCode: URLSessionWebSocketTask.CloseCode,
         reason: Data?
     ) {
+        noteClose(closeCode, reason: reason)
         finish()
     }
 

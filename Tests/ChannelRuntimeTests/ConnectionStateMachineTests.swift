@@ -96,7 +96,7 @@ struct ConnectionStateMachineTests {
         _ = machine.start()
         #expect(machine.timerFired(.connect) == [
             .abortTransport(Self.session(1)), .sessionEnded(Self.session(1)),
-            .publishState(.reconnecting(after: .seconds(1))), .count(.reconnect), .startTimer(.reconnect, .seconds(1)),
+            .publishState(.reconnecting(after: .seconds(1), because: .timedOut)), .count(.reconnect), .startTimer(.reconnect, .seconds(1)),
         ])
         // The transport still completes later: that socket is closed at once.
         #expect(machine.transportOpened(Self.session(1)) == [.abortTransport(Self.session(1))])
@@ -107,7 +107,7 @@ struct ConnectionStateMachineTests {
         _ = machine.start()
         var delays: [Duration] = []
         for attempt in 1...5 {
-            let actions = machine.transportFailed(Self.session(attempt))
+            let actions = machine.transportFailed(Self.session(attempt), "refused")
             for case .startTimer(.reconnect, let delay) in actions { delays.append(delay) }
             #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(attempt + 1))))
         }
@@ -115,7 +115,7 @@ struct ConnectionStateMachineTests {
         // After an accepted session the count starts again.
         _ = machine.transportOpened(Self.session(6))
         _ = machine.sessionAccepted(Self.session(6), keepAliveTimeout: nil)
-        #expect(machine.transportClosed(Self.session(6)).contains(.startTimer(.reconnect, .seconds(1))))
+        #expect(machine.transportClosed(Self.session(6), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
     }
 
     @Test func aPolicyThatGivesUpEndsInFailed() {
@@ -123,7 +123,7 @@ struct ConnectionStateMachineTests {
         settings.reconnectPolicy = .never
         var machine = Machine(settings: settings)
         _ = machine.start()
-        #expect(machine.transportFailed(Self.session(1)) == [
+        #expect(machine.transportFailed(Self.session(1), "refused") == [
             .cancelTimer(.connect), .sessionEnded(Self.session(1)), .publishState(.failed(.gaveUp)),
         ])
         #expect(machine.state == .failed(.gaveUp))
@@ -135,7 +135,7 @@ struct ConnectionStateMachineTests {
         _ = machine.start()
         #expect(machine.signedOut(Self.session(1)) == [
             .cancelTimer(.connect), .sessionEnded(Self.session(1)),
-            .publishState(.reconnecting(after: .seconds(30))), .startTimer(.reconnect, .seconds(30)),
+            .publishState(.reconnecting(after: .seconds(30), because: .signedOut)), .startTimer(.reconnect, .seconds(30)),
         ])
         #expect(machine.timerFired(.reconnect) == [.publishState(.connecting), .openTransport(Self.session(2)), .startTimer(.connect, .seconds(15))])
     }
@@ -145,10 +145,10 @@ struct ConnectionStateMachineTests {
     @Test func aDropReconnectsAfterThePolicyDelayAndSubscriptionsWaitAgain() {
         var machine = Self.connected(subscriptions: ["a": "app/a"])
         _ = machine.subscribeSucceeded(Self.session(1), id: "a")
-        let actions = machine.transportClosed(Self.session(1))
+        let actions = machine.transportClosed(Self.session(1), .dropped)
         #expect(actions.contains(.sessionEnded(Self.session(1))))
         #expect(actions.contains(.publishSubscriptionStatus(id: "a", .subscribing)))
-        #expect(actions.suffix(3) == [.publishState(.reconnecting(after: .seconds(1))), .count(.reconnect), .startTimer(.reconnect, .seconds(1))])
+        #expect(actions.suffix(3) == [.publishState(.reconnecting(after: .seconds(1), because: .dropped)), .count(.reconnect), .startTimer(.reconnect, .seconds(1))])
         #expect(!machine.isActive("a"))
     }
 
@@ -168,14 +168,14 @@ struct ConnectionStateMachineTests {
         #expect(actions.first == .abortTransport(Self.session(1)))
         #expect(actions.contains(.startTimer(.reconnect, .seconds(1))))
         // Frames or an end from the abandoned socket change nothing.
-        #expect(machine.transportClosed(Self.session(1)) == [])
+        #expect(machine.transportClosed(Self.session(1), .dropped) == [])
         #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: nil) == [])
     }
 
     @Test func aCloseThePeerFinishesProceedsWithoutAbort() {
         var machine = Self.connected()
         _ = machine.timerFired(.keepAlive, silence: .seconds(301))
-        let actions = machine.transportClosed(Self.session(1))
+        let actions = machine.transportClosed(Self.session(1), .dropped)
         #expect(actions.first == .cancelTimer(.closeGrace))
         #expect(!actions.contains(.abortTransport(Self.session(1))))
         #expect(actions.contains(.startTimer(.reconnect, .seconds(1))))
@@ -184,7 +184,7 @@ struct ConnectionStateMachineTests {
     @Test func plannedReconnectOpensAgainAtOnce() {
         var machine = Self.connected()
         #expect(machine.timerFired(.plannedReconnect).contains(.closeTransport(Self.session(1))))
-        let actions = machine.transportClosed(Self.session(1))
+        let actions = machine.transportClosed(Self.session(1), .dropped)
         #expect(actions.contains(.count(.reconnect)))
         #expect(actions.contains(.openTransport(Self.session(2))))
         #expect(!actions.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
@@ -197,10 +197,10 @@ struct ConnectionStateMachineTests {
         _ = machine.start()
         _ = machine.transportOpened(Self.session(1))
         #expect(machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal)).contains(.closeTransport(Self.session(1))))
-        #expect(machine.transportClosed(Self.session(1)).contains(.openTransport(Self.session(2))))
+        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.openTransport(Self.session(2))))
         _ = machine.transportOpened(Self.session(2))
         _ = machine.sessionRefused(Self.session(2), .unauthorized(Self.refusal))
-        let actions = machine.transportClosed(Self.session(2))
+        let actions = machine.transportClosed(Self.session(2), .dropped)
         #expect(actions.last == .publishState(.failed(.unauthorized(Self.refusal))))
         #expect(machine.state == .failed(.unauthorized(Self.refusal)))
     }
@@ -208,7 +208,7 @@ struct ConnectionStateMachineTests {
     @Test func theAuthorizationRetryIsAvailableAgainAfterAnAcceptedSession() {
         var machine = Self.connected()
         _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
-        #expect(machine.transportClosed(Self.session(1)).contains(.openTransport(Self.session(2))))
+        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.openTransport(Self.session(2))))
     }
 
     @Test func withoutTheRetryAnAuthorizationFailureFailsAtOnce() {
@@ -222,11 +222,11 @@ struct ConnectionStateMachineTests {
     @Test func aNonRetryableRefusalFailsAndARetryableOneReconnects() {
         var rejected = Self.connected()
         _ = rejected.sessionRefused(Self.session(1), .rejected(Self.refusal))
-        #expect(rejected.transportClosed(Self.session(1)).last == .publishState(.failed(.rejected(Self.refusal))))
+        #expect(rejected.transportClosed(Self.session(1), .dropped).last == .publishState(.failed(.rejected(Self.refusal))))
 
         var retryable = Self.connected()
         _ = retryable.sessionRefused(Self.session(1), .retryable(Self.refusal))
-        #expect(retryable.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(1)))
+        #expect(retryable.transportClosed(Self.session(1), .dropped).last == .startTimer(.reconnect, .seconds(1)))
     }
 
     // MARK: Subscriptions
@@ -262,7 +262,7 @@ struct ConnectionStateMachineTests {
         ])
         #expect(machine.timerFired(.resubscribe("a")) == [])
         // A new session tries it again.
-        _ = machine.transportClosed(Self.session(1))
+        _ = machine.transportClosed(Self.session(1), .dropped)
         _ = machine.timerFired(.reconnect)
         _ = machine.transportOpened(Self.session(2))
         #expect(machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil).contains(.sendSubscribe(id: "a", channel: "app/a")))
@@ -292,8 +292,8 @@ struct ConnectionStateMachineTests {
         #expect(machine.subscribeSucceeded(stale, id: "a") == [])
         #expect(machine.subscribeRejected(stale, id: "a", errors: []) == [])
         #expect(machine.sessionRefused(stale, .rejected([])) == [])
-        #expect(machine.transportClosed(stale) == [])
-        #expect(machine.transportFailed(stale) == [])
+        #expect(machine.transportClosed(stale, .dropped) == [])
+        #expect(machine.transportFailed(stale, "refused") == [])
         #expect(machine.signedOut(stale) == [])
         #expect(machine.isConnected)
     }
@@ -305,7 +305,7 @@ struct ConnectionStateMachineTests {
         let actions = machine.stop()
         #expect(actions.contains(.closeTransport(Self.session(1))))
         #expect(!actions.contains(.publishState(.disconnected)))
-        #expect(machine.transportClosed(Self.session(1)) == [.cancelTimer(.closeGrace), .sessionEnded(Self.session(1)), .publishState(.disconnected)])
+        #expect(machine.transportClosed(Self.session(1), .dropped) == [.cancelTimer(.closeGrace), .sessionEnded(Self.session(1)), .publishState(.disconnected)])
     }
 
     @Test func stopWhileAPeerIgnoresTheCloseEndsAfterTheGracePeriod() {
@@ -321,7 +321,7 @@ struct ConnectionStateMachineTests {
 
         var waiting = Machine(settings: Self.settings)
         _ = waiting.start()
-        _ = waiting.transportFailed(Self.session(1))
+        _ = waiting.transportFailed(Self.session(1), "refused")
         #expect(waiting.stop() == [.cancelTimer(.reconnect), .publishState(.disconnected)])
         #expect(waiting.timerFired(.reconnect) == [])
     }
@@ -330,7 +330,7 @@ struct ConnectionStateMachineTests {
         var machine = Self.connected()
         _ = machine.timerFired(.plannedReconnect)
         _ = machine.stop()
-        #expect(machine.transportClosed(Self.session(1)).last == .publishState(.disconnected))
+        #expect(machine.transportClosed(Self.session(1), .dropped).last == .publishState(.disconnected))
     }
 
     // MARK: Suspend and resume
@@ -340,7 +340,7 @@ struct ConnectionStateMachineTests {
         let actions = machine.suspend()
         #expect(actions.contains(.closeTransport(Self.session(1))))
         #expect(!actions.contains(.publishState(.suspended)))
-        let closed = machine.transportClosed(Self.session(1))
+        let closed = machine.transportClosed(Self.session(1), .dropped)
         #expect(closed.last == .publishState(.suspended))
         #expect(!closed.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
         #expect(machine.timerFired(.reconnect) == [])
@@ -357,13 +357,13 @@ struct ConnectionStateMachineTests {
 
     @Test func resumeDuringAReconnectDelaySkipsTheDelay() {
         var machine = Self.connected()
-        _ = machine.transportClosed(Self.session(1))  // a drop: the policy's delay runs
+        _ = machine.transportClosed(Self.session(1), .dropped)  // a drop: the policy's delay runs
         #expect(machine.resume() == [.cancelTimer(.reconnect), .publishState(.connecting), .openTransport(Self.session(2)), .startTimer(.connect, .seconds(15))])
     }
 
     @Test func suspendWhileWaitingOrOpeningNeedsNoClose() {
         var waiting = Self.connected()
-        _ = waiting.transportClosed(Self.session(1))
+        _ = waiting.transportClosed(Self.session(1), .dropped)
         #expect(waiting.suspend() == [.cancelTimer(.reconnect), .publishState(.suspended)])
 
         var opening = Machine(settings: Self.settings)
@@ -375,18 +375,18 @@ struct ConnectionStateMachineTests {
         var machine = Self.connected()
         _ = machine.suspend()
         #expect(machine.resume() == [])
-        #expect(machine.transportClosed(Self.session(1)).contains(.openTransport(Self.session(2))))
+        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.openTransport(Self.session(2))))
     }
 
     @Test func stopWinsOverSuspendAndASuspendedConnectionStops() {
         var closing = Self.connected()
         _ = closing.stop()
         #expect(closing.suspend() == [])
-        #expect(closing.transportClosed(Self.session(1)).last == .publishState(.disconnected))
+        #expect(closing.transportClosed(Self.session(1), .dropped).last == .publishState(.disconnected))
 
         var suspended = Self.connected()
         _ = suspended.suspend()
-        _ = suspended.transportClosed(Self.session(1))
+        _ = suspended.transportClosed(Self.session(1), .dropped)
         #expect(suspended.stop() == [.publishState(.disconnected)])
         #expect(suspended.resume() == [])
     }
@@ -396,27 +396,27 @@ struct ConnectionStateMachineTests {
     @Test func aRetryAfterIsWaitedWhenLongerThanThePolicyDelay() {
         var longer = Self.connected()
         _ = longer.sessionRefused(Self.session(1), .retryable(Self.refusal, retryAfter: .seconds(120)))
-        #expect(longer.transportClosed(Self.session(1)).suffix(3) == [.publishState(.reconnecting(after: .seconds(120))), .count(.reconnect), .startTimer(.reconnect, .seconds(120))])
+        #expect(longer.transportClosed(Self.session(1), .dropped).suffix(3) == [.publishState(.reconnecting(after: .seconds(120), because: .refused(Self.refusal))), .count(.reconnect), .startTimer(.reconnect, .seconds(120))])
 
         var shorter = Self.connected()
         _ = shorter.sessionRefused(Self.session(1), .retryable(Self.refusal, retryAfter: .milliseconds(10)))
-        #expect(shorter.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(1)))
+        #expect(shorter.transportClosed(Self.session(1), .dropped).last == .startTimer(.reconnect, .seconds(1)))
     }
 
     @Test func theServicesReconnectDelayLengthensThePolicyDelayButNeverShortensIt() {
         var machine = Self.connected()
         machine.serviceAskedForReconnectDelay(.seconds(3))
-        #expect(machine.transportClosed(Self.session(1)).last == .startTimer(.reconnect, .seconds(3)))
+        #expect(machine.transportClosed(Self.session(1), .dropped).last == .startTimer(.reconnect, .seconds(3)))
 
         var limited = Self.connected(settings: { var settings = Self.settings; settings.reconnectPolicy = .never; return settings }())
         limited.serviceAskedForReconnectDelay(.milliseconds(250))
-        #expect(limited.transportClosed(Self.session(1)).last == .publishState(.failed(.gaveUp)))
+        #expect(limited.transportClosed(Self.session(1), .dropped).last == .publishState(.failed(.gaveUp)))
 
         machine.serviceAskedForReconnectDelay(nil)
         _ = machine.timerFired(.reconnect)
         _ = machine.transportOpened(Self.session(2))
         _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
-        #expect(machine.transportClosed(Self.session(2)).last == .startTimer(.reconnect, .seconds(1)))
+        #expect(machine.transportClosed(Self.session(2), .dropped).last == .startTimer(.reconnect, .seconds(1)))
     }
 
     /// A hostile or careless `retry: 0` used to replace the policy for every later failure: a hub
@@ -428,11 +428,11 @@ struct ConnectionStateMachineTests {
             var machine = Self.connected()
             machine.serviceAskedForReconnectDelay(hint)
             var delays: [Duration] = []
-            var actions = machine.transportClosed(Self.session(1))
+            var actions = machine.transportClosed(Self.session(1), .dropped)
             for session in 2...6 {
                 for case .startTimer(.reconnect, let delay) in actions { delays.append(delay) }
                 _ = machine.timerFired(.reconnect)
-                actions = machine.transportFailed(Self.session(session))
+                actions = machine.transportFailed(Self.session(session), "refused")
             }
             return delays
         }
@@ -445,7 +445,7 @@ struct ConnectionStateMachineTests {
         let closing = machine.renewSession(Self.session(1))
         #expect(closing.contains(.closeTransport(Self.session(1))))
         #expect(machine.renewSession(Self.session(1)) == [])  // already closing
-        let reopened = machine.transportClosed(Self.session(1))
+        let reopened = machine.transportClosed(Self.session(1), .dropped)
         #expect(reopened.contains(.openTransport(Self.session(2))))
         #expect(!reopened.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
         #expect(machine.renewSession(Self.session(1)) == [])  // stale

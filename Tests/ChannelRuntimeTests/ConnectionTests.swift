@@ -53,7 +53,7 @@ struct ConnectionTests {
         #expect(Set(firstIDs.keys) == Set(vortexChannels))
 
         server.drop()
-        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        try await harness.waitForState(.reconnecting(after: .seconds(10), because: .dropped))
         try await harness.clock.waitForSleeper(until: .seconds(10))
         harness.clock.advance(by: .milliseconds(9_999))
         await harness.settle()
@@ -91,7 +91,7 @@ struct ConnectionTests {
         let signedIn = Flag(false)
         let harness = Harness { $0.isSignedIn = { signedIn.value } }
         await harness.connection.start()
-        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        try await harness.waitForState(.reconnecting(after: .seconds(10), because: .signedOut))
         for _ in 0..<3 {
             try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(10))
             harness.clock.advance(by: .seconds(10))
@@ -134,7 +134,7 @@ struct ConnectionTests {
         try await harness.clock.waitForSleeper(until: .seconds(500))
         harness.clock.advance(by: .seconds(1))
         try await eventually("the watchdog closes the socket") { server.isClosedByClient }
-        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        try await harness.waitForState(.reconnecting(after: .seconds(10), because: .keepAliveTimeout))
         #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
         try await harness.clock.waitForSleeper(until: .seconds(510))
         harness.clock.advance(by: .seconds(10))
@@ -248,7 +248,7 @@ struct ConnectionTests {
         let server = try await harness.transport.nextConnection()
         _ = await server.nextMessage()
         server.push(#"{"type":"connection_error","errors":[{"errorType":"InternalFailure","message":"try again"}]}"#)
-        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        try await harness.waitForState(.reconnecting(after: .seconds(10), because: .refused([ServiceError(errorType: "InternalFailure", message: "try again")])))
         // The state changes just before the delay starts: advance only once the sleep is registered.
         try await harness.clock.waitForSleeper(until: .seconds(10))
         harness.clock.advance(by: .seconds(10))
@@ -264,7 +264,7 @@ struct ConnectionTests {
         try await harness.clock.waitForSleeper(until: .seconds(15))
         harness.clock.advance(by: .seconds(15))
         try await eventually("the ack timeout closes the socket") { server.isClosedByClient }
-        try await harness.waitForState(.reconnecting(after: .seconds(10)))
+        try await harness.waitForState(.reconnecting(after: .seconds(10), because: .timedOut))
         await harness.connection.disconnect()
     }
 
@@ -297,7 +297,7 @@ struct ConnectionTests {
         harness.transport.rejectNextConnects(3)
         await harness.connection.start()
         for delay in [1, 2, 4] {
-            try await harness.waitForState(.reconnecting(after: .seconds(delay)))
+            try await harness.waitForState(.reconnecting(after: .seconds(delay), because: .transportError("Refused()")))
             try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(delay))
             harness.clock.advance(by: .seconds(delay))
         }

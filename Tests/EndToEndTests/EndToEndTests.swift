@@ -108,7 +108,7 @@ struct EndToEndTests {
         try await waitFor("the reconnect") { await stack.emulator.connectionsAccepted == 2 }
         try await waitFor("nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         #expect(await stack.emulator.subscriptionCount == 9)
-        #expect(states.elements.contains(.reconnecting(after: .milliseconds(100))))
+        #expect(states.elements.contains(.reconnecting(after: .milliseconds(100), because: .dropped)))
         #expect(stack.connection.metrics.snapshot().reconnects == 1)
 
         try await publishAll(stack, user: "alice", tag: "after-drop")

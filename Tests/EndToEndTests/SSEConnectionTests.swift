@@ -117,7 +117,7 @@ struct SSEConnectionTests {
         await setup.connection.start()
         try await waitFor("the stream after the refusal") { await setup.connection.acknowledgedChannels == ["/app/a"] }
         // The policy says 50 ms; the server said one second, and that is what the client waited.
-        #expect(states.elements.contains(.reconnecting(after: .seconds(1))))
+        #expect(states.elements.contains { if case .reconnecting(after: .seconds(1), because: .refused) = $0 { true } else { false } })
         #expect(setup.emulator.eventStreamsOpened == 1)
         await setup.stop()
         states.cancel()

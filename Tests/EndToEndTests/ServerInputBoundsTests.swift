@@ -92,7 +92,7 @@ struct ServerInputBoundsTests {
         let updates = await connection.stateUpdates()
         let states = Collected { updates }
         let delays: @Sendable () -> [Duration] = { states.elements.compactMap { state -> Duration? in
-            if case .reconnecting(let after) = state { after } else { nil }
+            if case .reconnecting(let after, _) = state { after } else { nil }
         } }
         await connection.start()
         try await waitFor("four delays") { delays().count >= 4 }

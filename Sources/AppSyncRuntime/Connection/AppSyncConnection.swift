@@ -101,7 +101,8 @@ extension AppSyncConfiguration {
             keepAliveRange: .milliseconds(AppSyncConnection.minimumKeepAliveTimeoutMs) ... .milliseconds(AppSyncConnection.maximumKeepAliveTimeoutMs),
             plannedReconnectInterval: plannedReconnectInterval,
             closeGracePeriod: closeGracePeriod,
-            retriesUnauthorizedOnce: true
+            retriesUnauthorizedOnce: true,
+            finalCloseCodes: finalCloseCodes
         )
     }
 }

@@ -61,13 +61,15 @@ final class AppSyncSession: WireSession {
 
     var isIdle: Bool { false }
 
-    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async {
+    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async -> ConnectionEnd {
         if let frames = (socket as? any BatchedInboundSession)?.inboundReader {
             while let text = await frames.next() { read(text, handle) }
         } else {
             for await text in socket.inbound { read(text, handle) }
         }
         end()
+        guard let close = socket.peerClose else { return .dropped }
+        return .closed(code: close.code, reason: close.reason)
     }
 
     func sendHandshake() {

@@ -27,6 +27,13 @@ public struct AppSyncConfiguration: Sendable {
     /// How long a server has to finish a close the client started (ack timeout, keep-alive timeout,
     /// `disconnect()`); after it the socket is closed hard. A frozen or blackholed server never answers.
     public var closeGracePeriod: Duration = .seconds(2)
+    /// The server's close codes that end the connection until the app calls `start()` again (the
+    /// state becomes `.closed(.closed(code:reason:))`); any other close, a drop without a close
+    /// frame (1006) and a transport error reconnect after `reconnectPolicy`'s delay. Default: 1000,
+    /// a normal close (seed 000: "only reconnect on non-normal close"). AppSync documents no close
+    /// codes and is reported to close with 1000 after failures too, which a `connection_error`
+    /// announces first (the client acts on that); `[]` reconnects after every close.
+    public var finalCloseCodes: Set<Int> = [1000]
 
     /// Settings with the defaults above for `endpoint` and `authorization`.
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {

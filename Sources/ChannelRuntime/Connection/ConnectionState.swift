@@ -6,8 +6,9 @@ public enum ConnectionState: Sendable, Equatable {
     case connecting
     /// Accepted: subscriptions are (re)sent and events flow.
     case connected
-    /// Waiting `after` before the next attempt (after a drop, or while signed out).
-    case reconnecting(after: Duration)
+    /// Waiting `after` before the next attempt, `because` the last connection ended so (a drop, a
+    /// close code, a keep-alive time-out) or no user is signed in.
+    case reconnecting(after: Duration, because: ConnectionEnd)
     /// Suspended by the app (`suspend()`, e.g. in the background): no connection and no reconnect
     /// until `resume()`, which connects at once; subscriptions and streams stay.
     case suspended
@@ -15,6 +16,41 @@ public enum ConnectionState: Sendable, Equatable {
     case disconnected
     /// Ended for good: retrying cannot help.
     case failed(ConnectionFailure)
+    /// The service closed the connection with a code the settings treat as final (by default 1000,
+    /// a normal close: `AppSyncConfiguration.finalCloseCodes`); no reconnect until `start()`.
+    case closed(ConnectionEnd)
+}
+
+/// Why a connection ended: what the peer or the network did, or what the client saw.
+public enum ConnectionEnd: Sendable, Equatable, CustomStringConvertible {
+    /// The peer closed the WebSocket with `code` and `reason` (1000 normal, 1001 going away, 1011
+    /// server error, 4000–4999 the service's own).
+    case closed(code: Int, reason: String)
+    /// The transport ended without a close from the peer: a WebSocket with no close frame (1006),
+    /// or the end of a Server-Sent Events response.
+    case dropped
+    /// The transport could not open, or failed while open (refused, TLS, reset).
+    case transportError(String)
+    /// Nothing arrived within the keep-alive timeout: the server or the network path is gone.
+    case keepAliveTimeout
+    /// Opening, the service's acceptance or a subscribe's answer took longer than its bound.
+    case timedOut
+    /// The service refused the session for now (a retryable error).
+    case refused([ServiceError])
+    /// No user is signed in yet; asked again after the interval.
+    case signedOut
+
+    public var description: String {
+        switch self {
+        case .closed(let code, let reason): reason.isEmpty ? "closed by the peer (code \(code))" : "closed by the peer (code \(code): \(reason))"
+        case .dropped: "the connection dropped without a close"
+        case .transportError(let error): "transport error: \(error)"
+        case .keepAliveTimeout: "nothing arrived within the keep-alive timeout"
+        case .timedOut: "timed out"
+        case .refused(let errors): "refused: \(errors.map(\.description).joined(separator: "; "))"
+        case .signedOut: "signed out"
+        }
+    }
 }
 
 /// Why a connection ended for good.

@@ -34,6 +34,9 @@ package struct ConnectionStateMachine: Sendable {
         /// On an authorization failure, try once more at once with credentials asked anew from the
         /// provider (an expired token) before ending in `.failed(.unauthorized)`.
         package var retriesUnauthorizedOnce: Bool
+        /// Close codes of the peer that end the connection until the app starts it again
+        /// (`.closed`); any other close reconnects.
+        package var finalCloseCodes: Set<Int>
 
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
@@ -45,7 +48,8 @@ package struct ConnectionStateMachine: Sendable {
             keepAliveRange: ClosedRange<Duration> = .seconds(1) ... .seconds(3600),
             plannedReconnectInterval: Duration = .seconds(24 * 3600 - 5 * 60),
             closeGracePeriod: Duration = .seconds(2),
-            retriesUnauthorizedOnce: Bool = true
+            retriesUnauthorizedOnce: Bool = true,
+            finalCloseCodes: Set<Int> = [1000]
         ) {
             self.reconnectPolicy = reconnectPolicy
             self.subscribeRetryPolicy = subscribeRetryPolicy
@@ -57,6 +61,7 @@ package struct ConnectionStateMachine: Sendable {
             self.plannedReconnectInterval = plannedReconnectInterval
             self.closeGracePeriod = closeGracePeriod
             self.retriesUnauthorizedOnce = retriesUnauthorizedOnce
+            self.finalCloseCodes = finalCloseCodes
         }
     }
 
@@ -128,10 +133,12 @@ package struct ConnectionStateMachine: Sendable {
     }
 
     private enum AfterClose: Equatable {
-        /// After the policy's delay (an abnormal end).
-        case reconnect
+        /// After the policy's delay (an abnormal end), published with why.
+        case reconnect(because: ConnectionEnd)
         /// After the policy's delay, but no sooner than the service asked.
-        case reconnectNoSooner(than: Duration)
+        case reconnectNoSooner(than: Duration, because: ConnectionEnd)
+        /// Not at all: the peer's close code is one the settings treat as final.
+        case closedForGood(ConnectionEnd)
         /// At once (planned reconnect; credentials asked anew; resumed while closing).
         case reconnectNow
         case suspend
@@ -284,7 +291,7 @@ package struct ConnectionStateMachine: Sendable {
         case .suspend:
             phase = .suspended
             return publish(.suspended)
-        case .stop, .reconnect, .reconnectNoSooner, .reconnectNow, .fail:
+        case .stop, .reconnect, .reconnectNoSooner, .reconnectNow, .fail, .closedForGood:
             phase = .disconnected
             return publish(.disconnected)
         }
@@ -334,7 +341,7 @@ package struct ConnectionStateMachine: Sendable {
         guard case .opening(session, let attempts) = phase else { return [] }
         phase = .waiting(attempts: attempts)
         return [.cancelTimer(.connect), .sessionEnded(session)]
-            + publish(.reconnecting(after: settings.signedOutRetryInterval))
+            + publish(.reconnecting(after: settings.signedOutRetryInterval, because: .signedOut))
             + [.startTimer(.reconnect, settings.signedOutRetryInterval)]
     }
 
@@ -346,18 +353,22 @@ package struct ConnectionStateMachine: Sendable {
     }
 
     /// Opening the transport failed (refused, TLS, upgrade, wrong subprotocol).
-    package mutating func transportFailed(_ session: SessionID) -> [Action] {
+    package mutating func transportFailed(_ session: SessionID, _ error: String) -> [Action] {
         guard case .opening(session, let attempts) = phase else { return [] }
-        return [.cancelTimer(.connect)] + ended(session, then: .reconnect, wasConnected: false, attempts: attempts)
+        return [.cancelTimer(.connect)] + ended(session, then: .reconnect(because: .transportError(error)), wasConnected: false, attempts: attempts)
     }
 
-    /// The transport ended (the peer closed, the network dropped, or the close asked for finished).
-    package mutating func transportClosed(_ session: SessionID) -> [Action] {
+    /// The transport ended (the peer closed, the network dropped, or the close asked for finished),
+    /// `end` saying how. A close the client asked for ends as it was asked; the peer's close with
+    /// a final code (`Settings.finalCloseCodes`) ends without reconnecting.
+    package mutating func transportClosed(_ session: SessionID, _ end: ConnectionEnd) -> [Action] {
+        let then: AfterClose
+        if case .closed(let code, _) = end, settings.finalCloseCodes.contains(code) { then = .closedForGood(end) } else { then = .reconnect(because: end) }
         switch phase {
         case .handshaking(session, let attempts):
-            return [.cancelTimer(.connect)] + ended(session, then: .reconnect, wasConnected: false, attempts: attempts)
+            return [.cancelTimer(.connect)] + ended(session, then: then, wasConnected: false, attempts: attempts)
         case .connected(session, _):
-            return cancelSessionTimers() + ended(session, then: .reconnect, wasConnected: true, attempts: 0)
+            return cancelSessionTimers() + ended(session, then: then, wasConnected: true, attempts: 0)
         case .closing(session, let then, let wasConnected, let attempts):
             return [.cancelTimer(.closeGrace)] + ended(session, then: then, wasConnected: wasConnected, attempts: attempts)
         default:
@@ -426,10 +437,10 @@ package struct ConnectionStateMachine: Sendable {
             return close(session, then: .fail(.unauthorized(errors)), wasConnected: wasConnected, attempts: attempts)
         case .rejected(let errors):
             return close(session, then: .fail(.rejected(errors)), wasConnected: wasConnected, attempts: attempts)
-        case .retryable(_, let retryAfter?):
-            return close(session, then: .reconnectNoSooner(than: retryAfter), wasConnected: wasConnected, attempts: attempts)
-        case .retryable:
-            return close(session, then: .reconnect, wasConnected: wasConnected, attempts: attempts)
+        case .retryable(let errors, let retryAfter?):
+            return close(session, then: .reconnectNoSooner(than: retryAfter, because: .refused(errors)), wasConnected: wasConnected, attempts: attempts)
+        case .retryable(let errors, nil):
+            return close(session, then: .reconnect(because: .refused(errors)), wasConnected: wasConnected, attempts: attempts)
         }
     }
 
@@ -471,12 +482,12 @@ package struct ConnectionStateMachine: Sendable {
     package mutating func timerFired(_ timer: Timer, silence: Duration = .zero) -> [Action] {
         switch (timer, phase) {
         case (.connect, .opening(let session, let attempts)):
-            return [.abortTransport(session)] + ended(session, then: .reconnect, wasConnected: false, attempts: attempts)
+            return [.abortTransport(session)] + ended(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
         case (.connect, .handshaking(let session, let attempts)):
-            return close(session, then: .reconnect, wasConnected: false, attempts: attempts)
+            return close(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
         case (.keepAlive, .connected(let session, let keepAlive)):
             guard silence >= keepAlive else { return [.startTimer(.keepAlive, keepAlive - silence)] }
-            return [.count(.keepAliveTimeout)] + close(session, then: .reconnect, wasConnected: true, attempts: 0)
+            return [.count(.keepAliveTimeout)] + close(session, then: .reconnect(because: .keepAliveTimeout), wasConnected: true, attempts: 0)
         case (.plannedReconnect, .connected(let session, _)):
             return close(session, then: .reconnectNow, wasConnected: true, attempts: 0)
         case (.reconnect, .waiting(let attempts)):
@@ -486,7 +497,7 @@ package struct ConnectionStateMachine: Sendable {
         case (.subscribe(let id), .connected(let session, _)):
             // An unanswered subscribe means the session is not healthy: a new one resubscribes everything.
             guard subscriptions[id]?.phase == .sent || unsubscribeWhenAcknowledged.contains(id) else { return [] }
-            return close(session, then: .reconnect, wasConnected: true, attempts: 0)
+            return close(session, then: .reconnect(because: .timedOut), wasConnected: true, attempts: 0)
         case (.resubscribe(let id), .connected):
             guard subscriptions[id]?.phase == .retryWaiting else { return [] }
             return send(id)
@@ -546,10 +557,13 @@ package struct ConnectionStateMachine: Sendable {
         case .fail(let failure):
             phase = .failed(failure)
             actions += publish(.failed(failure))
+        case .closedForGood(let end):
+            phase = .disconnected
+            actions += publish(.closed(end))
         case .reconnectNow:
             actions.append(.count(.reconnect))
             actions += openSession(attempts: attempts)
-        case .reconnect, .reconnectNoSooner:
+        case .reconnect(let end), .reconnectNoSooner(_, let end):
             let failedAttempts = wasConnected ? 1 : attempts + 1
             guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
                 phase = .failed(.gaveUp)
@@ -557,9 +571,9 @@ package struct ConnectionStateMachine: Sendable {
             }
             // The policy bounds how often; the service may ask for longer (SSE `retry:`, `Retry-After`).
             var delay = max(policyDelay, serverReconnectDelay ?? .zero)
-            if case .reconnectNoSooner(let minimum) = then { delay = max(delay, minimum) }
+            if case .reconnectNoSooner(let minimum, _) = then { delay = max(delay, minimum) }
             phase = .waiting(attempts: failedAttempts)
-            actions += publish(.reconnecting(after: delay)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
+            actions += publish(.reconnecting(after: delay, because: end)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
         }
         return actions
     }

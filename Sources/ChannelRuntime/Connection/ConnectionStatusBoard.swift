@@ -14,10 +14,10 @@ package final class ConnectionStatusBoard: Sendable {
         var subscriptionObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
-        /// No transport and none coming: disconnected, suspended or failed.
+        /// No transport and none coming: disconnected, suspended, failed or closed by the service.
         var isStopped: Bool {
             switch connection {
-            case .disconnected, .suspended, .failed: true
+            case .disconnected, .suspended, .failed, .closed: true
             case .idle, .connecting, .connected, .reconnecting: false
             }
         }

@@ -7,7 +7,14 @@ extension ConnectionStatusBoard {
     package func publish(_ newState: ConnectionState, log: DiagnosticLog) {
         guard setConnectionState(newState) else { return }
         log.logger.debug("connection state", metadata: ["state": "\(newState)"])
-        if case .failed(let failure) = newState { log.error("connection failed for good", metadata: ["reason": "\(failure)"]) }
+        switch newState {
+        case .failed(let failure):
+            log.error("connection failed for good", metadata: ["reason": "\(failure)"])
+        case .closed(let end):
+            log.logger.info("the service closed the connection; no reconnect until start()", metadata: ["reason": "\(end)"])
+        case .idle, .connecting, .connected, .reconnecting, .suspended, .disconnected:
+            break
+        }
     }
 }
 

@@ -9,9 +9,12 @@ public protocol WebSocketTransport: Sendable {
 
 /// One open WebSocket.
 public protocol WebSocketSession: Sendable {
-    /// Text frames from the server. Finishes when the connection ends, for whatever reason:
-    /// AppSync's close codes carry no meaning, so the runtime does not look at them.
+    /// Text frames from the server. Finishes when the connection ends, for whatever reason;
+    /// `peerClose` then says whether the server closed it, and with which code.
     var inbound: AsyncStream<String> { get }
+    /// The server's close frame, once `inbound` has finished: its code and reason. `nil` when the
+    /// connection ended without one (the socket dropped: 1006) or the adapter cannot tell.
+    var peerClose: WebSocketClose? { get }
     /// Sends one text frame.
     func send(_ text: String) async throws
     /// Starts the close handshake (a close frame); `inbound` finishes when the server answers.
@@ -19,6 +22,26 @@ public protocol WebSocketSession: Sendable {
     /// Closes the socket at once, without a handshake, and finishes `inbound`. Called when the
     /// server did not finish a close in time, or when a connect completes after it was abandoned.
     func abort()
+}
+
+extension WebSocketSession {
+    /// An adapter that does not read close frames reports none: every end reconnects.
+    public var peerClose: WebSocketClose? { nil }
+}
+
+/// A WebSocket close frame: its status code (1000 normal, 1001 going away, 1011 server error,
+/// 4000–4999 the application's own) and reason text.
+public struct WebSocketClose: Sendable, Hashable {
+    /// The status code.
+    public var code: Int
+    /// The reason text; empty when the frame had none.
+    public var reason: String
+
+    /// A close frame as read.
+    public init(code: Int, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
 }
 
 /// A session made with `BatchedStream<String>.makeStreamAndReader()` (the runtime's own transport):

@@ -43,6 +43,8 @@ struct AppSyncClientChannel: ClientConnectionChannel {
     let requiredSubprotocol: String?
     /// Told the channel as soon as it exists, so its owner can close it hard.
     let channelCreated: @Sendable (any Channel) -> Void
+    /// Told the server's close frame (code and reason) when the WebSocket ends with one.
+    let peerClosed: @Sendable (WebSocketClose) -> Void
     let sslContext: NIOSSLContext?
     let handler: WebSocketDataHandler<Context>
 
@@ -53,6 +55,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         requiredSubprotocol: String? = nil,
         tlsConfiguration: TLSConfiguration,
         channelCreated: @escaping @Sendable (any Channel) -> Void = { _ in },
+        peerClosed: @escaping @Sendable (WebSocketClose) -> Void = { _ in },
         handler: @escaping WebSocketDataHandler<Context>
     ) throws {
         guard let host = url.host, let scheme = url.scheme, ["ws", "wss"].contains(scheme) else { throw WebSocketClientError.invalidURL }
@@ -63,6 +66,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         self.maximumFrameSize = maximumFrameSize
         self.requiredSubprotocol = requiredSubprotocol
         self.channelCreated = channelCreated
+        self.peerClosed = peerClosed
         self.handler = handler
         self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration) : nil
     }
@@ -133,13 +137,14 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         }
         switch result {
         case .websocket(let channel):
-            _ = try await WebSocketHandler.handle(
+            let close = try await WebSocketHandler.handle(
                 type: .client,
                 configuration: .init(extensions: [], autoPing: .disabled, validateUTF8: false, maxFrameSize: maximumFrameSize),
                 asyncChannel: channel,
                 context: Context(logger: logger),
                 handler: handler
             )
+            if let close { peerClosed(WebSocketClose(code: Int(UInt16(webSocketErrorCode: close.closeCode)), reason: close.reason ?? "")) }
         case .notUpgraded(let channel):
             try? await channel.close()
             throw WebSocketClientError.webSocketUpgradeFailed

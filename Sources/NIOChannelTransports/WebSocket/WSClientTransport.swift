@@ -41,7 +41,8 @@ public struct WSClientTransport: WebSocketTransport {
             maximumFrameSize: maximumMessageSize,
             requiredSubprotocol: subprotocols.first,
             tlsConfiguration: tlsConfiguration,
-            channelCreated: { session.setChannel($0) }
+            channelCreated: { session.setChannel($0) },
+            peerClosed: { session.setPeerClose($0) }
         ) { inbound, outbound, _ in
             session.attach(outbound)
             opened.resolve(nil)
@@ -79,6 +80,7 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
         var outbound: WebSocketOutboundWriter?
         var task: Task<Void, Never>?
         var channel: (any Channel)?
+        var peerClose: WebSocketClose?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -92,6 +94,8 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
     func detach() { state.withLockedValue { $0.outbound = nil } }
     func setTask(_ task: Task<Void, Never>) { state.withLockedValue { $0.task = task } }
     func setChannel(_ channel: any Channel) { state.withLockedValue { $0.channel = channel } }
+    func setPeerClose(_ close: WebSocketClose) { state.withLockedValue { $0.peerClose = close } }
+    var peerClose: WebSocketClose? { state.withLockedValue { $0.peerClose } }
 
     func send(_ text: String) async throws {
         guard let outbound = state.withLockedValue({ $0.outbound }) else { throw WebSocketSessionClosed() }

@@ -103,18 +103,18 @@ final class SSESession: WireSession {
 
     var isIdle: Bool { response == nil }
 
-    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async {
+    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async -> ConnectionEnd {
         guard let response else {
             handle(.accepted(keepAliveTimeout: nil))
             for await _ in idle.stream {}
-            return
+            return .dropped
         }
         let configuration = wire.configuration
         if let refusal = SSEWire.refusal(for: response, maximumRetryAfter: configuration.maximumRetryAfter) {
             context.diagnostics.error("the hub refused the stream", metadata: ["status": "\(response.status)"])
             handle(.refused(refusal))
             response.close()
-            return
+            return .dropped
         }
         // Mercure's reconciliation: the hub names the last event it had when the stream opened, so
         // a reopen before the first event still resumes from there instead of losing the gap.
@@ -142,6 +142,8 @@ final class SSESession: WireSession {
                 }
             }
         }
+        // The response ended (EOF after a `200`): a drop, reconnected with `Last-Event-ID`.
+        return .dropped
     }
 
     private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) {

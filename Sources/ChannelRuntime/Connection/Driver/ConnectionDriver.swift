@@ -173,7 +173,7 @@ package actor ConnectionDriver {
         } catch {
             if opening?.id == id { opening = nil }
             if !(error is CancellationError) { diagnostics.error("connect failed", metadata: ["error": "\(error)"]) }
-            run(machine.transportFailed(id))
+            run(machine.transportFailed(id, "\(error)"))
             return
         }
         if opening?.id == id { opening = nil }
@@ -183,18 +183,19 @@ package actor ConnectionDriver {
             return
         }
         let reader = Task {
-            await opened.receive { input in self.handle(input, on: id) }
-            self.transportEnded(id)
+            let end = await opened.receive { input in self.handle(input, on: id) }
+            self.transportEnded(id, end)
         }
         session = OpenSession(id: id, wire: opened, reader: reader)
         lastActivityAt = clock.now()
         run(machine.transportOpened(id))
     }
 
-    private func transportEnded(_ id: ConnectionStateMachine.SessionID) {
+    private func transportEnded(_ id: ConnectionStateMachine.SessionID, _ end: ConnectionEnd) {
         guard let session, session.id == id else { return }
         self.session = nil
-        run(machine.transportClosed(id))
+        logger.info("the connection ended", metadata: ["reason": "\(end)"])
+        run(machine.transportClosed(id, end))
     }
 
     /// Closes at once: an open in flight is cancelled, the session is closed without a handshake and

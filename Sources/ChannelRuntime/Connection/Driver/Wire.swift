@@ -35,8 +35,8 @@ package struct WireVocabulary: Sendable {
 /// One open session of a wire: a socket, a response stream.
 package protocol WireSession: AnyObject, Sendable {
     /// Reads the session until its transport ends, handing what each frame means to `handle`, on the
-    /// caller's actor (the driver's). Returns once the transport ended, for whatever reason.
-    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async
+    /// caller's actor (the driver's). Returns once the transport ended, with how it ended.
+    nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async -> ConnectionEnd
 
     /// Starts the service's handshake; its answer comes back as `.accepted` or `.refused`.
     func sendHandshake()
