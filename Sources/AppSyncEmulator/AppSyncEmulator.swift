@@ -119,6 +119,13 @@ public final class AppSyncEmulator: Sendable {
     /// Closes every connection abnormally: the TCP socket goes away with no close frame.
     public func dropConnections() async { await broker.dropConnections() }
 
+    /// Every open WebSocket stops answering anything (frames, pongs, keep-alives) with its socket
+    /// left open: a frozen server, or a network path that went dead.
+    public func freezeConnections() async { await broker.freezeConnections() }
+
+    /// Pings the clients sent.
+    public var pingsReceived: Int { get async { await broker.pingsReceived } }
+
     /// Closes every client WebSocket with a close frame of `code` (1000: a normal close) and `reason`.
     public func closeConnections(code: Int = 1000, reason: String = "") async { await broker.closeConnections(code: code, reason: reason) }
 

@@ -16,6 +16,8 @@ actor EmulatorBroker {
         var channel: any Channel
         /// Closes the WebSocket with a close frame of this code and reason, after what is queued.
         var close: @Sendable (Int, String) -> Void
+        /// Stops the connection answering anything, its socket left open.
+        var freeze: @Sendable () -> Void
         var subscriptions: [String: ChannelPath] = [:]
     }
 
@@ -34,10 +36,13 @@ actor EmulatorBroker {
 
     // MARK: Connections
 
-    func register(outbox: AsyncStream<String>.Continuation, channel: any Channel, close: @escaping @Sendable (Int, String) -> Void) -> Int {
+    func register(
+        outbox: AsyncStream<String>.Continuation, channel: any Channel,
+        close: @escaping @Sendable (Int, String) -> Void, freeze: @escaping @Sendable () -> Void
+    ) -> Int {
         nextConnection += 1
         connectionsAccepted += 1
-        connections[nextConnection] = Connection(outbox: outbox, channel: channel, close: close)
+        connections[nextConnection] = Connection(outbox: outbox, channel: channel, close: close, freeze: freeze)
         return nextConnection
     }
 
@@ -93,6 +98,16 @@ actor EmulatorBroker {
     }
 
     // MARK: Faults
+
+    /// Pings clients sent (each answered with a pong unless the connection is frozen).
+    private(set) var pingsReceived = 0
+
+    func countPing() { pingsReceived += 1 }
+
+    /// Every open connection stops answering (no frames, no pongs, no keep-alives), its socket open.
+    func freezeConnections() {
+        for connection in connections.values { connection.freeze() }
+    }
 
     /// Closes every connection with a WebSocket close frame of `code` and `reason`.
     func closeConnections(code: Int, reason: String) {

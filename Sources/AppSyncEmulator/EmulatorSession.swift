@@ -22,12 +22,15 @@ struct EmulatorSession: Sendable {
         let closing = NIOLockedValueBox(false)
         // The close frame the server sends when its outbox ends: normal, unless a fault says otherwise.
         let closeWith = NIOLockedValueBox((code: WebSocketErrorCode.normalClosure, reason: ""))
+        // A frozen connection reads and answers nothing, writes nothing: a dead path to the client.
+        let frozen = NIOLockedValueBox(false)
         try? await socket.executeThenClose { inbound, outbound in
             let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
             // One writer per connection keeps messages in order; when the outbox ends (the
             // credentials were rejected), the server closes.
             let writer = Task {
                 for await text in outbox {
+                    if frozen.withLockedValue({ $0 }) { continue }
                     do { try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))) } catch { return }
                 }
                 guard Self.takeClose(closing) else { return }
@@ -43,10 +46,13 @@ struct EmulatorSession: Sendable {
                 ]))
                 continuation.finish()
             } else {
-                let registered = await broker.register(outbox: continuation, channel: channel) { code, reason in
-                    closeWith.withLockedValue { $0 = (WebSocketErrorCode(codeNumber: code), reason) }
-                    continuation.finish()
-                }
+                let registered = await broker.register(
+                    outbox: continuation, channel: channel,
+                    close: { code, reason in
+                        closeWith.withLockedValue { $0 = (WebSocketErrorCode(codeNumber: code), reason) }
+                        continuation.finish()
+                    },
+                    freeze: { frozen.withLockedValue { $0 = true } })
                 id = registered
                 keepAlive = Task {
                     while !Task.isCancelled {
@@ -57,10 +63,12 @@ struct EmulatorSession: Sendable {
             }
             do {
                 reading: for try await frame in inbound {
+                    if frozen.withLockedValue({ $0 }) { continue }
                     switch frame.opcode {
                     case .text:
                         if let id { await handle(String(buffer: frame.unmaskedData), connection: id) }
                     case .ping:
+                        await broker.countPing()
                         try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
                     case .connectionClose:
                         // The client closes (or answers the server's close): answer with its code and end.

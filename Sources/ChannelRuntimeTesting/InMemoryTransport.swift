@@ -84,6 +84,30 @@ public final class FakeServer: Sendable {
         let sent = LockedValue<(frames: [String], closed: Bool)>(([], false))
         /// The close frame the test sent, if it closed with one.
         let closeFrame = LockedValue<WebSocketClose?>(nil)
+        /// Pings sent so far, and those waiting for the test's pong.
+        let pings = LockedValue<(count: Int, waiting: [CheckedContinuation<Void, any Error>])>((0, []))
+
+        package func ping() async throws {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                let closed = sent.withLock { $0.closed }
+                if closed { return waiter.resume(throwing: WebSocketSessionClosed()) }
+                pings.withLock { pings in
+                    pings.count += 1
+                    pings.waiting.append(waiter)
+                }
+            }
+        }
+
+        /// Answers (or, with an error, fails) every waiting ping.
+        func answerPings(_ error: (any Error)? = nil) {
+            let waiting = pings.withLock { pings in
+                defer { pings.waiting = [] }
+                return pings.waiting
+            }
+            for waiter in waiting {
+                if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+            }
+        }
         package var peerClose: WebSocketClose? { closeFrame.withLock { $0 } }
 
         init(inbound: AsyncStream<String>, inboundReader: BatchedStream<String>.Reader?, toClient: BatchedStream<String>.Continuation) {
@@ -104,11 +128,13 @@ public final class FakeServer: Sendable {
         package func close() async {
             sent.withLock { $0.closed = true }
             toClient.finish()
+            answerPings(WebSocketSessionClosed())
         }
 
         package func abort() {
             sent.withLock { $0.closed = true }
             toClient.finish()
+            answerPings(WebSocketSessionClosed())
         }
     }
 
@@ -134,6 +160,12 @@ public final class FakeServer: Sendable {
 
     /// Ends the connection without a close handshake (the client sees no close code: 1006).
     public func drop() { session.toClient.finish() }
+
+    /// Pings the client sent so far.
+    public var pingCount: Int { session.pings.withLock { $0.count } }
+
+    /// Answers the client's waiting pings with a pong, as a live server does.
+    public func answerPings() { session.answerPings() }
 
     /// Closes the connection with a close frame of `code` and `reason`.
     public func close(code: Int, reason: String = "") {

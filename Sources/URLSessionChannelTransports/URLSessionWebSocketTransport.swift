@@ -90,6 +90,15 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         try await task.send(.string(text))
     }
 
+    func ping() async throws {
+        guard let task = socket.withLock({ $0?.task }) else { throw WebSocketSessionClosed() }
+        try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
+            task.sendPing { error in
+                if let error { answered.resume(throwing: error) } else { answered.resume() }
+            }
+        }
+    }
+
     func close() async {
         socket.withLock { $0?.task }?.cancel(with: .normalClosure, reason: nil)
     }

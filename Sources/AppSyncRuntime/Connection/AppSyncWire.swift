@@ -61,6 +61,15 @@ final class AppSyncSession: WireSession {
 
     var isIdle: Bool { false }
 
+    func probe() async -> Bool {
+        do {
+            try await socket.ping()
+            return true
+        } catch {
+            return false
+        }
+    }
+
     nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async -> ConnectionEnd {
         if let frames = (socket as? any BatchedInboundSession)?.inboundReader {
             while let text = await frames.next() { read(text, handle) }

@@ -9,6 +9,9 @@ public enum ConnectionState: Sendable, Equatable {
     /// Waiting `after` before the next attempt, `because` the last connection ended so (a drop, a
     /// close code, a keep-alive time-out) or no user is signed in.
     case reconnecting(after: Duration, because: ConnectionEnd)
+    /// No network path (as the app's path monitor said): nothing is attempted until one comes back,
+    /// which connects at once.
+    case waitingForNetwork
     /// Suspended by the app (`suspend()`, e.g. in the background): no connection and no reconnect
     /// until `resume()`, which connects at once; subscriptions and streams stay.
     case suspended

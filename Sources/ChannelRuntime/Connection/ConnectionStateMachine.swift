@@ -37,6 +37,9 @@ package struct ConnectionStateMachine: Sendable {
         /// Close codes of the peer that end the connection until the app starts it again
         /// (`.closed`); any other close reconnects.
         package var finalCloseCodes: Set<Int>
+        /// After a network path change, how long a connected session has to answer the liveness
+        /// probe (a WebSocket ping) before it counts as dead and is replaced at once.
+        package var probeTimeout: Duration
 
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
@@ -49,7 +52,8 @@ package struct ConnectionStateMachine: Sendable {
             plannedReconnectInterval: Duration = .seconds(24 * 3600 - 5 * 60),
             closeGracePeriod: Duration = .seconds(2),
             retriesUnauthorizedOnce: Bool = true,
-            finalCloseCodes: Set<Int> = [1000]
+            finalCloseCodes: Set<Int> = [1000],
+            probeTimeout: Duration = .seconds(2)
         ) {
             self.reconnectPolicy = reconnectPolicy
             self.subscribeRetryPolicy = subscribeRetryPolicy
@@ -62,6 +66,7 @@ package struct ConnectionStateMachine: Sendable {
             self.closeGracePeriod = closeGracePeriod
             self.retriesUnauthorizedOnce = retriesUnauthorizedOnce
             self.finalCloseCodes = finalCloseCodes
+            self.probeTimeout = probeTimeout
         }
     }
 
@@ -88,6 +93,8 @@ package struct ConnectionStateMachine: Sendable {
         case subscribe(String)
         /// The retry of a refused subscription.
         case resubscribe(String)
+        /// The answer to a liveness probe after a network path change.
+        case probe
     }
 
     /// Counters the driver keeps for the machine.
@@ -108,6 +115,9 @@ package struct ConnectionStateMachine: Sendable {
         case sendSubscribe(id: String, channel: String)
         /// Send an unsubscribe on the current session.
         case sendUnsubscribe(id: String)
+        /// Ask the session whether it still carries traffic (a WebSocket ping); answer with
+        /// `probeAnswered` or `probeFailed`.
+        case sendProbe(SessionID)
         /// Start closing: a close frame, no waiting. The transport's end comes as `transportClosed`.
         case closeTransport(SessionID)
         /// Close at once and stop reading: cancel an open in flight, close the socket.
@@ -193,6 +203,11 @@ package struct ConnectionStateMachine: Sendable {
     private var unauthorizedRetryUsed = false
     /// The reconnect delay the service asked for (SSE `retry:`), used instead of the policy's delay.
     private var serverReconnectDelay: Duration?
+    /// Whether the device has a network path (as the app's monitor last said): without one,
+    /// nothing is attempted, a battery's worth of failed connects saved.
+    private var networkAvailable = true
+    /// The session a liveness probe is out for.
+    private var probing: SessionID?
 
     package init(settings: Settings) {
         self.settings = settings
@@ -304,6 +319,7 @@ package struct ConnectionStateMachine: Sendable {
         case .suspended:
             return openSession(attempts: 0)
         case .waiting(let attempts):
+            guard networkAvailable else { return [] }
             return [.cancelTimer(.reconnect)] + openSession(attempts: attempts)
         case .closing(let session, .suspend, let wasConnected, let attempts):
             phase = .closing(session, then: .reconnectNow, wasConnected: wasConnected, attempts: attempts)
@@ -374,6 +390,64 @@ package struct ConnectionStateMachine: Sendable {
         default:
             return []
         }
+    }
+
+    // MARK: The network
+
+    /// The device's network path changed (a path monitor saw an interface come or go; an app
+    /// calls it when it comes to the foreground too). Without a path nothing is attempted
+    /// (`.waitingForNetwork`). With one: a connected session is probed and replaced at once if it
+    /// does not answer within `probeTimeout` (kept if it does); a reconnect delay or an open on the
+    /// old path is cut short and a new session opens at once.
+    package mutating func networkPathChanged(available: Bool) -> [Action] {
+        networkAvailable = available
+        guard available else {
+            // A session in flight may still work (the monitor can be early); when it ends, nothing follows.
+            if case .waiting(let attempts) = phase { return [.cancelTimer(.reconnect)] + waitForNetwork(attempts: attempts) }
+            return []
+        }
+        switch phase {
+        case .waiting(let attempts):
+            return [.cancelTimer(.reconnect)] + openSession(attempts: attempts)
+        case .opening(let session, let attempts):
+            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
+        case .handshaking(let session, let attempts):
+            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
+        case .connected(let session, _):
+            guard probing != session else { return [] }
+            probing = session
+            return [.sendProbe(session), .startTimer(.probe, settings.probeTimeout)]
+        case .idle, .closing, .suspended, .disconnected, .failed:
+            return []
+        }
+    }
+
+    /// The session answered the probe (or carried other traffic meanwhile): it is kept.
+    package mutating func probeAnswered(_ session: SessionID) -> [Action] {
+        guard probing == session else { return [] }
+        probing = nil
+        return [.cancelTimer(.probe)]
+    }
+
+    /// The session could not be probed (the wire cannot tell, as Server-Sent Events cannot; the
+    /// ping could not be sent): it is replaced at once.
+    package mutating func probeFailed(_ session: SessionID) -> [Action] {
+        guard probing == session, case .connected(session, _) = phase else { return [] }
+        return replaceDeadSession(session)
+    }
+
+    /// Whether a liveness probe is out for the current session.
+    package var isProbing: Bool { probing != nil && probing == currentSession }
+
+    /// A session that did not prove alive after a path change: no close handshake (nothing would
+    /// answer it), a new session at once, everything resubscribed.
+    private mutating func replaceDeadSession(_ session: SessionID) -> [Action] {
+        cancelSessionTimers() + [.abortTransport(session)] + ended(session, then: .reconnectNow, wasConnected: true, attempts: 0)
+    }
+
+    private mutating func waitForNetwork(attempts: Int) -> [Action] {
+        phase = .waiting(attempts: attempts)
+        return publish(.waitingForNetwork)
     }
 
     // MARK: The service
@@ -501,6 +575,9 @@ package struct ConnectionStateMachine: Sendable {
         case (.resubscribe(let id), .connected):
             guard subscriptions[id]?.phase == .retryWaiting else { return [] }
             return send(id)
+        case (.probe, .connected(let session, _)):
+            guard probing == session else { return [] }
+            return replaceDeadSession(session)
         default:
             return []
         }
@@ -509,6 +586,7 @@ package struct ConnectionStateMachine: Sendable {
     // MARK: Transitions
 
     private mutating func openSession(attempts: Int) -> [Action] {
+        guard networkAvailable else { return waitForNetwork(attempts: attempts) }
         nextSession += 1
         let session = SessionID(value: nextSession)
         phase = .opening(session, attempts: attempts)
@@ -531,7 +609,7 @@ package struct ConnectionStateMachine: Sendable {
     }
 
     private func cancelSessionTimers() -> [Action] {
-        var actions: [Action] = [.cancelTimer(.connect), .cancelTimer(.keepAlive), .cancelTimer(.plannedReconnect)]
+        var actions: [Action] = [.cancelTimer(.connect), .cancelTimer(.keepAlive), .cancelTimer(.plannedReconnect), .cancelTimer(.probe)]
         for id in (Set(subscriptions.keys).union(unsubscribeWhenAcknowledged)).sorted() {
             actions += [.cancelTimer(.subscribe(id)), .cancelTimer(.resubscribe(id))]
         }
@@ -541,6 +619,7 @@ package struct ConnectionStateMachine: Sendable {
     /// The session is gone; every subscription waits for the next one.
     private mutating func endSession(_ session: SessionID) -> [Action] {
         unsubscribeWhenAcknowledged.removeAll()
+        probing = nil
         var actions: [Action] = [.sessionEnded(session)]
         for id in subscriptions.keys.sorted() where subscriptions[id]?.phase != .pending {
             subscriptions[id]?.phase = .pending
@@ -565,6 +644,8 @@ package struct ConnectionStateMachine: Sendable {
             actions += openSession(attempts: attempts)
         case .reconnect(let end), .reconnectNoSooner(_, let end):
             let failedAttempts = wasConnected ? 1 : attempts + 1
+            // Without a network path the next attempt waits for one, whatever the policy says.
+            guard networkAvailable else { return actions + waitForNetwork(attempts: failedAttempts) }
             guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
                 phase = .failed(.gaveUp)
                 return actions + publish(.failed(.gaveUp))

@@ -18,7 +18,7 @@ package final class ConnectionStatusBoard: Sendable {
         var isStopped: Bool {
             switch connection {
             case .disconnected, .suspended, .failed, .closed: true
-            case .idle, .connecting, .connected, .reconnecting: false
+            case .idle, .connecting, .connected, .reconnecting, .waitingForNetwork: false
             }
         }
     }

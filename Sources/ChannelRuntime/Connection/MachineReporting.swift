@@ -12,6 +12,8 @@ extension ConnectionStatusBoard {
             log.error("connection failed for good", metadata: ["reason": "\(failure)"])
         case .closed(let end):
             log.logger.info("the service closed the connection; no reconnect until start()", metadata: ["reason": "\(end)"])
+        case .waitingForNetwork:
+            log.logger.info("no network path; waiting for one before connecting")
         case .idle, .connecting, .connected, .reconnecting, .suspended, .disconnected:
             break
         }

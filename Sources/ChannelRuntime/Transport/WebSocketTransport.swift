@@ -17,6 +17,9 @@ public protocol WebSocketSession: Sendable {
     var peerClose: WebSocketClose? { get }
     /// Sends one text frame.
     func send(_ text: String) async throws
+    /// Sends a ping and returns when the server's pong arrives; throws when the ping cannot be sent
+    /// or the connection ends first. The caller bounds the wait (a dead path never answers).
+    func ping() async throws
     /// Starts the close handshake (a close frame); `inbound` finishes when the server answers.
     func close() async
     /// Closes the socket at once, without a handshake, and finishes `inbound`. Called when the
@@ -27,6 +30,17 @@ public protocol WebSocketSession: Sendable {
 extension WebSocketSession {
     /// An adapter that does not read close frames reports none: every end reconnects.
     public var peerClose: WebSocketClose? { nil }
+
+    /// An adapter that cannot ping: after a network path change its connection is replaced.
+    public func ping() async throws { throw WebSocketPingUnsupported() }
+}
+
+/// The WebSocket adapter cannot send pings.
+public struct WebSocketPingUnsupported: Error, CustomStringConvertible {
+    /// The error.
+    public init() {}
+    /// What happened.
+    public var description: String { "this WebSocket adapter cannot send pings" }
 }
 
 /// A WebSocket close frame: its status code (1000 normal, 1001 going away, 1011 server error,

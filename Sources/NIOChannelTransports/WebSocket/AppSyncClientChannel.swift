@@ -45,6 +45,8 @@ struct AppSyncClientChannel: ClientConnectionChannel {
     let channelCreated: @Sendable (any Channel) -> Void
     /// Told the server's close frame (code and reason) when the WebSocket ends with one.
     let peerClosed: @Sendable (WebSocketClose) -> Void
+    /// Told of every pong the server sends.
+    let pongReceived: @Sendable () -> Void
     let sslContext: NIOSSLContext?
     let handler: WebSocketDataHandler<Context>
 
@@ -56,6 +58,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         tlsConfiguration: TLSConfiguration,
         channelCreated: @escaping @Sendable (any Channel) -> Void = { _ in },
         peerClosed: @escaping @Sendable (WebSocketClose) -> Void = { _ in },
+        pongReceived: @escaping @Sendable () -> Void = {},
         handler: @escaping WebSocketDataHandler<Context>
     ) throws {
         guard let host = url.host, let scheme = url.scheme, ["ws", "wss"].contains(scheme) else { throw WebSocketClientError.invalidURL }
@@ -67,6 +70,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         self.requiredSubprotocol = requiredSubprotocol
         self.channelCreated = channelCreated
         self.peerClosed = peerClosed
+        self.pongReceived = pongReceived
         self.handler = handler
         self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration) : nil
     }
@@ -84,6 +88,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
 
             let maximumFrameSize = self.maximumFrameSize
             let requiredSubprotocol = self.requiredSubprotocol
+            let pongReceived = self.pongReceived
             let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maximumFrameSize) { channel, response in
                 channel.eventLoop.makeCompletedFuture {
                     // RFC 6455 §4.1: a server that does not choose the offered subprotocol is not the
@@ -97,6 +102,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                         }
                     }
                     try channel.pipeline.syncOperations.addHandler(FragmentLimitHandler())
+                    try channel.pipeline.syncOperations.addHandler(PongObserver(pongReceived: pongReceived))
                     return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                 }
             }

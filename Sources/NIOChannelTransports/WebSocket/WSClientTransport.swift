@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import NIOWebSocket
 import WSClient
 
 /// The default transport on every platform: swift-websocket's `WSClient` on SwiftNIO (TLS for `wss`),
@@ -42,7 +43,8 @@ public struct WSClientTransport: WebSocketTransport {
             requiredSubprotocol: subprotocols.first,
             tlsConfiguration: tlsConfiguration,
             channelCreated: { session.setChannel($0) },
-            peerClosed: { session.setPeerClose($0) }
+            peerClosed: { session.setPeerClose($0) },
+            pongReceived: { session.pongReceived() }
         ) { inbound, outbound, _ in
             session.attach(outbound)
             opened.resolve(nil)
@@ -81,6 +83,10 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
         var task: Task<Void, Never>?
         var channel: (any Channel)?
         var peerClose: WebSocketClose?
+        /// Pings waiting for a pong, by number; failed when the connection ends.
+        var pingWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var pingsSent = 0
+        var ended = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -91,7 +97,46 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
     }
 
     func attach(_ outbound: WebSocketOutboundWriter) { state.withLockedValue { $0.outbound = outbound } }
-    func detach() { state.withLockedValue { $0.outbound = nil } }
+    func detach() {
+        let waiters = state.withLockedValue { state in
+            state.outbound = nil
+            state.ended = true
+            defer { state.pingWaiters = [:] }
+            return state.pingWaiters.values
+        }
+        for waiter in waiters { waiter.resume(throwing: WebSocketSessionClosed()) }
+    }
+
+    /// A pong answers every ping sent before it.
+    func pongReceived() {
+        let waiters = state.withLockedValue { state in
+            defer { state.pingWaiters = [:] }
+            return state.pingWaiters.values
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func ping() async throws {
+        guard let outbound = state.withLockedValue({ $0.outbound }) else { throw WebSocketSessionClosed() }
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            // Waiting before the ping goes out: its pong cannot come before there is someone to tell.
+            let number = state.withLockedValue { state -> Int? in
+                guard !state.ended else { return nil }
+                state.pingsSent += 1
+                state.pingWaiters[state.pingsSent] = waiter
+                return state.pingsSent
+            }
+            guard let number else { return waiter.resume(throwing: WebSocketSessionClosed()) }
+            Task {
+                do {
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "probe"))))
+                } catch {
+                    self.state.withLockedValue { $0.pingWaiters.removeValue(forKey: number) }?.resume(throwing: error)
+                }
+            }
+        }
+    }
+
     func setTask(_ task: Task<Void, Never>) { state.withLockedValue { $0.task = task } }
     func setChannel(_ channel: any Channel) { state.withLockedValue { $0.channel = channel } }
     func setPeerClose(_ close: WebSocketClose) { state.withLockedValue { $0.peerClose = close } }

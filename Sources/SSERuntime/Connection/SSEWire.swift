@@ -103,6 +103,10 @@ final class SSESession: WireSession {
 
     var isIdle: Bool { response == nil }
 
+    /// A response stream cannot be asked whether it is alive: after a path change it is reopened
+    /// (with `Last-Event-ID`), unless there is none to lose.
+    func probe() async -> Bool { isIdle }
+
     nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async -> ConnectionEnd {
         guard let response else {
             handle(.accepted(keepAliveTimeout: nil))

@@ -103,6 +103,11 @@ package actor ConnectionDriver {
 
     package func resume() { run(machine.resume()) }
 
+    package func networkPathChanged(available: Bool) {
+        logger.info("network path changed", metadata: ["available": "\(available)"])
+        run(machine.networkPathChanged(available: available))
+    }
+
     package var state: ConnectionState { board.connectionState }
 
     package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
@@ -137,6 +142,9 @@ package actor ConnectionDriver {
             Task { await self.subscribe(id, channel: channel, on: session) }
         case .sendUnsubscribe(let id):
             session?.wire.unsubscribe(id)
+        case .sendProbe(let id):
+            guard let session, session.id == id else { return }
+            Task { await self.probe(session) }
         case .closeTransport(let id):
             guard let session, session.id == id else { return }
             session.wire.close()
@@ -211,10 +219,19 @@ package actor ConnectionDriver {
         session.reader.cancel()
     }
 
+    /// Asks `session` whether it is alive; the machine's probe timer bounds the wait.
+    private func probe(_ session: OpenSession) async {
+        let alive = await session.wire.probe()
+        guard self.session?.id == session.id else { return }
+        if !alive { logger.info("the connection cannot prove it is alive after a network path change; replacing it") }
+        run(alive ? machine.probeAnswered(session.id) : machine.probeFailed(session.id))
+    }
+
     private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
         guard timers.take(timer, token: token) else { return }
         if case .connect = timer, !machine.isConnected { diagnostics.error("no \(wire.vocabulary.acceptance) in time; closing the connection") }
         if case .subscribe = timer { diagnostics.error("no reply to subscribe in time; reconnecting") }
+        if case .probe = timer { logger.info("no answer to the liveness probe after a network path change; replacing the connection") }
         if session?.wire.isIdle == true { lastActivityAt = clock.now() }
         run(machine.timerFired(timer, silence: clock.now() - lastActivityAt))
     }
@@ -226,6 +243,8 @@ package actor ConnectionDriver {
         switch input {
         case .activity:
             lastActivityAt = clock.now()
+            // Traffic after a path change proves the session alive as well as a pong would.
+            if machine.isProbing { run(machine.probeAnswered(id)) }
         case .event(let text, let subscription):
             deliver(CollectionOfOne(text), to: subscription)
         case .events(let texts, let subscription):

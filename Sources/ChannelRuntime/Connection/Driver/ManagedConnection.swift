@@ -36,6 +36,17 @@ open class ManagedConnection: @unchecked Sendable {
     /// `.resumed(after:)` once their subscription is active again, so they can catch up.
     public func resume() async { await driver.resume() }
 
+    /// Tells the connection the device's network path changed: what a path monitor
+    /// (`NWPathMonitor`) calls on every update, and an app on coming to the foreground.
+    ///
+    /// - `available: false`: no attempt is made until a path comes back (`.waitingForNetwork`); an
+    ///   open connection is kept while it lasts.
+    /// - `available: true`: a connected WebSocket is sent a ping and replaced at once (not after the
+    ///   reconnect delay) when no pong or other traffic comes within 2 s, a healthy one kept; a
+    ///   Server-Sent Events stream is reopened at once with `Last-Event-ID`; a reconnect delay or a
+    ///   connect on the old path is cut short. Streams resume with `.resumed(after:)`.
+    public func networkPathChanged(available: Bool = true) async { await driver.networkPathChanged(available: available) }
+
     /// What the connection is doing now; `stateUpdates()` streams its changes.
     public var state: ConnectionState { get async { await driver.state } }
 

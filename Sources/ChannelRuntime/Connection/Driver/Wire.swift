@@ -55,6 +55,11 @@ package protocol WireSession: AnyObject, Sendable {
 
     /// A session with nothing to read (no channel to stream yet): silence is no sign of trouble.
     var isIdle: Bool { get }
+
+    /// Whether the session still carries traffic, after a network path change: true once the peer
+    /// answered (a WebSocket pong); false when it cannot be asked (Server-Sent Events) or the ask
+    /// failed, which replaces the session. The driver bounds the wait.
+    func probe() async -> Bool
 }
 
 /// What a wire's frames mean to the driver.
