@@ -27,6 +27,10 @@ struct VortexDemo: AsyncParsableCommand {
             SwiftNIO elsewhere); the -nio and -urlsession choices name the client (and the HTTP
             publisher's) explicitly. websocket-urlsession needs an Apple platform: FoundationNetworking's
             WebSocket does not connect on Linux.
+            With --stay the streams stay open after the nine events until interrupted (Ctrl-C),
+            printing events and connection states (with close codes) as they come. In every mode,
+            SIGUSR1 tells the connection that the network path changed, as a path monitor would:
+              kill -USR1 <pid>
             """)
 
     enum Transport: String, ExpressibleByArgument, CaseIterable {
@@ -66,6 +70,9 @@ struct VortexDemo: AsyncParsableCommand {
 
     @Flag(help: "Log the runtime's debug messages.")
     var verbose = false
+
+    @Flag(help: "Keep the streams open after the nine events until interrupted, printing events and connection states.")
+    var stay = false
 
     mutating func validate() throws {
         #if !canImport(Darwin)
@@ -142,6 +149,10 @@ struct VortexDemo: AsyncParsableCommand {
         }
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection, logger: logger))
         try await notifier.setUserId(userId)
+        let pathChanges = Signals.networkPathChanges(to: connection)
+        defer { pathChanges.cancel() }
+        let states = stay ? Task { for await state in await connection.stateUpdates() { say("connection: \(Self.describe(state))") } } : nil
+        defer { states?.cancel() }
         await connection.start()
 
         let received = Received()
@@ -177,11 +188,16 @@ struct VortexDemo: AsyncParsableCommand {
 
         // 4. Wait for the nine typed events.
         let complete = await waitUntil(deadline) { await received.count >= 9 }
-        await connection.disconnect()
         guard complete else {
+            await connection.disconnect()
             throw DemoFailure("only \(await received.count) of 9 events arrived within \(timeout) s")
         }
         print("All 9 events arrived, typed and decoded.")
+        if stay {
+            say("Staying connected (pid \(ProcessInfo.processInfo.processIdentifier)): Ctrl-C stops, kill -USR1 tells it the network path changed.")
+            await Signals.interrupt()
+        }
+        await connection.disconnect()
     }
 
     private func startConsumers(_ notifier: BackendNotifier, _ received: Received) -> [Task<Void, Never>] {
@@ -198,6 +214,16 @@ struct VortexDemo: AsyncParsableCommand {
         ]
     }
 
+    /// A connection state as the demo prints it: why it ended, in words.
+    static func describe(_ state: ConnectionState) -> String {
+        switch state {
+        case .reconnecting(let after, let end): "reconnecting in \(after) (\(end))"
+        case .closed(let end): "closed for good (\(end)); start() would connect again"
+        case .failed(let failure): "failed (\(failure))"
+        case .idle, .connecting, .connected, .waitingForNetwork, .suspended, .disconnected: "\(state)"
+        }
+    }
+
     private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: @Sendable () async -> Bool) async -> Bool {
         while ContinuousClock.now < deadline {
             if await condition() { return true }
@@ -211,6 +237,7 @@ struct VortexDemo: AsyncParsableCommand {
 protocol DemoConnection: ChannelConnection {
     func start() async
     func disconnect() async
+    func networkPathChanged(available: Bool) async
     var acknowledgedChannels: [String] { get async }
 }
 
@@ -223,8 +250,14 @@ actor Received {
 
     func record(_ line: String) {
         count += 1
-        print("  \(count). \(line)")
+        say("  \(count). \(line)")
     }
+}
+
+/// Prints a line at once, also into a pipe (`--stay` runs until interrupted).
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
 }
 
 struct DemoFailure: Error, CustomStringConvertible {

@@ -38,6 +38,33 @@ struct DemoTests {
         #expect(output.contains(", timestamp: 20") && !output.contains("ISO8601<"), "\(output)")
     }
 
+    /// `--stay` keeps the streams open until SIGINT, printing connection states; SIGUSR1 is a network
+    /// path change: the WebSocket answers its ping and stays, the SSE stream is reopened.
+    @Test(arguments: [[], ["--transport", "sse"]])
+    func staysUntilInterruptedAndTakesSIGUSR1AsAPathChange(_ arguments: [String]) async throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments + ["--stay"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = OutputText()
+        pipe.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        try await waitFor("staying") { output.text.contains("Staying connected") }
+        let connectedBefore = output.text.components(separatedBy: "connection: connected").count
+        kill(process.processIdentifier, SIGUSR1)
+        try await waitFor("the path change") { output.text.contains("SIGUSR1: the network path changed") }
+        if arguments.last == "sse" {
+            try await waitFor("the stream reopened") { output.text.components(separatedBy: "connection: connected").count > connectedBefore }
+        }
+        kill(process.processIdentifier, SIGINT)
+        try await waitFor("the exit") { !process.isRunning }
+        #expect(process.terminationStatus == 0, "\(output.text)")
+        #expect(output.text.hasSuffix("connection: disconnected\n"), "\(output.text)")
+    }
+
     @Test func exitsOneWithAClearMessageWhenNothingArrives() async throws {
         // Nothing listens on port 1 of loopback.
         let (status, output) = try await run(["--endpoint", "http://127.0.0.1:1/event", "--api-key", "da2-x", "--timeout", "1"])
@@ -58,4 +85,13 @@ struct DemoTests {
         #expect(status != 0)
         #expect(output.contains("pass exactly one of --api-key or --token"))
     }
+}
+
+/// A child's output as it arrives.
+final class OutputText: @unchecked Sendable {
+    // @unchecked: `data` is guarded by `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ more: Data) { lock.withLock { data.append(more) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
