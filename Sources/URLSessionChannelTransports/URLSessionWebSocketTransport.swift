@@ -8,7 +8,8 @@ import FoundationNetworking
 /// system's proxies, TLS settings and network policies apply.
 ///
 /// It compiles on Linux, but FoundationNetworking's WebSocket does not connect there (libcurl's
-/// WebSocket support is missing), so the NIO transport is the default off Apple platforms.
+/// WebSocket support is missing), so the NIO transport is the default off Apple platforms. Its logic
+/// (`URLSessionWebSocketSession`) runs in the tests on Linux against a scripted task.
 ///
 /// The upgrade must choose the first offered subprotocol; a redirect is refused. Binary messages
 /// are not part of the protocols this runtime speaks and are skipped, as by `WSClientTransport`.
@@ -23,131 +24,44 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
 
     /// Opens a WebSocket to `url` offering `subprotocols`; returns once the upgrade succeeded.
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        guard ["ws", "wss"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false else {
-            throw URLError(.badURL)
-        }
-        let session = URLSessionWebSocketSession(requiredSubprotocol: subprotocols.first)
-        try await withTaskCancellationHandler {
-            try await session.open(url, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize)
-        } onCancel: {
-            session.abort()
-        }
-        return session
+        try await URLSessionWebSocketSession.connect(to: url, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize, makeTask: makeTask)
+    }
+
+    /// Where the tasks come from: URLSession's, or a test's scripted ones.
+    var makeTask: URLSessionWebSocketSession.MakeTask = Self.urlSessionTask
+
+    /// A `URLSessionWebSocketTask` in a session of its own, the session its delegate.
+    static let urlSessionTask: URLSessionWebSocketSession.MakeTask = { url, subprotocols, delegate in
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        // The session's one task ends with it: invalidating after it is all that is left.
+        // (`invalidateAndCancel` reads FoundationNetworking's task registry off its queue and can
+        // trap while a cancelled task leaves it.)
+        return (session.webSocketTask(with: url, protocols: subprotocols), { session.finishTasksAndInvalidate() })
     }
 }
 
-final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSessionWebSocketDelegate, @unchecked Sendable {
-    // @unchecked: the mutable state is `socket`, behind its lock; URLSession is never called with it held.
-    let inbound: AsyncStream<String>
-    let inboundReader: BatchedStream<String>.Reader?
-    private let continuation: BatchedStream<String>.Continuation
-    private let opened = OneShot()
-    private let requiredSubprotocol: String?
-    private let socket = LockedValue<(session: URLSession, task: URLSessionWebSocketTask)?>(nil)
-    private let closeFrame = LockedValue<WebSocketClose?>(nil)
+/// What the session uses of a `URLSessionWebSocketTask`: the task itself conforms, and the tests
+/// script a fake, so the session's logic runs where URLSession's WebSocket cannot connect.
+protocol WebSocketTask: AnyObject, Sendable {
+    var maximumMessageSize: Int { get set }
+    var closeCode: URLSessionWebSocketTask.CloseCode { get }
+    var closeReason: Data? { get }
+    var state: URLSessionTask.State { get }
+    func resume()
+    func cancel()
+    func cancel(with closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?)
+    func send(_ message: URLSessionWebSocketTask.Message) async throws
+    func receive() async throws -> URLSessionWebSocketTask.Message
+    /// Returns when the pong arrives.
+    func ping() async throws
+}
 
-    init(requiredSubprotocol: String?) {
-        let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
-        self.inbound = inbound
-        self.continuation = continuation
-        self.inboundReader = reader
-        self.requiredSubprotocol = requiredSubprotocol
-    }
-
-    func open(_ url: URL, subprotocols: [String], maximumMessageSize: Int) async throws {
-        let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
-        let task = session.webSocketTask(with: url, protocols: subprotocols)
-        task.maximumMessageSize = maximumMessageSize
-        socket.withLock { $0 = (session, task) }
-        // An `abort` before the task existed had nothing to cancel: this one keeps it from going out.
-        if opened.isResolved { abort() } else { task.resume() }
-        try await opened.wait()
-        Task { await self.receive(from: task) }
-    }
-
-    private func receive(from task: URLSessionWebSocketTask) async {
-        while let message = try? await task.receive() {
-            if case .string(let text) = message { _ = continuation.send(text) }
-        }
-        noteClose(task.closeCode, reason: task.closeReason)
-        finish()
-    }
-
-    var peerClose: WebSocketClose? { closeFrame.withLock { $0 } }
-
-    /// Keeps the server's close frame (`.invalid`: none came).
-    private func noteClose(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?) {
-        guard code != .invalid else { return }
-        let close = WebSocketClose(code: code.rawValue, reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "")
-        closeFrame.withLock { if $0 == nil { $0 = close } }
-    }
-
-    /// The URLSession task's state, once `open` made it.
-    var taskState: URLSessionTask.State? { socket.withLock { $0?.task.state } }
-
-    func send(_ text: String) async throws {
-        guard let task = socket.withLock({ $0?.task }) else { throw WebSocketSessionClosed() }
-        try await task.send(.string(text))
-    }
-
+extension URLSessionWebSocketTask: WebSocketTask {
     func ping() async throws {
-        guard let task = socket.withLock({ $0?.task }) else { throw WebSocketSessionClosed() }
         try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
-            task.sendPing { error in
+            sendPing { error in
                 if let error { answered.resume(throwing: error) } else { answered.resume() }
             }
         }
-    }
-
-    func close() async {
-        socket.withLock { $0?.task }?.cancel(with: .normalClosure, reason: nil)
-    }
-
-    func abort() {
-        opened.resolve(CancellationError())
-        if let (session, task) = socket.withLock({ $0 }) {
-            task.cancel()
-            // The session's one task is cancelled: invalidating after it is all that is left.
-            // (`invalidateAndCancel` reads FoundationNetworking's task registry off its queue and can
-            // trap while the cancelled task leaves it.)
-            session.finishTasksAndInvalidate()
-        }
-        continuation.finish()
-    }
-
-    private func finish() {
-        continuation.finish()
-        socket.withLock { $0?.session }?.finishTasksAndInvalidate()
-    }
-
-    // MARK: URLSession's delegate
-
-    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol chosen: String?) {
-        if let required = requiredSubprotocol, chosen != required {
-            opened.resolve(WebSocketSubprotocolMismatch(required: required, chosen: chosen.map { [Redaction.redacted($0)] } ?? []))
-            abort()
-        } else {
-            opened.resolve(nil)
-        }
-    }
-
-    func urlSession(
-        _ session: URLSession, webSocketTask: URLSessionWebSocketTask, didCloseWith closeCode: URLSessionWebSocketTask.CloseCode,
-        reason: Data?
-    ) {
-        noteClose(closeCode, reason: reason)
-        finish()
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        opened.resolve(error ?? WebSocketSessionClosed())
-        finish()
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -23,14 +23,15 @@ struct StreamingRequestTests {
 
     /// The same race in the WebSocket adapter: a connect cancelled before its task existed threw,
     /// and the task was started anyway, its session never invalidated. Apple platforms only:
-    /// FoundationNetworking's WebSocket task fails at once on Linux, so there it ends either way.
+    /// FoundationNetworking's WebSocket task fails at once on Linux, so there it ends either way
+    /// (`URLSessionWebSocketSessionTests` runs the same with a scripted task everywhere).
     @Test(.enabled(if: ServerInputBoundsTests.isApplePlatform, "FoundationNetworking's WebSocket task fails at once"))
     func aWebSocketAbortedBeforeItOpensNeverRuns() async throws {
         let server = try await ScriptedServer.start(closing: false) { _ in [] }
         let socket = URLSessionWebSocketSession(requiredSubprotocol: nil)
         socket.abort()
         let url = URL(string: "ws://127.0.0.1:\(server.port)/event")!
-        await #expect(throws: CancellationError.self) { try await socket.open(url, subprotocols: [], maximumMessageSize: 1024) }
+        await #expect(throws: CancellationError.self) { try await socket.open(url, subprotocols: [], maximumMessageSize: 1024, makeTask: URLSessionWebSocketTransport.urlSessionTask) }
         #expect(socket.taskState != .running)
         await server.stop()
     }
