@@ -21,6 +21,13 @@ struct NetworkPathMachineTests {
         #expect(machine.timerFired(.probe) == [])
     }
 
+    /// Foreground without a suspend: the socket kept is probed like after a path change.
+    @Test func resumingAConnectedSessionProbesIt() {
+        var machine = ConnectionStateMachineTests.connected()
+        #expect(machine.resume() == [.sendProbe(Self.session(1)), .startTimer(.probe, .seconds(2))])
+        #expect(machine.timerFired(.probe).contains(.openTransport(Self.session(2))))
+    }
+
     @Test func anUnansweredProbeReplacesTheSessionAtOnce() {
         var machine = ConnectionStateMachineTests.connected(subscriptions: ["a": "app/a"])
         _ = machine.subscribeSucceeded(Self.session(1), id: "a")

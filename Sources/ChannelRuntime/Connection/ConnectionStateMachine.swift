@@ -313,7 +313,8 @@ package struct ConnectionStateMachine: Sendable {
     }
 
     /// The app is in the foreground again: connect at once, with no reconnect delay (also when a
-    /// reconnect delay is running), and resubscribe everything.
+    /// reconnect delay is running), and resubscribe everything; a session still connected (the app
+    /// did not suspend) is probed, as after a network path change.
     package mutating func resume() -> [Action] {
         switch phase {
         case .suspended:
@@ -324,7 +325,10 @@ package struct ConnectionStateMachine: Sendable {
         case .closing(let session, .suspend, let wasConnected, let attempts):
             phase = .closing(session, then: .reconnectNow, wasConnected: wasConnected, attempts: attempts)
             return []
-        case .idle, .opening, .handshaking, .connected, .closing, .disconnected, .failed:
+        case .connected:
+            // Back in the foreground without a suspend: the socket kept may have died meanwhile.
+            return probe()
+        case .idle, .opening, .handshaking, .closing, .disconnected, .failed:
             return []
         }
     }
@@ -413,13 +417,18 @@ package struct ConnectionStateMachine: Sendable {
             return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
         case .handshaking(let session, let attempts):
             return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
-        case .connected(let session, _):
-            guard probing != session else { return [] }
-            probing = session
-            return [.sendProbe(session), .startTimer(.probe, settings.probeTimeout)]
+        case .connected:
+            return probe()
         case .idle, .closing, .suspended, .disconnected, .failed:
             return []
         }
+    }
+
+    /// Asks the connected session to prove it is alive within `probeTimeout`.
+    private mutating func probe() -> [Action] {
+        guard case .connected(let session, _) = phase, probing != session else { return [] }
+        probing = session
+        return [.sendProbe(session), .startTimer(.probe, settings.probeTimeout)]
     }
 
     /// The session answered the probe (or carried other traffic meanwhile): it is kept.

@@ -32,7 +32,8 @@ open class ManagedConnection: @unchecked Sendable {
     public func suspend() async { await driver.suspend() }
 
     /// For the app coming back to the foreground: connects at once (no reconnect delay, also when
-    /// one is running) and resubscribes every stream. `ChannelEventHub.updates(_:)` consumers get
+    /// one is running) and resubscribes every stream; a connection still open (the app did not
+    /// suspend) is probed as after `networkPathChanged()` and replaced if it does not answer. `ChannelEventHub.updates(_:)` consumers get
     /// `.resumed(after:)` once their subscription is active again, so they can catch up.
     public func resume() async { await driver.resume() }
 
