@@ -11,6 +11,7 @@ import VortexEvents
 protocol BenchConnection: ChannelConnection {
     func start() async
     func disconnect() async
+    func networkPathChanged(available: Bool) async
     var acknowledgedChannels: [String] { get async }
 }
 
@@ -57,7 +58,7 @@ struct SLO: AsyncParsableCommand {
 
         print("| measure (ms) | goal | WebSocket p50 | WebSocket p95 | SSE p50 | SSE p95 |")
         print("|---|---:|---:|---:|---:|---:|")
-        for (name, goal) in [("connect", "< 100"), ("first message", "< 500"), ("event → consumer", "< 50"), ("reconnect", "< 5000")] {
+        for (name, goal) in [("connect", "< 100"), ("first message", "< 500"), ("event → consumer", "< 50"), ("reconnect", "< 5000"), ("path change", "< 5000")] {
             let ws = Stats(results[.websocket]?[name] ?? []), sse = Stats(results[.sse]?[name] ?? [])
             print(String(format: "| %@ | %@ | %.2f | %.2f | %.2f | %.2f |", name, goal, ws.median, ws.percentile(95), sse.median, sse.percentile(95)))
         }
@@ -108,21 +109,38 @@ struct SLO: AsyncParsableCommand {
         }
 
         // The network drops: time until events flow again.
-        let dropped = ContinuousClock.now
-        await emulator.dropConnections()
+        let reconnect = try await timeUntilEventsFlow(tag: "\(tag)-drop", channel: channel, publisher: publisher, arrivals: arrivals) {
+            await emulator.dropConnections()
+        }
+        // The path goes dead (the server frozen, the socket open) and the app's monitor reports a new
+        // one: time from the report until events flow on the new connection.
+        if connection is SSEConnection { emulator.stallEventStreams() } else { await emulator.freezeConnections() }
+        let pathChange = try await timeUntilEventsFlow(tag: "\(tag)-path", channel: channel, publisher: publisher, arrivals: arrivals) {
+            await connection.networkPathChanged(available: true)
+        }
+        await connection.disconnect()
+        return [
+            "connect": [seconds(connected) * 1000], "first message": [seconds(firstMessage) * 1000], "event → consumer": latencies,
+            "reconnect": [reconnect], "path change": [pathChange],
+        ]
+    }
+
+    /// Milliseconds from `disruption` until a freshly published event reaches the consumer.
+    private func timeUntilEventsFlow(
+        tag: String, channel: String, publisher: AppSyncHTTPPublisher, arrivals: Arrivals, after disruption: () async -> Void
+    ) async throws -> Double {
+        let start = ContinuousClock.now
+        await disruption()
         var probe = 0
-        var reconnect: Double?
-        while reconnect == nil {
+        while true {
             probe += 1
             let name = "\(tag)-probe-\(probe)"
             _ = try? await publisher.publish([Self.event(name)], to: channel)
             if (try? await waitUntil(.milliseconds(20), { arrivals.contains(name) })) != nil {
-                reconnect = seconds(ContinuousClock.now - dropped) * 1000
+                return seconds(ContinuousClock.now - start) * 1000
             }
-            guard ContinuousClock.now - dropped < .seconds(60) else { throw BenchFailure("no reconnect within 60 s") }
+            guard ContinuousClock.now - start < .seconds(60) else { throw BenchFailure("no events within 60 s of \(tag)") }
         }
-        await connection.disconnect()
-        return ["connect": [seconds(connected) * 1000], "first message": [seconds(firstMessage) * 1000], "event → consumer": latencies, "reconnect": [reconnect!]]
     }
 
     static func event(_ reason: String) -> String {
