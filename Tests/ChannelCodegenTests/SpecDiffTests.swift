@@ -185,7 +185,10 @@ struct SpecDiffTests {
             [(.compatible, .breaking, "OrdersSubscription.Event")]),
         row("allowed parameter value removed", [("enum: [eu, us, ap]", "enum: [eu, us]")], [(.breaking, .compatible, "StockSubscription.region")]),
         row("allowed parameter value added", [("enum: [eu, us, ap]", "enum: [eu, us, ap, af]")], []),
-        row("message name changed", [("name: order/changed", "name: order/updated")], [(.breaking, .compatible, "OrdersSubscription")]),
+        // A channel's only message is delivered whatever its event type says (issue 45).
+        row("message name changed", [("name: order/changed", "name: order/updated")], [(.compatible, .compatible, "OrdersSubscription")]),
+        row("event type alias added", [("name: order/changed", "name: order/changed\n                x-event-type-aliases: [order/updated]")],
+            [(.compatible, .compatible, "OrdersSubscription")]),
         row("payload replaced by another type", [("$ref: '#/components/schemas/Order'", "$ref: '#/components/schemas/Stock'")],
             [(.compatible, .breaking, "Order"),  // then each property: Order's required ones are gone, Stock's are new
              (.breaking, .breaking, "Stock.id"), (.breaking, .breaking, "Stock.status"), (.breaking, .breaking, "Stock.total"),

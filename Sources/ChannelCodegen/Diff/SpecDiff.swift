@@ -22,8 +22,9 @@ import ChannelSpec
 ///   channel added there, a `const` tag changed): breaking / compatible; text ↔ JSON: breaking / compatible;
 /// - a union becoming a struct that holds it (`properties` beside `oneOf`): compatible / breaking;
 /// - a property key respelled in another Unicode normalization: compatible / breaking;
-/// - message name (event type) changed: breaking / compatible; one message becoming several (an
-///   enum of messages) or back: compatible / breaking;
+/// - message name (event type) changed, or its aliases: compatible / compatible (a channel's only
+///   message is delivered whatever its event type says; an undeclared one is counted and shown);
+///   one message becoming several (an enum of messages) or back: compatible / breaking;
 /// - a type changed: compatible / breaking when shipped apps decode every new value (string → date
 ///   or enum, enum → string, number → integer or float, a narrower integer), else breaking / breaking;
 /// - notifier method, type, property or case renamed (`x-swift-name`, keys): compatible / breaking;
@@ -240,9 +241,18 @@ package struct SpecDiff {
                 record(.breaking, .compatible, location, subscription,
                        "the message becomes \(channel.message.isText ? "text" : "JSON") (it was \(before.message.isText ? "text" : "JSON")): shipped apps read its events the other way")
             }
+            // A channel's only message is delivered whatever its event type says; a spelling a build
+            // does not declare is counted and shown as `.degraded`, not dropped.
             if before.message.name != channel.message.name {
-                record(.breaking, .compatible, location, subscription,
-                       "the message name (event type) changes from '\(before.message.name ?? "none")' to '\(channel.message.name ?? "none")'")
+                record(.compatible, .compatible, location, subscription,
+                       "the message name (event type) changes from '\(before.message.name ?? "none")' to '\(channel.message.name ?? "none")': "
+                           + "shipped apps still deliver its events and count the new name as undeclared (status .degraded)")
+            } else if before.message.eventTypeAliases != channel.message.eventTypeAliases {
+                let added = channel.message.eventTypeAliases.filter { !before.message.eventTypeAliases.contains($0) }
+                let removed = before.message.eventTypeAliases.filter { !channel.message.eventTypeAliases.contains($0) }
+                let changes = added.map { "+'\($0)'" } + removed.map { "−'\($0)'" }
+                record(.compatible, .compatible, location, subscription,
+                       "the event type's aliases change (\(changes.joined(separator: ", "))): events of a spelling a build does not declare are still delivered, counted as undeclared")
             }
             compare(before.message.payload, channel.message.payload, symbol: symbol, location: location)
         }
