@@ -78,6 +78,28 @@ struct DecodeWhatYouGenerateTests {
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
+    /// An `allOf` admits `null` when every member does (`true`, annotations, a nullable schema): the
+    /// property is optional. Found by the decode suite once items could `$ref` nullable components:
+    /// `allOf: [true, {type: boolean, nullable: true}]` was `Bool`, and `null` failed the event.
+    @Test func anAllOfWhoseEveryMemberAdmitsNullIsOptional() async throws {
+        let spec = Self.spec(schemas: """
+                MaybeText: {type: string, nullable: true}
+                Thing:
+                  type: object
+                  required: [withTrue, single, typeList, documentedRef, items]
+                  properties:
+                    withTrue: {allOf: [true, {type: boolean, nullable: true}]}
+                    single: {allOf: [{type: integer, nullable: true}]}
+                    typeList: {allOf: [true, {type: [string, 'null'], pattern: x}]}
+                    documentedRef: {allOf: [{$ref: '#/components/schemas/MaybeText'}, {description: A text.}]}
+                    items: {type: array, items: {allOf: [{type: string, nullable: true}]}}
+            """)
+        let nulls = #"{"withTrue":null,"single":null,"typeList":null,"documentedRef":null,"items":[null,"a"]}"#
+        let values = #"{"withTrue":true,"single":3,"typeList":"t","documentedRef":"d","items":[]}"#
+        let failures = try await decode(spec: spec, [("Thing", nulls), ("Thing", values)])
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
     /// Valid constructs that used to lose their channel (issue 46): boolean schemas inside `allOf`,
     /// `oneOf` and `items`, a type list of several types, `contentType: ''`. Each generates and decodes.
     @Test func validConstructsThatLostTheirChannelsGenerateAndDecode() async throws {

@@ -124,10 +124,20 @@ enum RandomSpec {
             channel.isSend = Int.random(in: 0..<4, using: &random) == 0
             channels.append(channel)
         }
-        return SpecBuilder(
+        var spec = SpecBuilder(
             title: (names + texts).randomElement(using: &random)!, text: texts.randomElement(using: &random)!,
             channels: channels, schemas: schemas)
+        // Components that may be `null`, for items and values that reference one (`element`).
+        if nullableElements { spec.rawSchemas = nullableComponents.filter { !schemaNames.contains($0.name) } }
+        return spec
     }
+
+    /// Nullable component schemas the decode suite's items and values may `$ref`.
+    static let nullableComponents = [
+        (name: "MaybeText", yaml: "{type: string, nullable: true}"),
+        (name: "MaybeCount", yaml: "{type: [integer, 'null'], format: int64}"),
+        (name: "MaybeWhen", yaml: "{oneOf: [{type: string, format: date-time}, {type: 'null'}]}"),
+    ]
 
     /// A property schema as a YAML flow mapping.
     static func schema(depth: Int, refs: [String], nullableElements: Bool = false, using random: inout SplitMix64) -> String {
@@ -223,10 +233,14 @@ enum RandomSpec {
     }
 
     /// An array's items or a map's values, allowed to be `null` half the time when `nullable` (in
-    /// every spelling: a type list, `nullable: true`, `oneOf`/`anyOf` with null); as drawn otherwise.
+    /// every spelling: a type list, `nullable: true`, `oneOf`/`anyOf` with null, a `$ref` to a
+    /// nullable component); as drawn otherwise.
     static func element(_ schema: String, _ nullable: Bool, _ random: inout SplitMix64) -> String {
         guard nullable, schema.hasPrefix("{"), !schema.contains("nullable:"), Bool.random(using: &random) else { return schema }
-        switch Int.random(in: 0..<4, using: &random) {
+        switch Int.random(in: 0..<5, using: &random) {
+        case 4:
+            let target = nullableComponents.randomElement(using: &random)!.name
+            return "{$ref: \(TypeCheckSupport.reference("components/schemas", target))}"
         case 0 where schema.hasPrefix("{type: string") || schema.hasPrefix("{type: integer") || schema.hasPrefix("{type: number"):
             // `{type: string, …}` → `{type: [string, 'null'], …}`
             let rest = schema.dropFirst("{type: ".count)

@@ -37,6 +37,8 @@ struct SpecBuilder {
     var text = "Plain text."
     var channels: [ChannelSpec]
     var schemas: [Schema]
+    /// More component schemas, as written (a name and a YAML flow mapping).
+    var rawSchemas: [(name: String, yaml: String)] = []
     var notifier: String? = nil
 
     static func y(_ text: String) -> String { TypeCheckSupport.yaml(text) }
@@ -106,6 +108,7 @@ struct SpecBuilder {
                 lines.append("        \(y(property.name)): \(property.schema)")
             }
         }
+        for (name, yaml) in rawSchemas { lines.append("    \(y(name)): \(yaml)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

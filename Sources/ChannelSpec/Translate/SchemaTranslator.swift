@@ -95,12 +95,23 @@ struct SchemaTranslator {
         return type != .json && isNullable(cursor) ? .optional(type) : type
     }
 
-    /// Whether the schema at `cursor` admits `null` (`nullable: true`, `type: [T, 'null']`, or `null` in its enum),
-    /// looking through a `$ref` as well as at the referring node.
-    func isNullable(_ cursor: Cursor) -> Bool {
+    /// Whether the schema at `cursor` admits `null` (`nullable: true`, `type: [T, 'null']`, `null` in
+    /// its enum, a union with null, or an `allOf` whose every member does), looking through `$ref`s
+    /// as well as at the referring node.
+    func isNullable(_ cursor: Cursor, depth: Int = 0) -> Bool {
+        guard depth < 16 else { return false }  // a cycle of references admits what its schemas say
         if Self.admitsNull(cursor.node) { return true }
+        if let members = cursor.child("allOf")?.elements, !members.isEmpty,
+           members.allSatisfy({ allOfMemberAdmitsNull($0, depth: depth + 1) }) { return true }
         guard cursor.isReference, let target = try? workspace.resolve(cursor) else { return false }
-        return Self.admitsNull(target.node)
+        return isNullable(target, depth: depth + 1)
+    }
+
+    /// An `allOf` member lets `null` through when it admits it, is `true`, or only documents.
+    private func allOfMemberAdmitsNull(_ member: Cursor, depth: Int) -> Bool {
+        if member.node.scalar?.bool == true { return true }
+        if let keys = member.node.entries?.map(\.key), Set(keys).isSubset(of: Self.annotationKeys) { return true }
+        return isNullable(member, depth: depth)
     }
 
     private static func admitsNull(_ node: YAMLNode) -> Bool {
