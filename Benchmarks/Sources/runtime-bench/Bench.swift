@@ -92,17 +92,8 @@ struct Memory: AsyncParsableCommand {
     @Option var subscriptions = 9
 
     func run() async throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["serve"]
-        let pipe = Pipe()
-        child.standardOutput = pipe
-        try child.run()
+        let (child, endpoint) = try startEmulatorProcess()
         defer { child.terminate() }
-        guard let line = String(data: pipe.fileHandleForReading.availableData, encoding: .utf8)?.split(separator: "\n").first else {
-            throw BenchFailure("the emulator printed nothing")
-        }
-        let endpoint = try AppSyncEndpoint(http: String(line))
         let before = residentMemoryKB() ?? 0
 
         let connection = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey(Loopback.publisherKey)), logger: quiet)

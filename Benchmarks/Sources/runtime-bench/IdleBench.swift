@@ -25,17 +25,8 @@ struct Idle: AsyncParsableCommand {
     var seconds = 60
 
     func run() async throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["serve"]
-        let pipe = Pipe()
-        child.standardOutput = pipe
-        try child.run()
+        let (child, endpoint) = try startEmulatorProcess()
         defer { child.terminate() }
-        guard let line = String(data: pipe.fileHandleForReading.availableData, encoding: .utf8)?.split(separator: "\n").first else {
-            throw BenchFailure("the emulator printed nothing")
-        }
-        let endpoint = try AppSyncEndpoint(http: String(line))
         let authorization = AppSyncAuthorization.apiKey(Loopback.publisherKey)
 
         var consumers: [Task<Void, Never>] = []

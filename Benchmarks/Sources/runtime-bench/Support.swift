@@ -39,6 +39,27 @@ struct BenchFailure: Error, CustomStringConvertible {
 /// Resident memory of this process, from /proc (Linux).
 func residentMemoryKB() -> Int? { procStatusKB("VmRSS:") }
 
+/// The emulator in a child process (`runtime-bench serve`), so its threads and memory are not
+/// counted as the client's; terminate the process when done.
+func startEmulatorProcess() throws -> (process: Process, endpoint: AppSyncEndpoint) {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = ["serve"]
+    let pipe = Pipe()
+    child.standardOutput = pipe
+    try child.run()
+    guard let line = String(data: pipe.fileHandleForReading.availableData, encoding: .utf8)?.split(separator: "\n").first else {
+        child.terminate()
+        throw BenchFailure("the emulator printed nothing")
+    }
+    do {
+        return (child, try AppSyncEndpoint(http: String(line)))
+    } catch {
+        child.terminate()
+        throw error
+    }
+}
+
 /// The highest resident memory of this process so far, from /proc (Linux).
 func peakResidentMemoryKB() -> Int? { procStatusKB("VmHWM:") }
 

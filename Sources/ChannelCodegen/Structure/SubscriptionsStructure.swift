@@ -17,8 +17,8 @@ struct SubscriptionsStructure {
             if reportsEventType(type) {
                 declarations.append(Declaration(spi: types.spi(for: access), .type(TypeDeclaration(
                     keyword: .extension, name: names.qualifiedName(ofType: id), conformances: [types.runtime("EventTypeReporting")]))))
-            } else if let conformance = messageUnionReporting(type) {
-                declarations.append(conformance)
+            } else if let tagged = taggedMessageUnion(type) {
+                declarations.append(messageUnionReporting(type, tagged))
             }
         }
         return SwiftFile(header: header, imports: [.runtimeForGeneratedCode, .foundation], declarations: declarations)
@@ -30,18 +30,24 @@ struct SubscriptionsStructure {
         if channel.message.name != nil {
             return channel.message.eventTypeAliases.isEmpty ? nil : channel.message.eventTypes
         }
-        guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id], messageUnionReporting(type) != nil,
-              case .union(let union) = type.kind else { return nil }
-        return union.variants.flatMap(\.tags)
+        guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id],
+              let tagged = taggedMessageUnion(type) else { return nil }
+        return tagged.union.variants.flatMap(\.tags)
     }
 
-    /// `EventTypeReporting` for the enum of a channel's messages chosen by a property: a known case
-    /// reports its message's event type, `unknown` the value that chose none. `nil` for other types,
-    /// and for an enum with a case named `eventType` (the property would clash with it).
-    private func messageUnionReporting(_ type: NamedType) -> Declaration? {
+    /// The enum of a channel's messages chosen by a property, its cases and that property; `nil` for
+    /// other types, and for an enum with a case named `eventType` (the reporting property would clash).
+    private func taggedMessageUnion(_ type: NamedType) -> (union: Union, property: String, cases: [Identifier])? {
         guard case .union(let union) = type.kind, case .property(let property) = union.decoding,
               union.variants.contains(where: { !$0.tags.isEmpty }),
               let cases = names.cases[type.id], !cases.contains(where: { $0.name == "eventType" }) else { return nil }
+        return (union, property, cases)
+    }
+
+    /// `EventTypeReporting` for the enum of a channel's messages chosen by a property: a known case
+    /// reports its message's event type, `unknown` the value that chose none.
+    private func messageUnionReporting(_ type: NamedType, _ tagged: (union: Union, property: String, cases: [Identifier])) -> Declaration {
+        let (union, property, cases) = tagged
         let string = types.string
         let known = zip(union.variants, cases).map { variant, name in (pattern: ".\(name)" as Code, value: Code.literal(variant.tags.first ?? "")) }
         // `unknown`: the value that chose no case, or "" when the event has none.

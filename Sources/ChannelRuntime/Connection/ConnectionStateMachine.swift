@@ -413,9 +413,7 @@ package struct ConnectionStateMachine: Sendable {
         switch phase {
         case .waiting(let attempts):
             return [.cancelTimer(.reconnect)] + openSession(attempts: attempts)
-        case .opening(let session, let attempts):
-            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
-        case .handshaking(let session, let attempts):
+        case .opening(let session, let attempts), .handshaking(let session, let attempts):
             return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
         case .connected:
             return probe()
