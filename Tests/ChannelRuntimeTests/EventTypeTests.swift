@@ -110,6 +110,22 @@ struct EventTypeTests {
         await harness.connection.disconnect()
     }
 
+    /// A server's event type is kept and shown cut to 200 characters, however long it is.
+    @Test func aHugeUndeclaredEventTypeIsCutShort() async throws {
+        let harness = Harness()
+        let hub = try hub(harness, lines: LockedBox([]))
+        let consumer = TypedCollector(await hub.events(PingSubscription.self))
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)[channel])
+        server.push(["type": "data", "id": id, "event": event(1, type: String(repeating: "é", count: 100_000))])
+        try await consumer.waitFor(count: 1)
+        let shown = String(repeating: "é", count: 200) + "…"
+        try await eventually("shown cut short") {
+            await hub.status(of: PingSubscription.self) == .degraded(DeliveryProblems(undeclaredEventTypes: [shown]))
+        }
+        await harness.connection.disconnect()
+    }
+
     /// Delivery problems belong to an active subscription: while it is down, its status says so.
     @Test func aDegradedSubscriptionShowsTheConnectionsWordWhileDown() async throws {
         let harness = Harness()

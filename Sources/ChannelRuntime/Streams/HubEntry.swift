@@ -258,7 +258,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     /// to a limit: the values come from the server) is logged and shown in the status.
     private func noteUndeclared(_ reported: String, declared: Set<String>, channel: String) {
         metrics.channel(channel, template: Subscription.template.address) { $0.undeclaredEventTypes += 1 }
-        let value = reported.count > 200 ? String(reported.prefix(200)) + "…" : reported
+        // Looking at 201 characters at most: a server may send megabytes of event type per event.
+        let head = reported.prefix(201)
+        let value = head.count > 200 ? String(head.prefix(200)) + "…" : reported
         let news = withState { state -> UndeclaredNews in
             guard !state.problems.undeclaredEventTypes.contains(value) else { return .none }
             guard state.problems.undeclaredEventTypes.count < DeliveryProblems.undeclaredEventTypesLimit else {
