@@ -167,6 +167,64 @@ struct BatchedStreamTests {
         #expect(released.withLock { $0 } == 100)
     }
 
+    // MARK: Discarding what is not read yet (the hub's user switch, issue 44)
+
+    @Test func discardingDropsTheBufferAndTheTakenBatchAndReleasesThem() async {
+        final class Tracked: Sendable {
+            let value: Int
+            let onDeinit: @Sendable () -> Void
+            init(_ value: Int, _ onDeinit: @escaping @Sendable () -> Void) { (self.value, self.onDeinit) = (value, onDeinit) }
+            deinit { onDeinit() }
+        }
+        let released = LockedValue(0)
+        let (stream, continuation) = BatchedStream<Tracked>.makeStream(batchLimit: 4)
+        for value in 1...10 { continuation.yield(Tracked(value) { released.withLock { $0 += 1 } }) }
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.value == 1)  // took 1–4, handed out 1
+        #expect(released.withLock { $0 } == 1)
+        continuation.discardBuffered()
+        #expect(released.withLock { $0 } == 10)  // 2–4 taken, 5–10 buffered: all released
+        continuation.yield(Tracked(11) {})
+        continuation.finish()
+        #expect(await iterator.next()?.value == 11)
+        #expect(await iterator.next() == nil)
+    }
+
+    /// The hub's order: the writer stops, the buffer is discarded, then new elements come. Whatever
+    /// the reader had taken or was taking, a read that starts after the discard returns only new
+    /// elements — also a batch taken just before the discard and handed over just after it.
+    @Test(arguments: [1, 7, 64])
+    func aReadAfterADiscardNeverReturnsAnOlderElement(batchLimit: Int) async {
+        for round in 0..<200 {
+            let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader(bufferingPolicy: .bufferingNewest(100), batchLimit: batchLimit)
+            let discarded = LockedValue(false)
+            let switcher = Task.detached {
+                for value in 0..<(round % 50 + 1) {
+                    continuation.yield(-1 - value)  // old: negative
+                    if value % 7 == 0 { await Task.yield() }
+                }
+                continuation.discardBuffered()
+                discarded.withLock { $0 = true }
+                for value in 0..<20 { continuation.yield(value) }
+                continuation.finish()
+            }
+            var oldAfterDiscard = 0
+            var new: [Int] = []
+            while true {
+                let afterDiscard = discarded.withLock { $0 }
+                guard let value = await reader.next() else { break }
+                if value < 0 {
+                    if afterDiscard { oldAfterDiscard += 1 }
+                } else {
+                    new.append(value)
+                }
+            }
+            await switcher.value
+            #expect(oldAfterDiscard == 0)
+            #expect(new == Array(0..<20))
+        }
+    }
+
     // MARK: The reader, read directly (as the connection and the hub's pump do)
 
     @Test func anActorReadingTheReaderGetsEveryElement() async {

@@ -42,6 +42,7 @@ package enum BatchedStream<Element: Sendable> {
     ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
         let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit))
         let reader = Reader(storage)
+        storage.reader = reader
         let stream = AsyncStream(unfolding: { await reader.nextIgnoringCancellation() }, onCancel: { storage.terminate(.cancelled) })
         return (stream, Continuation(storage: storage), reader)
     }
@@ -61,6 +62,10 @@ package enum BatchedStream<Element: Sendable> {
 
         /// Ends the stream: the reader gets what is buffered, then `nil`.
         package func finish() { storage.terminate(.finished) }
+
+        /// Drops every element not read yet, the reader's taken batch included: once this returns,
+        /// the reader gets only elements sent after it (the hub's user switch).
+        package func discardBuffered() { storage.discardBuffered() }
 
         /// Called once when the stream ends: finished, cancelled or dropped. Set after the end, it
         /// is called at once.
@@ -94,6 +99,11 @@ package enum BatchedStream<Element: Sendable> {
         private let limit: Int?
         private let dropsOldest: Bool
         let batchLimit: Int
+        /// Counts `discardBuffered()` calls: a batch taken before the last one is not handed out.
+        private var discards = 0
+        /// The reader, for `discardBuffered()` to reach the batch it took (it owns this storage).
+        /// Set once, before the storage is shared.
+        weak var reader: Reader?
 
         init(policy: BufferingPolicy, batchLimit: Int) {
             switch policy {
@@ -219,8 +229,9 @@ package enum BatchedStream<Element: Sendable> {
         }
 
         /// Moves up to `batchLimit` elements, oldest first, to `destination`, waiting for one when
-        /// there is none; 0 once the stream ended and is drained.
-        func take(into destination: UnsafeMutablePointer<Element>) async -> Int {
+        /// there is none; 0 once the stream ended and is drained. `discards` is the count of
+        /// `discardBuffered()` calls when the elements were taken.
+        func take(into destination: UnsafeMutablePointer<Element>) async -> (count: Int, discards: Int) {
             while true {
                 if let taken = takeBuffered(into: destination) { return taken }
                 await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
@@ -238,10 +249,10 @@ package enum BatchedStream<Element: Sendable> {
         }
 
         /// What `take` moves without waiting: `nil` when the reader must wait.
-        private func takeBuffered(into destination: UnsafeMutablePointer<Element>) -> Int? {
+        private func takeBuffered(into destination: UnsafeMutablePointer<Element>) -> (count: Int, discards: Int)? {
             lock.lock()
             defer { lock.unlock() }
-            guard count > 0 else { return isEnded ? 0 : nil }
+            guard count > 0 else { return isEnded ? (0, discards) : nil }
             let taken = min(count, batchLimit)
             let firstRun = min(taken, capacity - head)
             destination.moveInitialize(from: ring + head, count: firstRun)
@@ -249,7 +260,21 @@ package enum BatchedStream<Element: Sendable> {
             head = (head + taken) % capacity
             count -= taken
             if count == 0, capacity > 4096 { shrink() }
-            return taken
+            return (taken, discards)
+        }
+
+        /// Empties the buffer and the reader's taken batch (see `Continuation.discardBuffered()`).
+        func discardBuffered() {
+            // Under the reader's lock, which it holds when it looks at `discards`: a batch taken
+            // before this call is either dropped here or dropped when the reader gets it.
+            reader?.discardTaken { discarded in
+                lock.lock()
+                defer { lock.unlock() }
+                for offset in 0..<count { discarded.append((ring + (head + offset) % capacity).move()) }
+                (head, count) = (0, 0)
+                discards += 1
+                return discards
+            }
         }
     }
 
@@ -269,6 +294,8 @@ package enum BatchedStream<Element: Sendable> {
         private let taken: UnsafeMutablePointer<Element>
         private var nextIndex = 0
         private var end = 0
+        /// The storage's `discards` as this reader last heard of it.
+        private var discards = 0
 
         init(_ storage: Storage) {
             self.storage = storage
@@ -334,9 +361,13 @@ package enum BatchedStream<Element: Sendable> {
 
         /// Takes the next batch (waiting for one) and returns its first element.
         private func refill() async -> Element? {
-            setReading()
-            let count = await storage.take(into: taken)
-            return tookBatch(count)
+            while true {
+                setReading()
+                let (count, discardsThen) = await storage.take(into: taken)
+                if let first = tookBatch(count, discards: discardsThen) { return first }
+                if count == 0 { return nil }
+                // The batch was discarded while it was on its way here: take the next one.
+            }
         }
 
         private func setReading() {
@@ -347,12 +378,34 @@ package enum BatchedStream<Element: Sendable> {
             precondition(!twice, "a BatchedStream is read by more than one task at once")
         }
 
-        /// After `take`: its first element, and the rest for `nextTaken`.
-        private func tookBatch(_ count: Int) -> Element? {
+        /// After `take`: its first element, and the rest for `nextTaken`; `nil` (for a non-empty
+        /// batch) when a `discardBuffered()` came after it was taken.
+        private func tookBatch(_ count: Int, discards discardsThen: Int) -> Element? {
             lock.lock()
             defer { lock.unlock() }
-            (nextIndex, end, reading) = (min(count, 1), count, false)
+            reading = false
+            guard discardsThen == discards else {
+                taken.deinitialize(count: count)
+                (nextIndex, end) = (0, 0)
+                return nil
+            }
+            (nextIndex, end) = (min(count, 1), count)
             return count > 0 ? taken.move() : nil
+        }
+
+        /// Runs `emptyStorage` (which moves the buffered elements out and returns the new
+        /// `discards`) with this reader's lock held, and drops the batch taken but not handed out.
+        fileprivate func discardTaken(_ emptyStorage: (inout [Element]) -> Int) {
+            var discarded: [Element] = []
+            lock.lock()
+            discards = emptyStorage(&discarded)
+            if !reading {
+                for index in nextIndex..<end { discarded.append((taken + index).move()) }
+                (nextIndex, end) = (0, 0)
+            }
+            lock.unlock()
+            // The elements are released outside the locks (a deinit might do anything).
+            discarded.removeAll()
         }
     }
 }

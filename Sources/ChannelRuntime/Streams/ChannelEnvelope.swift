@@ -60,16 +60,20 @@ final class HistoryStore<Event: Sendable>: Sendable {
     func append(_ envelope: ChannelEnvelope<Event>) {
         let now = clock.now()
         items.withLock { items in
+            // One channel's history: another channel's events are not kept beside it.
+            if let last = items.last, last.envelope.channel != envelope.channel { items.removeAll() }
             items.append(Item(envelope: envelope, at: now))
             prune(&items, now: now)
         }
     }
 
-    /// What is kept now, oldest first.
-    func snapshot() -> [ChannelEnvelope<Event>] {
+    /// What is kept now of `channel`, oldest first: nothing when the kept events are another
+    /// channel's (the parameters changed since: it may be another user's).
+    func snapshot(of channel: String?) -> [ChannelEnvelope<Event>] {
         let now = clock.now()
         return items.withLock { items in
             prune(&items, now: now)
+            guard let channel, items.last?.envelope.channel == channel else { return [] }
             return items.map(\.envelope)
         }
     }

@@ -115,7 +115,7 @@ public actor ChannelEventHub: ChannelEventSource {
     ) async {
         let key = target.key
         if let existing = entries[key] as? Entry<Subscription> {
-            let id = existing.add(consumer, status: statuses[key], priority: priority, replayingHistory: replayingHistory)
+            let id = existing.add(consumer, status: statuses[key], priority: priority, replaying: replayed(replayingHistory, existing))
             whenEnded { Task { await self.removeConsumer(id, from: key) } }
             return
         }
@@ -125,9 +125,14 @@ public actor ChannelEventHub: ChannelEventSource {
         }
         if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
-        let id = entry.add(consumer, status: nil, priority: priority, replayingHistory: replayingHistory)
+        let id = entry.add(consumer, status: nil, priority: priority, replaying: replayed(replayingHistory, entry))
         whenEnded { Task { await self.removeConsumer(id, from: key) } }
         await route(entry, key: key)
+    }
+
+    /// The channel whose kept history a new consumer of `entry` gets: the one the parameters name now.
+    private func replayed(_ replayingHistory: Bool, _ entry: any HubEntry) -> String? {
+        replayingHistory ? try? entry.channel(for: parameters) : nil
     }
 
     /// The events of `subscription` with their channel, event type, arrival time and sequence
@@ -162,7 +167,7 @@ public actor ChannelEventHub: ChannelEventSource {
 
     /// The kept events of `subscription`, oldest first (empty without `keepHistory(of:_:)`).
     public func history<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> [ChannelEnvelope<Subscription.Event>] {
-        (histories[Target<Subscription>.parameters.key] as? HistoryStore<Subscription.Event>)?.snapshot() ?? []
+        (histories[Target<Subscription>.parameters.key] as? HistoryStore<Subscription.Event>)?.snapshot(of: try? Subscription.channel(for: parameters)) ?? []
     }
 
     private func envelopes<Subscription: ChannelSubscription>(
@@ -282,14 +287,14 @@ public actor ChannelEventHub: ChannelEventSource {
             channel = try entry.channel(for: parameters)
         } catch {
             logger.debug("stream waits for its channel parameters", metadata: ["reason": "\(error)"])
-            if let old = entry.stopPump() { await connection.unsubscribe(old) }
+            if let old = await entry.stopPump() { await connection.unsubscribe(old) }
             setStatus(.waitingForParameter, of: key, subscriptionID: nil)
             return
         }
         guard entry.currentChannel != channel else { return }
         // Another channel (another user): not a resumption of the old one.
         inactiveSince[key] = nil
-        if let old = entry.stopPump() { await connection.unsubscribe(old) }
+        if let old = await entry.stopPump() { await connection.unsubscribe(old) }
         let raw: RawChannelSubscription
         do {
             raw = try await connection.subscribe(to: channel)
@@ -317,6 +322,6 @@ public actor ChannelEventHub: ChannelEventSource {
         statuses[key] = nil
         serviceStatuses[key] = nil
         inactiveSince[key] = nil
-        if let old = entry.stopPump() { await connection.unsubscribe(old) }
+        if let old = await entry.stopPump() { await connection.unsubscribe(old) }
     }
 }

@@ -20,14 +20,14 @@ struct FanOut<Event: Sendable> {
     /// Whether a consumer or the history needs each event in an envelope.
     var wantsEnvelopes: Bool { history != nil || hasEnvelopeConsumers }
 
-    /// Adds a consumer; returns its id and, with `replayingHistory`, the kept events it must get
-    /// before any live one. Performed under the entry's lock, so no event slips in between: each is
-    /// either replayed or delivered live, never both, never neither.
-    mutating func add(_ consumer: Consumer<Event>, priority: Int, replayingHistory: Bool) -> (id: Int, replay: [ChannelEnvelope<Event>]) {
+    /// Adds a consumer; returns its id and, when `replaying` names a channel, the kept events of
+    /// that channel it must get before any live one. Performed under the entry's lock, so no event
+    /// slips in between: each is either replayed or delivered live, never both, never neither.
+    mutating func add(_ consumer: Consumer<Event>, priority: Int, replaying channel: String?) -> (id: Int, replay: [ChannelEnvelope<Event>]) {
         lastID += 1
         byID[lastID] = (consumer, priority)
         reorder()
-        let replay = replayingHistory ? history?.snapshot() ?? [] : []
+        let replay = channel.map { history?.snapshot(of: $0) ?? [] } ?? []
         return (lastID, replay)
     }
 

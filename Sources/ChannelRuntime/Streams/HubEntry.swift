@@ -25,6 +25,15 @@ enum Consumer<Event: Sendable>: Sendable {
     case events(BatchedStream<Event>.Continuation)
     case updates(UpdateConsumer<Event>)
     case envelopes(BatchedStream<ChannelEnvelope<Event>>.Continuation)
+
+    /// Drops what the consumer has not read yet (see `BatchedStream.Continuation.discardBuffered()`).
+    func discardBuffered() {
+        switch self {
+        case .events(let continuation): continuation.discardBuffered()
+        case .updates(let updates): updates.discardBuffered()
+        case .envelopes(let continuation): continuation.discardBuffered()
+        }
+    }
 }
 
 /// The shared state of one subscription type, touched by the hub (routing) and by the pump task
@@ -35,8 +44,9 @@ protocol HubEntry: AnyObject, Sendable {
     func channel(for parameters: [String: ChannelSegment]) throws -> String
     /// Starts delivering `raw`; returns the id of a subscription it replaced, if any.
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String?
-    /// Stops delivering; returns the id of the subscription to unsubscribe, if any.
-    func stopPump() -> String?
+    /// Stops delivering, and leaves consumers nothing of the old channel to read; returns the id of
+    /// the subscription to unsubscribe, if any.
+    func stopPump() async -> String?
     /// Removes a consumer; true when it was the last one.
     func remove(_ consumer: Int) -> Bool
     /// Tells every update consumer the subscription's new status.
@@ -54,7 +64,10 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         var fanOut = FanOut<Subscription.Event>()
         var channel: String?
         var subscriptionID: String?
-        var tasks: [Task<Void, Never>] = []
+        /// Decodes and delivers the subscription's events.
+        var pump: Task<Void, Never>?
+        /// Follows the subscription's status for the hub.
+        var statusWatcher: Task<Void, Never>?
         var problems = DeliveryProblems()
         /// More distinct undeclared event types came than `problems` keeps (said once).
         var undeclaredBeyondLimit = false
@@ -92,11 +105,12 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         try instance?.channel ?? Subscription.channel(for: parameters)
     }
 
-    /// Adds a consumer; an update consumer first learns the current status.
-    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, priority: Int = 0, replayingHistory: Bool = false) -> Int {
+    /// Adds a consumer; an update consumer first learns the current status; with `replaying`, the
+    /// kept history of that channel comes first.
+    func add(_ consumer: Consumer<Subscription.Event>, status: SubscriptionStatus?, priority: Int = 0, replaying channel: String? = nil) -> Int {
         if case .updates(let updates) = consumer, let status { updates.deliver(status) }
         return withState { state in
-            let (id, replay) = state.fanOut.add(consumer, priority: priority, replayingHistory: replayingHistory)
+            let (id, replay) = state.fanOut.add(consumer, priority: priority, replaying: channel)
             // Under the lock: no live event reaches the consumer before its replay.
             if case .envelopes(let continuation) = consumer {
                 for envelope in replay { continuation.yield(envelope) }
@@ -154,29 +168,42 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                 deliver(event, reportedType: reported, raw: raw, channel: channel)
             }
         }
-        let replaced = withState { state -> ([Task<Void, Never>], String?) in
+        let replaced = withState { state -> (pump: Task<Void, Never>?, watcher: Task<Void, Never>?, id: String?) in
             defer {
                 state.channel = channel
                 state.subscriptionID = raw.id
-                state.tasks = [pump, statusWatcher]
+                (state.pump, state.statusWatcher) = (pump, statusWatcher)
             }
-            return (state.tasks, state.subscriptionID)
+            return (state.pump, state.statusWatcher, state.subscriptionID)
         }
-        for task in replaced.0 { task.cancel() }
-        return replaced.1
+        replaced.pump?.cancel()
+        replaced.watcher?.cancel()
+        return replaced.id
     }
 
-    func stopPump() -> String? {
-        let stopped = withState { state -> ([Task<Void, Never>], String?) in
+    /// Once this returns, no consumer gets an event of the old channel (which may be another
+    /// user's): the pump has stopped, and what consumers had not read yet is dropped, as are the
+    /// delivery problems seen there. (The kept history hands out only the current channel's events.)
+    func stopPump() async -> String? {
+        let stopped = withState { state -> (pump: Task<Void, Never>?, watcher: Task<Void, Never>?, id: String?) in
             defer {
-                state.tasks = []
                 state.channel = nil
                 state.subscriptionID = nil
+                (state.pump, state.statusWatcher) = (nil, nil)
             }
-            return (state.tasks, state.subscriptionID)
+            return (state.pump, state.statusWatcher, state.subscriptionID)
         }
-        for task in stopped.0 { task.cancel() }
-        return stopped.1
+        stopped.pump?.cancel()
+        stopped.watcher?.cancel()
+        // A cancelled pump finishes the event in hand (it checks for cancellation between events).
+        await stopped.pump?.value
+        let consumers = withState { state in
+            state.problems = DeliveryProblems()
+            state.undeclaredBeyondLimit = false
+            return state.fanOut.consumers
+        }
+        for consumer in consumers { consumer.discardBuffered() }
+        return stopped.id
     }
 
     private func deliver(_ event: Subscription.Event, reportedType: String?, raw: RawChannelEvent, channel: String) {

@@ -67,4 +67,11 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
     }
 
     func finish() { continuation.finish() }
+
+    /// Drops the updates not read yet and the gaps counted for them.
+    func discardBuffered() {
+        continuation.discardBuffered()
+        _ = gaps.take()
+        pendingTailGap.withLock { $0 = 0 }
+    }
 }
