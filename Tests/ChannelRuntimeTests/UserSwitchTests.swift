@@ -45,4 +45,32 @@ struct UserSwitchTests {
         #expect(await hub.history(of: PingSubscription.self).map(\.event.n) == [100])
         await harness.connection.disconnect()
     }
+
+    /// Every channel of the old user is left before any of the new user's is joined.
+    @Test func theOldChannelsAreLeftBeforeTheNewOnesAreJoined() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection, parameters: ["userId": try ChannelSegment("alice")])
+        let pings = await hub.events(PingSubscription.self)
+        let pongs = await hub.events(PongSubscription.self)
+        let server = try await harness.connect()
+        _ = try await server.acceptSubscribes(2)
+        await hub.setParameter("userId", to: try ChannelSegment("bob"))
+        var frames: [String] = []
+        for _ in 0..<4 {
+            let message = try #require(await server.nextMessage())
+            frames.append("\(message["type"] ?? "?") \(message["channel"] ?? "")")
+        }
+        #expect(frames == ["unsubscribe ", "unsubscribe ", "subscribe app/user/bob/ping", "subscribe app/user/bob/pong"])
+        withExtendedLifetime((pings, pongs)) {}
+        await harness.connection.disconnect()
+    }
+}
+
+struct PongSubscription: ChannelSubscription {
+    typealias Event = Ping
+    static let template = ChannelTemplate("app/user/{userId}/pong")
+    static let eventType: String? = "ping"
+    let userId: ChannelSegment
+
+    var channel: String { "app/user/\(userId.value)/pong" }
 }

@@ -205,9 +205,17 @@ public actor ChannelEventHub: ChannelEventSource {
     }
 
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
+    /// When this returns, no stream hands out an event of a channel it left, buffered ones
+    /// included: after a user switch, nothing of the previous user's.
     public func setParameter(_ name: String, to value: ChannelSegment) async {
         guard parameters[name] != value else { return }
         parameters[name] = value
+        // Every old channel is left before any new one is joined, so the connection never carries
+        // the old user's channels beside the new user's (an SSE stream would resume them together).
+        for key in entries.keys.sorted() {
+            guard let entry = entries[key], let current = entry.currentChannel, current != (try? entry.channel(for: parameters)) else { continue }
+            if let old = await entry.stopPump() { await connection.unsubscribe(old) }
+        }
         for key in entries.keys.sorted() {
             if let entry = entries[key] { await route(entry, key: key) }
         }

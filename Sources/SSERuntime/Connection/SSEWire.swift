@@ -3,11 +3,18 @@ import Foundation
 
 /// Mercure's Server-Sent Events as a `Wire`: a session is one `GET` naming every subscribed channel
 /// as a `topic`; its `200` is the acceptance, each event's type names its channel, and the last
-/// event id is sent back when a new session opens.
+/// event id is sent back when a new session of the same channels opens.
 final class SSEWire: Wire {
     let configuration: SSEConfiguration
     let transport: any EventStreamTransport
-    private let lastID = LockedValue<String?>(nil)
+    /// The last event id and the channels of the stream it was read on: the point from which those
+    /// channels resume.
+    private let resumption = LockedValue<Resumption?>(nil)
+
+    struct Resumption {
+        var id: String
+        var channels: Set<String>
+    }
 
     init(configuration: SSEConfiguration, transport: any EventStreamTransport) {
         self.configuration = configuration
@@ -17,16 +24,29 @@ final class SSEWire: Wire {
     var vocabulary: WireVocabulary { WireVocabulary(acceptance: "response from the hub", keepAlive: "byte within heartbeatTimeout") }
 
     /// The id of the last event received, sent as `Last-Event-ID` when the stream reopens.
-    var lastEventID: String? { lastID.withLock { $0 } }
+    var lastEventID: String? { resumption.withLock { $0?.id } }
+
+    /// The `Last-Event-ID` for a stream of `channels`: only when it keeps a channel of the stream
+    /// the id was read on, which resumes from there without a gap. A stream of other channels only
+    /// (another user's, after a switch) starts afresh: the id is no point of theirs. (A hub's one id
+    /// resumes every topic of the request, so a channel added beside kept ones gets its events
+    /// since that point too.)
+    func lastEventID(for channels: Set<String>) -> String? {
+        resumption.withLock { resumption in
+            guard let resumption, !resumption.id.isEmpty, !channels.isDisjoint(with: resumption.channels) else { return nil }
+            return resumption.id
+        }
+    }
 
     func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession {
         // A hub needs at least one topic: with no subscription the session is open but idle.
-        guard !channels.isEmpty else { return SSESession(response: nil, channels: [], wire: self, context: context) }
+        guard !channels.isEmpty else { return SSESession(response: nil, channels: [], resumingFrom: nil, wire: self, context: context) }
         var headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
         context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
-        if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
+        let resumingFrom = lastEventID(for: channels)
+        if let resumingFrom { headers["Last-Event-ID"] = resumingFrom }
         let response = try await transport.open(hubURL(for: channels), headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
-        return SSESession(response: response, channels: channels, wire: self, context: context)
+        return SSESession(response: response, channels: channels, resumingFrom: resumingFrom, wire: self, context: context)
     }
 
     private func hubURL(for channels: Set<String>) -> URL {
@@ -67,17 +87,19 @@ final class SSEWire: Wire {
         return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1000)))
     }
 
-    /// Keeps `id` for `Last-Event-ID` if it can be sent as a header (the parser checks the stream's
-    /// ids; this is for the hub's response header).
-    fileprivate func keepEventID(_ id: String, context: WireContext) {
+    /// Keeps `id` as the point `channels` resume from if it can be sent as a header (the parser
+    /// checks the stream's ids; this is for the hub's response header).
+    fileprivate func keepEventID(_ id: String, channels: Set<String>, context: WireContext) {
         if let problem = ServerSentEventParser.problem(withEventID: id.utf8, maximumBytes: configuration.maximumEventIDBytes) {
             Self.reportIgnoredEventID(problem, context: context)
         } else {
-            lastID.withLock { $0 = id }
+            eventReceived(withID: id, channels: channels)
         }
     }
 
-    fileprivate func eventReceived(withID id: String) { lastID.withLock { $0 = id } }
+    fileprivate func eventReceived(withID id: String, channels: Set<String>) {
+        resumption.withLock { $0 = Resumption(id: id, channels: channels) }
+    }
 
     fileprivate static func reportIgnoredEventID(_ problem: ServerSentEventParser.EventIDProblem, context: WireContext) {
         context.metrics.update { $0.ignoredEventIDs += 1 }
@@ -89,14 +111,17 @@ final class SSEWire: Wire {
 final class SSESession: WireSession {
     private let response: EventStreamResponse?
     private let channels: Set<String>
+    /// The `Last-Event-ID` the request sent, if any.
+    private let resumingFrom: String?
     private let wire: SSEWire
     private let context: WireContext
     /// Ends an idle session's `receive` when it is closed.
     private let idle = AsyncStream<Never>.makeStream()
 
-    fileprivate init(response: EventStreamResponse?, channels: Set<String>, wire: SSEWire, context: WireContext) {
+    fileprivate init(response: EventStreamResponse?, channels: Set<String>, resumingFrom: String?, wire: SSEWire, context: WireContext) {
         self.response = response
         self.channels = channels
+        self.resumingFrom = resumingFrom
         self.wire = wire
         self.context = context
     }
@@ -122,8 +147,8 @@ final class SSESession: WireSession {
         }
         // Mercure's reconciliation: the hub names the last event it had when the stream opened, so
         // a reopen before the first event still resumes from there instead of losing the gap.
-        if wire.lastEventID == nil, let current = response.headers["last-event-id"], !current.isEmpty {
-            wire.keepEventID(current, context: context)
+        if resumingFrom == nil, let current = response.headers["last-event-id"], !current.isEmpty {
+            wire.keepEventID(current, channels: channels, context: context)
         }
         handle(.accepted(keepAliveTimeout: nil))
         var parser = ServerSentEventParser(maximumEventBytes: configuration.maximumEventBytes, maximumEventIDBytes: configuration.maximumEventIDBytes)
@@ -151,7 +176,7 @@ final class SSESession: WireSession {
     }
 
     private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) {
-        if let id = event.lastEventID { wire.eventReceived(withID: id) }
+        if let id = event.lastEventID { wire.eventReceived(withID: id, channels: channels) }
         context.metrics.countFrame()
         if event.type != "message" {
             handle(.channelEvent(event.data, channel: event.type))
