@@ -29,6 +29,19 @@ struct CodecTests {
         #expect(try ServerMessage.decode(#"{"type":"connection_ack"}"#) == .connectionAck(connectionTimeoutMs: nil))
     }
 
+    /// Issue 44: an authorization failure is one however the service phrases it.
+    @Test func authorizationFailuresInAnyPhrasing() {
+        let failures = [
+            ServiceError(errorType: "UnauthorizedException", message: nil), ServiceError(errorType: "NotAuthorizedException", message: nil),
+            ServiceError(errorType: nil, message: "Unauthorized"), ServiceError(errorType: nil, message: "You are not authorized to make this call."),
+            ServiceError(errorType: "AccessDenied", message: "Access denied"), ServiceError(errorType: nil, message: "Token expired"),
+            ServiceError(errorType: "Forbidden", message: nil), ServiceError(errorType: nil, message: nil, code: "401"), ServiceError(errorType: nil, message: nil, code: "403"),
+        ]
+        for failure in failures { #expect(failure.isAuthorizationFailure, "\(failure)") }
+        let others = [ServiceError(errorType: "InternalFailure", message: "try again"), ServiceError(errorType: nil, message: nil, code: "500"), ServiceError(errorType: nil, message: "authorized")]
+        for other in others { #expect(!other.isAuthorizationFailure, "\(other)") }
+    }
+
     @Test func errorsAndCodesAsStringsOrNumbers() throws {
         let connectionError = try ServerMessage.decode("""
             {"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call.","errorCode":401}]}

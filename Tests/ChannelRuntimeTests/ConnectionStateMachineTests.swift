@@ -58,7 +58,7 @@ struct ConnectionStateMachineTests {
         _ = machine.transportOpened(Self.session(1))
         #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: .seconds(60)) == [
             .cancelTimer(.connect), .publishState(.connected),
-            .startTimer(.keepAlive, .seconds(60)), .startTimer(.plannedReconnect, .seconds(86_000)),
+            .startTimer(.keepAlive, .seconds(60)), .startTimer(.plannedReconnect, .seconds(86_000)), .startTimer(.settled, .seconds(30)),
             .cancelTimer(.resubscribe("a")), .sendSubscribe(id: "a", channel: "app/a"), .startTimer(.subscribe("a"), .seconds(5)),
             .publishSubscriptionStatus(id: "a", .subscribing),
             .cancelTimer(.resubscribe("b")), .sendSubscribe(id: "b", channel: "app/b"), .startTimer(.subscribe("b"), .seconds(5)),
@@ -112,10 +112,26 @@ struct ConnectionStateMachineTests {
             #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(attempt + 1))))
         }
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
-        // After an accepted session the count starts again.
+        // After a session that was accepted and lasted `settleTime`, the count starts again.
         _ = machine.transportOpened(Self.session(6))
         _ = machine.sessionAccepted(Self.session(6), keepAliveTimeout: nil)
+        _ = machine.timerFired(.settled)
         #expect(machine.transportClosed(Self.session(6), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
+    }
+
+    /// Issue 44: a server that accepts every session and drops it at once was reconnected to
+    /// after the policy's first delay every time; the backoff now goes on until a session lasts.
+    @Test func sessionsThatEndBeforeTheySettleKeepBackingOff() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.start()
+        var delays: [Duration] = []
+        for attempt in 1...5 {
+            _ = machine.transportOpened(Self.session(attempt))
+            _ = machine.sessionAccepted(Self.session(attempt), keepAliveTimeout: nil)
+            for case .startTimer(.reconnect, let delay) in machine.transportClosed(Self.session(attempt), .dropped) { delays.append(delay) }
+            _ = machine.timerFired(.reconnect)
+        }
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
     }
 
     @Test func aPolicyThatGivesUpEndsInFailed() {
@@ -205,10 +221,27 @@ struct ConnectionStateMachineTests {
         #expect(machine.state == .failed(.unauthorized(Self.refusal)))
     }
 
-    @Test func theAuthorizationRetryIsAvailableAgainAfterAnAcceptedSession() {
+    @Test func theAuthorizationRetryIsAvailableAgainAfterASessionThatSettled() {
         var machine = Self.connected()
         _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
         #expect(machine.transportClosed(Self.session(1), .dropped).contains(.openTransport(Self.session(2))))
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        _ = machine.timerFired(.settled)
+        _ = machine.sessionRefused(Self.session(2), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(2), .dropped).contains(.openTransport(Self.session(3))))
+    }
+
+    /// Issue 44: each acceptance reset the one retry, so a server that accepts and then answers
+    /// "Unauthorized" was reconnected to at once, every time (4 365 connections in 30 s).
+    @Test func acceptedThenUnauthorizedTwiceInARowFails() {
+        var machine = Self.connected()
+        _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.openTransport(Self.session(2))))
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        _ = machine.sessionRefused(Self.session(2), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(2), .dropped).last == .publishState(.failed(.unauthorized(Self.refusal))))
     }
 
     @Test func withoutTheRetryAnAuthorizationFailureFailsAtOnce() {
@@ -416,6 +449,7 @@ struct ConnectionStateMachineTests {
         _ = machine.timerFired(.reconnect)
         _ = machine.transportOpened(Self.session(2))
         _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        _ = machine.timerFired(.settled)
         #expect(machine.transportClosed(Self.session(2), .dropped).last == .startTimer(.reconnect, .seconds(1)))
     }
 

@@ -172,7 +172,11 @@ final class AppSyncSession: WireSession {
             context.diagnostics.error("broadcast_error", metadata: ["channel": "\(channel)", "errors": "\(errors)"])
         case .error(let operation, let errors):
             context.diagnostics.error("error", metadata: ["errors": "\(errors)"])
-            if let operation { finishPublish(operation, with: .failure(AppSyncError.service(errors))) }
+            if let operation {
+                finishPublish(operation, with: .failure(AppSyncError.service(errors)))
+            } else if errors.contains(where: \.isAuthorizationFailure) {
+                handle(.refused(.unauthorized(errors)))  // about the connection: as a connection_error says it
+            }
         case .unknown(let type):
             context.metrics.update { $0.unknownMessageTypes += 1 }
             context.diagnostics.logger.debug("dropping a message of unknown type", metadata: ["type": "\(type)"])

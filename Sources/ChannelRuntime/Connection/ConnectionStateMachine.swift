@@ -40,6 +40,11 @@ package struct ConnectionStateMachine: Sendable {
         /// After a network path change, how long a connected session has to answer the liveness
         /// probe (a WebSocket ping) before it counts as dead and is replaced at once.
         package var probeTimeout: Duration
+        /// How long an accepted session must last to count as healthy. Only then do the
+        /// authorization retry and the reconnect policy's count of failed attempts start over: a
+        /// server that accepts and at once refuses or drops is backed off, not reconnected to in a
+        /// loop, and a second authorization failure in a row ends in `.failed(.unauthorized)`.
+        package var settleTime: Duration
 
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
@@ -53,7 +58,8 @@ package struct ConnectionStateMachine: Sendable {
             closeGracePeriod: Duration = .seconds(2),
             retriesUnauthorizedOnce: Bool = true,
             finalCloseCodes: Set<Int> = [1000],
-            probeTimeout: Duration = .seconds(2)
+            probeTimeout: Duration = .seconds(2),
+            settleTime: Duration = .seconds(30)
         ) {
             self.reconnectPolicy = reconnectPolicy
             self.subscribeRetryPolicy = subscribeRetryPolicy
@@ -67,6 +73,7 @@ package struct ConnectionStateMachine: Sendable {
             self.retriesUnauthorizedOnce = retriesUnauthorizedOnce
             self.finalCloseCodes = finalCloseCodes
             self.probeTimeout = probeTimeout
+            self.settleTime = settleTime
         }
     }
 
@@ -95,6 +102,8 @@ package struct ConnectionStateMachine: Sendable {
         case resubscribe(String)
         /// The answer to a liveness probe after a network path change.
         case probe
+        /// An accepted session that lasts this long counts as healthy (`Settings.settleTime`).
+        case settled
     }
 
     /// Counters the driver keeps for the machine.
@@ -199,8 +208,12 @@ package struct ConnectionStateMachine: Sendable {
     /// Ids unsubscribed while their subscribe was unanswered: the service ignores such an
     /// unsubscribe, so it is sent when the success comes in.
     private var unsubscribeWhenAcknowledged: Set<String> = []
-    /// Whether the one retry after an authorization failure was used since the last accepted session.
+    /// Whether the one retry after an authorization failure was used since the last healthy
+    /// session (one that lasted `settleTime`).
     private var unauthorizedRetryUsed = false
+    /// The failed attempts before the current session was accepted, until it proves healthy: a
+    /// session that ends sooner counts as one more failed attempt, not as a fresh start.
+    private var attemptsBeforeSettling = 0
     /// The reconnect delay the service asked for (SSE `retry:`), used instead of the policy's delay.
     private var serverReconnectDelay: Duration?
     /// Whether the device has a network path (as the app's monitor last said): without one,
@@ -249,6 +262,7 @@ package struct ConnectionStateMachine: Sendable {
             return openSession(attempts: 0)
         case .idle, .disconnected, .failed:
             unauthorizedRetryUsed = false
+            attemptsBeforeSettling = 0
             return openSession(attempts: 0)
         case .waiting, .opening, .handshaking, .connected, .closing:
             return []
@@ -478,8 +492,8 @@ package struct ConnectionStateMachine: Sendable {
     /// timeout or not. A second acceptance on the same session is ignored.
     package mutating func sessionAccepted(_ session: SessionID, keepAliveTimeout: Duration?) -> [Action] {
         switch phase {
-        case .handshaking(session, _):
-            break
+        case .handshaking(session, let attempts):
+            attemptsBeforeSettling = attempts
         case .connected(session, _):
             return [.count(.duplicateAcknowledgement)]
         default:
@@ -488,10 +502,10 @@ package struct ConnectionStateMachine: Sendable {
         let keepAlive = keepAliveTimeout.map { min(max($0, settings.keepAliveRange.lowerBound), settings.keepAliveRange.upperBound) }
             ?? settings.defaultKeepAliveTimeout
         phase = .connected(session, keepAlive: keepAlive)
-        unauthorizedRetryUsed = false
         var actions: [Action] = [.cancelTimer(.connect)] + publish(.connected) + [
             .startTimer(.keepAlive, keepAlive),
             .startTimer(.plannedReconnect, settings.plannedReconnectInterval),
+            .startTimer(.settled, settings.settleTime),
         ]
         for id in subscriptions.keys.sorted() {
             subscriptions[id]?.rejections = 0
@@ -585,6 +599,10 @@ package struct ConnectionStateMachine: Sendable {
         case (.probe, .connected(let session, _)):
             guard probing == session else { return [] }
             return replaceDeadSession(session)
+        case (.settled, .connected):
+            unauthorizedRetryUsed = false
+            attemptsBeforeSettling = 0
+            return []
         default:
             return []
         }
@@ -616,7 +634,9 @@ package struct ConnectionStateMachine: Sendable {
     }
 
     private func cancelSessionTimers() -> [Action] {
-        var actions: [Action] = [.cancelTimer(.connect), .cancelTimer(.keepAlive), .cancelTimer(.plannedReconnect), .cancelTimer(.probe)]
+        var actions: [Action] = [
+            .cancelTimer(.connect), .cancelTimer(.keepAlive), .cancelTimer(.plannedReconnect), .cancelTimer(.probe), .cancelTimer(.settled),
+        ]
         for id in (Set(subscriptions.keys).union(unsubscribeWhenAcknowledged)).sorted() {
             actions += [.cancelTimer(.subscribe(id)), .cancelTimer(.resubscribe(id))]
         }
@@ -650,7 +670,7 @@ package struct ConnectionStateMachine: Sendable {
             actions.append(.count(.reconnect))
             actions += openSession(attempts: attempts)
         case .reconnect(let end), .reconnectNoSooner(_, let end):
-            let failedAttempts = wasConnected ? 1 : attempts + 1
+            let failedAttempts = (wasConnected ? attemptsBeforeSettling : attempts) + 1
             // Without a network path the next attempt waits for one, whatever the policy says.
             guard networkAvailable else { return actions + waitForNetwork(attempts: failedAttempts) }
             guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {

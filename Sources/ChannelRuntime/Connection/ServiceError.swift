@@ -44,12 +44,15 @@ public struct ServiceError: Sendable, Equatable, Decodable, CustomStringConverti
         code = (try? container.decodeIfPresent(LenientCode.self, forKey: .errorCode))??.text
     }
 
-    /// Authorization failures that retrying with the same credentials cannot fix.
+    /// Authorization failures that retrying with the same credentials cannot fix, however the
+    /// service phrases them: an error type, a 401/403 code, or words in the type or message.
     public var isAuthorizationFailure: Bool {
-        let types: Set<String> = ["UnauthorizedException", "Unauthorized", "NotAuthorizedException", "ForbiddenException"]
-        if let errorType, types.contains(errorType) { return true }
         if let code, ["401", "403"].contains(code) { return true }
-        return message?.localizedCaseInsensitiveContains("token expired") == true
+        let phrases = ["unauthorized", "not authorized", "notauthorized", "forbidden", "token expired", "access denied"]
+        return [errorType, message].contains { text in
+            guard let text = text?.prefix(500).lowercased() else { return false }
+            return phrases.contains { text.contains($0) }
+        }
     }
 
     /// Failures that the same request will always get (authorization, malformed requests).
