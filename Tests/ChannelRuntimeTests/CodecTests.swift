@@ -145,6 +145,26 @@ struct EndpointAuthTests {
         #expect(throws: AppSyncEndpoint.Failure.self) { try AppSyncEndpoint(http: "ftp://x/event") }
     }
 
+    /// Issue 44: any host name starting with `127.` counted as loopback, so an API key would have
+    /// gone out unencrypted to `127.attacker.example`. Loopback is a literal now.
+    @Test func loopbackIsALiteralNotANamePrefix() throws {
+        for host in ["127.attacker.example", "127.0.0.1.nip.io", "127.0.0", "127.0.0.256", "127.0.0.1x", "128.0.0.1", "localhost.example"] {
+            #expect(throws: AppSyncEndpoint.Failure.insecureScheme("http://\(host)/event")) { try AppSyncEndpoint(http: "http://\(host)/event") }
+        }
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "[::1]"] {
+            #expect(throws: Never.self) { try AppSyncEndpoint(http: "http://\(host):8080/event") }
+        }
+    }
+
+    /// Found with the test above: an IPv6 literal's brackets were doubled and the URL built from
+    /// them force-unwrapped, so `https://[::1]/event` trapped.
+    @Test func anIPv6LiteralEndpointIsBracketedOnce() throws {
+        let endpoint = try AppSyncEndpoint(http: "https://[2001:db8::1]:8443/event")
+        #expect(endpoint.http.absoluteString == "https://[2001:db8::1]:8443/event")
+        #expect(endpoint.realtime.absoluteString == "wss://[2001:db8::1]:8443/event/realtime")
+        #expect(try AppSyncEndpoint(http: "http://[::1]/event").realtime.absoluteString == "ws://[::1]/event/realtime")
+    }
+
     @Test func headerSubprotocolIsBase64URLWithoutPadding() throws {
         // 1 byte of padding would appear for this length; '+' and '/' would appear for these bytes.
         let subprotocol = AppSyncAuthorization.headerSubprotocol(["host": "example1234567890000.appsync-api.us-east-1.amazonaws.com", "x-api-key": "da2-12345678901234567890123456"])

@@ -43,14 +43,19 @@ public struct AppSyncEndpoint: Sendable, Hashable {
             throw .invalidURL(url.absoluteString)
         }
         let port = components.port.map { ":\($0)" } ?? ""
-        let realtimeHost = Self.isStandardAWSHost(hostName)
-            ? hostName.replacingOccurrences(of: ".appsync-api.", with: ".appsync-realtime-api.")
-            : hostName
-        let urlHost = hostName.contains(":") ? "[\(hostName)]" : hostName
+        // An IPv6 literal comes with its brackets from some Foundations and without from others.
+        let bareHost = hostName.hasPrefix("[") && hostName.hasSuffix("]") ? String(hostName.dropFirst().dropLast()) : hostName
+        let realtimeHost = Self.isStandardAWSHost(bareHost)
+            ? bareHost.replacingOccurrences(of: ".appsync-api.", with: ".appsync-realtime-api.")
+            : bareHost
+        let urlHost = bareHost.contains(":") ? "[\(bareHost)]" : bareHost
         let realtimeURLHost = realtimeHost.contains(":") ? "[\(realtimeHost)]" : realtimeHost
+        guard let http = URL(string: "\(secure ? "https" : "http")://\(urlHost)\(port)/event"),
+              let realtime = URL(string: "\(secure ? "wss" : "ws")://\(realtimeURLHost)\(port)/event/realtime")
+        else { throw .invalidURL(url.absoluteString) }
         self.host = urlHost + port
-        self.http = URL(string: "\(secure ? "https" : "http")://\(urlHost)\(port)/event")!
-        self.realtime = URL(string: "\(secure ? "wss" : "ws")://\(realtimeURLHost)\(port)/event/realtime")!
+        self.http = http
+        self.realtime = realtime
     }
 
     /// The endpoint whose HTTP URL is `string`, such as `https://abc123.appsync-api.eu-west-1.amazonaws.com/event`.
@@ -63,7 +68,15 @@ public struct AppSyncEndpoint: Sendable, Hashable {
         host.contains(".appsync-api.") && (host.hasSuffix(".amazonaws.com") || host.hasSuffix(".amazonaws.com.cn"))
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    /// Whether plain http/ws may go to `host`: `localhost`, `::1`, or an IPv4 literal in
+    /// 127.0.0.0/8. Only literals: `127.attacker.example` is a name anyone can point anywhere.
+    package static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets[0] == "127" else { return false }
+        return octets.allSatisfy { octet in
+            (1...3).contains(octet.count) && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && Int(octet).map { $0 <= 255 } == true
+        }
     }
 }

@@ -64,7 +64,7 @@ public struct SSEConfiguration: Sendable {
         guard let host = url.host, !host.isEmpty else { return false }
         switch url.scheme?.lowercased() {
         case "https": return true
-        case "http": return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        case "http": return AppSyncEndpoint.isLoopback(host)
         default: return false
         }
     }
