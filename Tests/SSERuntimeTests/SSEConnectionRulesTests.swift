@@ -17,6 +17,12 @@ struct SSEConnectionRulesTests {
     @Test func onlyA200EventStreamIsAccepted() {
         #expect(Self.refusal(200, ["content-type": "text/event-stream; charset=utf-8"]) == nil)
         #expect(Self.refusal(200, ["content-type": "text/html"]).map { if case .retryable = $0 { true } else { false } } == true)
+        // Issue 44: the media type is compared whole, not as a prefix.
+        #expect(Self.refusal(200, ["content-type": "Text/Event-Stream"]) == nil)
+        #expect(Self.refusal(200, ["content-type": "text/event-stream ;charset=utf-8"]) == nil)
+        for other in ["text/event-streamx", "text/event-stream-json", "text/event-stream/x", ""] {
+            #expect(Self.refusal(200, ["content-type": other]) != nil, "\(other)")
+        }
     }
 
     @Test func statusesMapToTheMachinesRefusals() {

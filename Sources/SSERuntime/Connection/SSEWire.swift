@@ -60,7 +60,8 @@ final class SSEWire: Wire {
     /// How a response other than a `200` event stream is answered.
     static func refusal(for response: EventStreamResponse, maximumRetryAfter: Duration) -> ConnectionStateMachine.Refusal? {
         let contentType = response.headers["content-type"]?.lowercased() ?? ""
-        if response.status == 200, contentType.hasPrefix("text/event-stream") { return nil }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?.trimmingCharacters(in: .whitespaces)
+        if response.status == 200, mediaType == "text/event-stream" { return nil }
         let errors = [ServiceError(errorType: "HTTPStatus", message: "HTTP \(response.status) \(contentType)", code: String(response.status))]
         switch response.status {
         case 401, 403:
