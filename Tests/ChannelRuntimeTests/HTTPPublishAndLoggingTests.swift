@@ -151,6 +151,37 @@ struct DiagnosticLogTests {
         #expect(Redaction.redacted("my-header-x eyJ-not-a-jwt headers-") == "my-header-x eyJ-not-a-jwt headers-")
     }
 
+    /// Issue 44: server text made error lines of 85.5 MB, forged whole lines with newlines, and
+    /// passed terminal escape sequences through; debug lines had no limit at all.
+    @Test func serverTextIsOneBoundedLineWithControlCharactersEscaped() {
+        let lines = LockedBox<[String]>([])
+        let log = Self.log(lines: lines, burst: 10)
+        let forged = "ok\n2026-11-28T00:00:00+0000 error [ChannelRuntime] forged line\r\u{1b}[2J\u{7}\u{85}\u{2028}end"
+        let huge = String(repeating: "x", count: 10_000_000) + "\n"
+        log.error("connection_error", metadata: ["errors": "\(forged)"])
+        log.debug("dropping a message of unknown type", metadata: ["type": "\(huge)"])
+        log.info("the connection ended \u{1b}]0;title\u{7}", metadata: ["reason": "\(forged)"])
+        let captured = lines.value
+        #expect(captured.count == 3)
+        for line in captured {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) || $0 == "\u{2028}" })
+            #expect(line.utf8.count < 2 * LogText.limit)
+        }
+        #expect(captured[0].contains(#"ok\n2026-11-28T00:00:00+0000 error [ChannelRuntime] forged line\r\u{1b}[2J\u{7}\u{85}\u{2028}end"#))
+        #expect(captured[1].contains("…[cut: 10000001 bytes in all]"))
+        #expect(captured[2].contains(#"the connection ended \u{1b}]0;title\u{7}"#))
+        #expect(LogText.safe("plain text stays as it is") == "plain text stays as it is")
+        #expect(LogText.safe(String(repeating: "é", count: 600)).hasSuffix("é…[cut: 1200 bytes in all]"))  // cut between scalars
+    }
+
+    /// Debug lines are summarised like the others.
+    @Test func repeatedDebugLinesAreSummarisedToo() {
+        let lines = LockedBox<[String]>([])
+        let log = Self.log(lines: lines)
+        for _ in 0..<1000 { log.debug("dropping data for an unknown subscription") }
+        #expect(lines.value.count == 3)
+    }
+
     /// A storm of one error (216k lines a minute before) is written `burst` times per interval; the
     /// first line after the interval says how many were left out.
     @Test func repeatedLinesAreSummarisedPerInterval() {

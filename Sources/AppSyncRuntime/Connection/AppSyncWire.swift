@@ -48,12 +48,12 @@ final class AppSyncSession: WireSession {
         self.context = context
         let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         self.outbox = continuation
-        let logger = context.diagnostics.logger
+        let diagnostics = context.diagnostics
         writer = Task {
             for await text in outbox {
                 do { try await socket.send(text) } catch {
                     // The server may already have closed (after a `connection_error`): its frames are still read.
-                    logger.debug("sending a frame failed", metadata: ["error": "\(error)"])
+                    diagnostics.debug("sending a frame failed", metadata: ["error": "\(error)"])
                 }
             }
         }
@@ -179,7 +179,7 @@ final class AppSyncSession: WireSession {
             }
         case .unknown(let type):
             context.metrics.update { $0.unknownMessageTypes += 1 }
-            context.diagnostics.logger.debug("dropping a message of unknown type", metadata: ["type": "\(type)"])
+            context.diagnostics.debug("dropping a message of unknown type", metadata: ["type": "\(type)"])
         }
     }
 

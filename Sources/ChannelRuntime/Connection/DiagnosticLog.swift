@@ -1,12 +1,14 @@
 import Foundation
 import Logging
 
-/// Where a connection's error and warning lines go: every line has its credentials taken out, and a
-/// line repeated within `interval` is written at most `burst` times, the rest summarised by count.
+/// Where a connection's log lines go: every line has its credentials taken out, is one line of
+/// bounded size (`LogText`), and a line repeated within `interval` is written at most `burst`
+/// times, the rest summarised by count.
 ///
 /// Server input decides how often these lines happen (a `subscribe_error` storm, undecodable
-/// events at socket speed), so without a limit a hostile server fills the app's disk; and the text
-/// of an error can carry what the client sent (a server echoing the auth subprotocol).
+/// events at socket speed) and what they say, so without these limits a hostile server fills the
+/// app's disk, forges log lines with newlines or drives a terminal with escape sequences; and the
+/// text of an error can carry what the client sent (a server echoing the auth subprotocol).
 package final class DiagnosticLog: Sendable {
     package let logger: Logger
     private let clock: RuntimeClock
@@ -42,6 +44,8 @@ package final class DiagnosticLog: Sendable {
 
     package func error(_ message: String, metadata: Logger.Metadata = [:]) { write(.error, message, metadata) }
     package func warning(_ message: String, metadata: Logger.Metadata = [:]) { write(.warning, message, metadata) }
+    package func info(_ message: String, metadata: Logger.Metadata = [:]) { write(.info, message, metadata) }
+    package func debug(_ message: String, metadata: Logger.Metadata = [:]) { write(.debug, message, metadata) }
 
     private func write(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata) {
         guard logger.logLevel <= level else { return }
@@ -59,9 +63,61 @@ package final class DiagnosticLog: Sendable {
             return (admitted, suppressedBefore, state.secrets)
         }
         guard admitted else { return }
-        var redacted = metadata.mapValues { Logger.MetadataValue.string(Redaction.redacted("\($0)", secrets: secrets)) }
-        if suppressedBefore > 0 { redacted["suppressed"] = "\(suppressedBefore) more in the previous \(interval)" }
-        logger.log(level: level, "\(Redaction.redacted(message, secrets: secrets))", metadata: redacted)
+        var safe = metadata.mapValues { Logger.MetadataValue.string(LogText.safe("\($0)", secrets: secrets)) }
+        if suppressedBefore > 0 { safe["suppressed"] = "\(suppressedBefore) more in the previous \(interval)" }
+        logger.log(level: level, "\(LogText.safe(message, secrets: secrets))", metadata: safe)
+    }
+}
+
+/// Text for a log line, whatever a server put in it: credentials taken out, control characters
+/// escaped (a newline cannot start a forged line, an escape sequence cannot reach a terminal), and
+/// at most `limit` UTF-8 bytes, the rest replaced by a marker saying how much was cut.
+package enum LogText {
+    package static let limit = 1_024
+
+    package static func safe(_ text: String, secrets: [String] = []) -> String {
+        // Only a bounded head is looked at (a server's text may be megabytes). It is longer than
+        // the limit, so a secret cut at its end is cut off the line too.
+        let total = text.utf8.count
+        let (head, headSize) = prefix(of: text, bytes: 8 * limit)
+        let cleaned = escaped(Redaction.redacted(head, secrets: secrets))
+        let (line, lineSize) = prefix(of: cleaned, bytes: limit)
+        if headSize == total, lineSize == cleaned.utf8.count { return line }
+        return line + "…[cut: \(total) bytes in all]"
+    }
+
+    /// The longest prefix of whole scalars within `bytes` UTF-8 bytes, and its size.
+    static func prefix(of text: String, bytes: Int) -> (String, Int) {
+        guard text.utf8.count > bytes else { return (text, text.utf8.count) }
+        var size = 0
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let width = UTF8.width(scalar)
+            guard size + width <= bytes else { break }
+            size += width
+            scalars.append(scalar)
+        }
+        return (String(scalars), size)
+    }
+
+    /// `text` with C0 and C1 control characters, DEL and the Unicode line separators escaped.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where isControl(scalar): result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 }
 

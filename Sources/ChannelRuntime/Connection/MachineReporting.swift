@@ -6,14 +6,14 @@ extension ConnectionStatusBoard {
     /// Publishes `newState` and logs the change (a final failure as an error).
     package func publish(_ newState: ConnectionState, log: DiagnosticLog) {
         guard setConnectionState(newState) else { return }
-        log.logger.debug("connection state", metadata: ["state": "\(newState)"])
+        log.debug("connection state", metadata: ["state": "\(newState)"])
         switch newState {
         case .failed(let failure):
             log.error("connection failed for good", metadata: ["reason": "\(failure)"])
         case .closed(let end):
-            log.logger.info("the service closed the connection; no reconnect until start()", metadata: ["reason": "\(end)"])
+            log.info("the service closed the connection; no reconnect until start()", metadata: ["reason": "\(end)"])
         case .waitingForNetwork:
-            log.logger.info("no network path; waiting for one before connecting")
+            log.info("no network path; waiting for one before connecting")
         case .idle, .connecting, .connected, .reconnecting, .suspended, .disconnected:
             break
         }
@@ -30,7 +30,7 @@ extension RuntimeMetrics {
             log.error("no \(silence) in time; reconnecting")
         case .duplicateAcknowledgement:
             update { $0.duplicateAcknowledgements += 1 }
-            log.logger.debug("ignoring a second acknowledgement of the session")
+            log.debug("ignoring a second acknowledgement of the session")
         case .subscribeError: update { $0.subscribeErrors += 1 }
         }
     }

@@ -32,7 +32,6 @@ public actor ChannelEventHub: ChannelEventSource {
     /// Opt-in histories, by entry key; they outlive the entries (a consumer may come late).
     private var histories: [String: any Sendable] = [:]
     private let clock: RuntimeClock
-    private let logger: Logger
     /// Error and warning lines, repeats summarised: undecodable events can come at socket speed.
     private let diagnostics: DiagnosticLog
 
@@ -55,7 +54,6 @@ public actor ChannelEventHub: ChannelEventSource {
         self.parameters = parameters
         self.bufferPolicy = bufferPolicy
         self.clock = RuntimeClock(clock)
-        self.logger = logger
         self.diagnostics = DiagnosticLog(logger: logger, clock: self.clock)
     }
 
@@ -294,7 +292,7 @@ public actor ChannelEventHub: ChannelEventSource {
         do {
             channel = try entry.channel(for: parameters)
         } catch {
-            logger.debug("stream waits for its channel parameters", metadata: ["reason": "\(error)"])
+            diagnostics.debug("stream waits for its channel parameters", metadata: ["reason": "\(error)"])
             if let old = await entry.stopPump() { await connection.unsubscribe(old) }
             setStatus(.waitingForParameter, of: key, subscriptionID: nil)
             return

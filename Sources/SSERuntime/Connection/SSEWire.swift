@@ -185,7 +185,7 @@ final class SSESession: WireSession {
             handle(.channelEvent(event.data, channel: only))  // no type: the only channel there is (a single-topic hub)
         } else {
             context.metrics.update { $0.unknownSubscriptionFrames += 1 }
-            context.diagnostics.logger.debug("dropping an event with no type on a stream of several channels")
+            context.diagnostics.debug("dropping an event with no type on a stream of several channels")
         }
     }
 

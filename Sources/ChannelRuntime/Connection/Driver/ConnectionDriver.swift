@@ -44,7 +44,6 @@ package actor ConnectionDriver {
     private let settings: Settings
     private let clock: RuntimeClock
     private let diagnostics: DiagnosticLog
-    private var logger: Logger { diagnostics.logger }
     private var machine: ConnectionStateMachine
     private let board = ConnectionStatusBoard()
     private var timers = MachineTimers()
@@ -104,7 +103,7 @@ package actor ConnectionDriver {
     package func resume() { run(machine.resume()) }
 
     package func networkPathChanged(available: Bool) {
-        logger.info("network path changed", metadata: ["available": "\(available)"])
+        diagnostics.info("network path changed", metadata: ["available": "\(available)"])
         run(machine.networkPathChanged(available: available))
     }
 
@@ -169,7 +168,7 @@ package actor ConnectionDriver {
 
     private func open(_ id: ConnectionStateMachine.SessionID) async {
         guard await settings.isSignedIn() else {
-            logger.debug("signed out; waiting before connecting")
+            diagnostics.debug("signed out; waiting before connecting")
             opening = nil
             run(machine.signedOut(id))
             return
@@ -202,7 +201,7 @@ package actor ConnectionDriver {
     private func transportEnded(_ id: ConnectionStateMachine.SessionID, _ end: ConnectionEnd) {
         guard let session, session.id == id else { return }
         self.session = nil
-        logger.info("the connection ended", metadata: ["reason": "\(end)"])
+        diagnostics.info("the connection ended", metadata: ["reason": "\(end)"])
         run(machine.transportClosed(id, end))
     }
 
@@ -223,7 +222,7 @@ package actor ConnectionDriver {
     private func probe(_ session: OpenSession) async {
         let alive = await session.wire.probe()
         guard self.session?.id == session.id else { return }
-        if !alive { logger.info("the connection cannot prove it is alive after a network path change; replacing it") }
+        if !alive { diagnostics.info("the connection cannot prove it is alive after a network path change; replacing it") }
         run(alive ? machine.probeAnswered(session.id) : machine.probeFailed(session.id))
     }
 
@@ -231,7 +230,7 @@ package actor ConnectionDriver {
         guard timers.take(timer, token: token) else { return }
         if case .connect = timer, !machine.isConnected { diagnostics.error("no \(wire.vocabulary.acceptance) in time; closing the connection") }
         if case .subscribe = timer { diagnostics.error("no reply to subscribe in time; reconnecting") }
-        if case .probe = timer { logger.info("no answer to the liveness probe after a network path change; replacing the connection") }
+        if case .probe = timer { diagnostics.info("no answer to the liveness probe after a network path change; replacing the connection") }
         if session?.wire.isIdle == true { lastActivityAt = clock.now() }
         run(machine.timerFired(timer, silence: clock.now() - lastActivityAt))
     }
@@ -293,7 +292,7 @@ package actor ConnectionDriver {
 
     private func dropUnrouted(_ reason: String, _ target: String) {
         metrics.update { $0.unknownSubscriptionFrames += 1 }
-        logger.debug("dropping data for \(reason)", metadata: ["target": "\(target)"])
+        diagnostics.debug("dropping data for \(reason)", metadata: ["target": "\(target)"])
     }
 
     // MARK: Subscriptions
@@ -334,7 +333,7 @@ package actor ConnectionDriver {
 
     private func renew(_ id: ConnectionStateMachine.SessionID) {
         renewal = nil
-        logger.debug("opening a new session for a changed channel set")
+        diagnostics.debug("opening a new session for a changed channel set")
         run(machine.renewSession(id))
     }
 
