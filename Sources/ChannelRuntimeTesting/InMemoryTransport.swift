@@ -86,6 +86,8 @@ public final class FakeServer: Sendable {
         let closeFrame = LockedValue<WebSocketClose?>(nil)
         /// Pings sent so far, and those waiting for the test's pong.
         let pings = LockedValue<(count: Int, waiting: [CheckedContinuation<Void, any Error>])>((0, []))
+        /// While the server does not read: the sends waiting for it to read again.
+        let holding = LockedValue<(on: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
         package func ping() async throws {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
@@ -119,22 +121,40 @@ public final class FakeServer: Sendable {
         var isClosed: Bool { sent.withLock { $0.closed } }
 
         package func send(_ text: String) async throws {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let held = holding.withLock { holding in
+                    if holding.on { holding.waiting.append(waiter) }
+                    return holding.on
+                }
+                if !held { waiter.resume() }
+            }
             try sent.withLock { sent in
                 guard !sent.closed else { throw WebSocketSessionClosed() }
                 sent.frames.append(text)
             }
         }
 
+        /// Lets held sends go on, and new ones through.
+        func releaseSends() {
+            let waiting = holding.withLock { holding in
+                defer { holding = (false, []) }
+                return holding.waiting
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+
         package func close() async {
             sent.withLock { $0.closed = true }
             toClient.finish()
             answerPings(WebSocketSessionClosed())
+            releaseSends()
         }
 
         package func abort() {
             sent.withLock { $0.closed = true }
             toClient.finish()
             answerPings(WebSocketSessionClosed())
+            releaseSends()
         }
     }
 
@@ -152,6 +172,16 @@ public final class FakeServer: Sendable {
 
     /// Sends a text frame to the client.
     public func push(_ text: String) { session.toClient.yield(text) }
+
+    /// Stops reading what the client sends, as a server whose socket buffers are full: each send
+    /// waits until `releaseSends()`.
+    public func holdSends() { session.holding.withLock { $0.on = true } }
+
+    /// Sends the client started that wait for the server to read.
+    public var heldSendCount: Int { session.holding.withLock { $0.waiting.count } }
+
+    /// Reads again: the held sends complete, in order.
+    public func releaseSends() { session.releaseSends() }
 
     /// Sends a JSON object to the client as a text frame (keys sorted).
     public func push(_ object: [String: Any]) {

@@ -422,4 +422,60 @@ struct ConnectionTests {
             try await harness.connection.publish(["{}"], to: "ns/a")
         }
     }
+
+    /// Issue 44: a publish that had timed out was still sent once the server read again, so an app
+    /// that retried published twice. A publish still queued when its time runs out is never sent;
+    /// one already written says it may still be delivered.
+    @Test func aPublishThatTimedOutBeforeItWentOutIsNeverSent() async throws {
+        let harness = Harness()
+        let server = try await harness.connect()
+        server.holdSends()
+        let first = Task { try await harness.connection.publish([#"{"n":1}"#], to: "ns/a") }
+        try await eventually("the first publish in the socket") { server.heldSendCount == 1 }
+        let second = Task { try await harness.connection.publish([#"{"n":2}"#], to: "ns/a") }
+        try await eventually("both publishes waiting for an answer") {
+            harness.clock.pendingDeadlines.filter { $0 == .seconds(15) }.count == 2
+        }
+        harness.clock.advance(by: .seconds(15))
+        await #expect(throws: AppSyncError.timedOutAfterSending) { try await first.value }
+        await #expect(throws: AppSyncError.timedOut) { try await second.value }
+        server.releaseSends()
+        let written = try #require(await server.nextMessage())
+        #expect((written["events"] as? [String]) == [#"{"n":1}"#])
+        #expect(await server.nextMessage(within: 0.5) == nil)  // the second never goes out
+        await harness.connection.disconnect()
+    }
+
+    /// Issue 44: the send queue was unbounded (270 MB against a server that stopped reading).
+    /// Publishes that do not fit fail at once, nothing sent.
+    @Test func publishesBeyondTheQueueBoundFailAtOnce() async throws {
+        let harness = Harness { $0.maximumQueuedPublishBytes = 10_000 }
+        let server = try await harness.connect()
+        server.holdSends()
+        let event = "{\"text\":\"" + String(repeating: "x", count: 3_000) + "\"}"
+        var publishes: [Task<PublishResult, any Error>] = []
+        for _ in 0..<10 {
+            publishes.append(Task { try await harness.connection.publish([event], to: "ns/a") })
+            await harness.settle()
+        }
+        // Frames of about 3.2 KB: the one in the socket and two more fit in 10 000 bytes.
+        try await eventually("three publishes waiting for an answer") {
+            harness.clock.pendingDeadlines.filter { $0 == .seconds(15) }.count == 3
+        }
+        harness.clock.advance(by: .seconds(15))
+        var outcomes: [String] = []
+        for publish in publishes {
+            do {
+                _ = try await publish.value
+                outcomes.append("answered")
+            } catch {
+                outcomes.append("\(error)")
+            }
+        }
+        let full = AppSyncError.sendQueueFull(bytes: 10_000).description
+        #expect(outcomes == [AppSyncError.timedOutAfterSending.description] + Array(repeating: AppSyncError.timedOut.description, count: 2)
+            + Array(repeating: full, count: 7))
+        server.releaseSends()
+        await harness.connection.disconnect()
+    }
 }

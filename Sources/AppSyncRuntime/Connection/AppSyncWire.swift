@@ -24,13 +24,15 @@ final class AppSyncSession: WireSession {
     private let socket: any WebSocketSession
     private let configuration: AppSyncConfiguration
     private let context: WireContext
-    private let outbox: AsyncStream<String>.Continuation
+    private let outbox: OutboundQueue
     private let writer: Task<Void, Never>
 
     private struct Pending {
         let continuation: CheckedContinuation<PublishResult, any Error>
         let timeout: Task<Void, Never>
         let sentAt: Duration
+        /// Whether its frame was handed to the socket (then a time-out cannot take it back).
+        var written = false
     }
 
     private struct State {
@@ -46,16 +48,29 @@ final class AppSyncSession: WireSession {
         self.socket = socket
         self.configuration = configuration
         self.context = context
-        let (outbox, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
-        self.outbox = continuation
+        let outbox = OutboundQueue(maximumPublishBytes: configuration.maximumQueuedPublishBytes)
+        self.outbox = outbox
         let diagnostics = context.diagnostics
+        let state = self.state
         writer = Task {
-            for await text in outbox {
-                do { try await socket.send(text) } catch {
+            while let frame = await outbox.next() {
+                defer { outbox.done(with: frame) }
+                // A publish that timed out before its turn is never sent: the app was told it failed.
+                if case .publish(let id, _) = frame, !Self.markWritten(id, in: state) { continue }
+                do { try await socket.send(frame.text) } catch {
                     // The server may already have closed (after a `connection_error`): its frames are still read.
                     diagnostics.debug("sending a frame failed", metadata: ["error": "\(error)"])
                 }
             }
+        }
+    }
+
+    /// Marks a publish's frame as written; false when it is no longer waiting (timed out).
+    private static func markWritten(_ id: String, in state: LockedValue<State>) -> Bool {
+        state.withLock { state in
+            guard state.publishes[id] != nil else { return false }
+            state.publishes[id]?.written = true
+            return true
         }
     }
 
@@ -82,7 +97,7 @@ final class AppSyncSession: WireSession {
     }
 
     func sendHandshake() {
-        outbox.yield(ClientMessage.connectionInit.encoded())
+        outbox.enqueue(.control(ClientMessage.connectionInit.encoded()))
     }
 
     func subscribe(_ id: String, to channel: String) async -> SubscribeReply {
@@ -98,12 +113,12 @@ final class AppSyncSession: WireSession {
         let frame = ClientMessage.subscribe(id: id, channel: channel, authorization: headers).encoded()
         return .send { [state, outbox] in
             state.withLock { $0.channels[id] = channel }
-            outbox.yield(frame)
+            outbox.enqueue(.control(frame))
         }
     }
 
     func unsubscribe(_ id: String) {
-        outbox.yield(ClientMessage.unsubscribe(id: id).encoded())
+        outbox.enqueue(.control(ClientMessage.unsubscribe(id: id).encoded()))
     }
 
     func close() {
@@ -194,7 +209,7 @@ final class AppSyncSession: WireSession {
         return try await withCheckedThrowingContinuation { continuation in
             let timer = Task {
                 do { try await clock.sleep(for: timeout) } catch { return }
-                self.finishPublish(id, with: .failure(AppSyncError.timedOut))
+                self.publishTimedOut(id)
             }
             let registered = state.withLock { state in
                 guard !state.ended else { return false }
@@ -205,8 +220,19 @@ final class AppSyncSession: WireSession {
                 timer.cancel()
                 return continuation.resume(throwing: AppSyncError.connectionLost)
             }
-            outbox.yield(frame)
+            switch outbox.enqueue(.publish(id: id, text: frame)) {
+            case .queued: break
+            case .full: finishPublish(id, with: .failure(AppSyncError.sendQueueFull(bytes: outbox.maximumPublishBytes)))
+            case .finished: finishPublish(id, with: .failure(AppSyncError.connectionLost))
+            }
         }
+    }
+
+    /// No answer in time: `.timedOut` when the frame is still queued (it is never sent now),
+    /// `.timedOutAfterSending` when it went out (the service may still deliver the events).
+    private func publishTimedOut(_ id: String) {
+        guard let pending = state.withLock({ $0.publishes.removeValue(forKey: id) }) else { return }
+        finish(pending, with: .failure(pending.written ? AppSyncError.timedOutAfterSending : AppSyncError.timedOut))
     }
 
     private func finishPublish(_ id: String, with result: Result<PublishResult, any Error>) {

@@ -34,6 +34,11 @@ public struct AppSyncConfiguration: Sendable {
     /// codes and is reported to close with 1000 after failures too, which a `connection_error`
     /// announces first (the client acts on that); `[]` reconnects after every close.
     public var finalCloseCodes: Set<Int> = [1000]
+    /// How many bytes of publishes may wait to go out over the WebSocket while the server reads
+    /// slower than the app publishes; a publish that does not fit fails at once with
+    /// `AppSyncError.sendQueueFull` (nothing sent). Default: 4 MiB (AppSync takes at most five
+    /// events of 240 KB per publish).
+    public var maximumQueuedPublishBytes: Int = 4 << 20
 
     /// Settings with the defaults above for `endpoint` and `authorization`.
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
@@ -46,8 +51,15 @@ public struct AppSyncConfiguration: Sendable {
 public enum AppSyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The operation needs a connected session.
     case notConnected
-    /// The service did not answer in time (`operationTimeout`; for an HTTP publish, the client's `timeout`).
+    /// The service did not answer in time (`operationTimeout`; for an HTTP publish, the client's
+    /// `timeout`). For a publish over the WebSocket: its frame had not gone out yet, and never will.
     case timedOut
+    /// A publish over the WebSocket went out but no answer came within `operationTimeout`: the
+    /// service may still deliver its events, so publishing them again may deliver them twice.
+    case timedOutAfterSending
+    /// The publishes waiting to go out over the WebSocket already hold `bytes`
+    /// (`maximumQueuedPublishBytes`; the server reads slower than the app publishes): nothing was sent.
+    case sendQueueFull(bytes: Int)
     /// The connection ended before the operation completed.
     case connectionLost
     /// The connection already has the most subscriptions AppSync allows.
@@ -64,6 +76,8 @@ public enum AppSyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notConnected: return "not connected"
         case .timedOut: return "the service did not answer in time"
+        case .timedOutAfterSending: return "the service did not answer in time; the events went out and may still be delivered"
+        case .sendQueueFull(let bytes): return "\(bytes) bytes of publishes are already waiting to go out; nothing was sent"
         case .connectionLost: return "the connection ended before the operation completed"
         case .subscriptionLimitReached(let limit): return "the connection already has the most subscriptions AppSync allows (\(limit))"
         case .service(let errors): return "the service refused: \(errors)"
