@@ -225,6 +225,32 @@ struct BatchedStreamTests {
         }
     }
 
+    @Test func aWeightLimitDropsTheOldestUntilTheNewOneFits() async {
+        let (stream, continuation, _) = BatchedStream<Int>.makeStreamAndReader(bufferingPolicy: .bufferingNewest(100), weightLimit: 25)
+        #expect(continuation.send(1, weight: 10) == 0)
+        #expect(continuation.send(2, weight: 10) == 0)
+        #expect(continuation.send(3, weight: 10) == 1)  // 1 goes: 30 > 25
+        #expect(continuation.send(4, weight: 24) == 2)  // 2 and 3 go
+        #expect(continuation.send(5, weight: 1_000) == 1)  // alone, it fits
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == 5)
+        #expect(continuation.send(6, weight: 25) == 0)  // taken: its weight left the buffer
+        #expect(continuation.send(7, weight: 1) == 1)
+        continuation.finish()
+        #expect(continuation.send(8, weight: 1) == -1)
+        #expect(await iterator.next() == 7)
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func aWeightedStreamKeepsItsCountLimitAndOrderAcrossGrowth() async {
+        let (stream, continuation, _) = BatchedStream<Int>.makeStreamAndReader(bufferingPolicy: .bufferingNewest(40), batchLimit: 7, weightLimit: 1_000)
+        var dropped = 0
+        for value in 0..<100 { dropped += continuation.send(value, weight: 1) }
+        #expect(dropped == 60)
+        continuation.finish()
+        #expect(await Array(stream) == Array(60..<100))
+    }
+
     // MARK: The reader, read directly (as the connection and the hub's pump do)
 
     @Test func anActorReadingTheReaderGetsEveryElement() async {

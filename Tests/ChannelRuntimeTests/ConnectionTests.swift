@@ -478,4 +478,23 @@ struct ConnectionTests {
         server.releaseSends()
         await harness.connection.disconnect()
     }
+
+    /// Issue 44: `data` frames whose `event` is an array filled the queue between the socket and the
+    /// decoder without bound (3 GB in 32 s). What waits for decoding is bounded; the oldest go,
+    /// counted; the newest are delivered.
+    @Test func eventsWaitingToBeDecodedAreBounded() async throws {
+        let harness = Harness()
+        let subscription = try await harness.connection.subscribe(to: "ns/flood")
+        let server = try await harness.connect()
+        let id = try #require(try await server.acceptSubscribes(1)["ns/flood"])
+        try await eventually("the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
+        let limit = ConnectionDriver.undecodedLimit.events
+        let events = (0..<(limit + 2_500)).map { #"{"n":\#($0)}"# }
+        server.push(["type": "data", "id": id, "event": events])
+        try await eventually("the frame read") { harness.connection.metrics.snapshot().channels["ns/flood"]?.received == events.count }
+        #expect(harness.connection.metrics.snapshot().channels["ns/flood"]?.overflowed == 2_500)
+        var reader = subscription.events.makeAsyncIterator()
+        #expect(await reader.next()?.text == #"{"n":2500}"#)  // the oldest went
+        await harness.connection.disconnect()
+    }
 }

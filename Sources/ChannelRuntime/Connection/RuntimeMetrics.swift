@@ -20,7 +20,8 @@ public final class RuntimeMetrics: Sendable {
         /// channel with one message; as the `unknown` case on a channel of several).
         public var undeclaredEventTypes = 0
         /// Events a consumer did not get because its buffer was full (it stopped reading); counted
-        /// once per consumer that missed the event. The consumer learns of it as a gap.
+        /// once per consumer that missed the event. The consumer learns of it as a gap. Also events
+        /// that arrived faster than they could be decoded, beyond what may wait for that.
         public var overflowed = 0
         /// Events of another channel on the same address (a shared address), left to that channel.
         public var otherChannels = 0

@@ -37,10 +37,13 @@ package enum BatchedStream<Element: Sendable> {
     /// `makeStream` with its reader: reading `reader` directly skips `AsyncStream`'s per-element
     /// work (a cancellation handler and generic metadata lookups in its unspecialized code). Read
     /// the stream or the reader, not both.
+    ///
+    /// With a `weightLimit`, elements sent with `send(_:weight:)` also bound the buffer by their
+    /// total weight (bytes, say): the oldest are dropped until the new one fits.
     package static func makeStreamAndReader(
-        bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64
+        bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64, weightLimit: Int? = nil
     ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
-        let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit))
+        let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit), weightLimit: weightLimit)
         let reader = Reader(storage)
         storage.reader = reader
         let stream = AsyncStream(unfolding: { await reader.nextIgnoringCancellation() }, onCancel: { storage.terminate(.cancelled) })
@@ -59,6 +62,11 @@ package enum BatchedStream<Element: Sendable> {
         /// a `YieldResult` costs a metadata lookup per element.
         @discardableResult
         package func send(_ element: Element) -> BatchedStreamSend { storage.send(element) }
+
+        /// Buffers `element` of `weight` toward the stream's `weightLimit`, dropping the oldest
+        /// buffered elements until it fits (one element alone always fits); returns how many were
+        /// dropped (also for the count limit), or -1 once the stream ended.
+        package func send(_ element: Element, weight: Int) -> Int { storage.send(element, weight: weight) }
 
         /// Ends the stream: the reader gets what is buffered, then `nil`.
         package func finish() { storage.terminate(.finished) }
@@ -99,26 +107,63 @@ package enum BatchedStream<Element: Sendable> {
         private let limit: Int?
         private let dropsOldest: Bool
         let batchLimit: Int
+        /// The most total weight buffered (`send(_:weight:)`), and each buffered element's weight,
+        /// a ring beside `ring`.
+        private let weightLimit: Int?
+        private var weights: UnsafeMutablePointer<Int>?
+        private var totalWeight = 0
         /// Counts `discardBuffered()` calls: a batch taken before the last one is not handed out.
         private var discards = 0
         /// The reader, for `discardBuffered()` to reach the batch it took (it owns this storage).
         /// Set once, before the storage is shared.
         weak var reader: Reader?
 
-        init(policy: BufferingPolicy, batchLimit: Int) {
+        init(policy: BufferingPolicy, batchLimit: Int, weightLimit: Int? = nil) {
             switch policy {
             case .bufferingNewest(let limit): (self.limit, dropsOldest) = (max(0, limit), true)
             case .bufferingOldest(let limit): (self.limit, dropsOldest) = (max(0, limit), false)
             default: (limit, dropsOldest) = (nil, false)
             }
             self.batchLimit = batchLimit
+            self.weightLimit = weightLimit
             capacity = 16
             ring = .allocate(capacity: capacity)
+            if weightLimit != nil { weights = .allocate(capacity: capacity) }
         }
 
         deinit {
             for offset in 0..<count { (ring + (head + offset) % capacity).deinitialize(count: 1) }
             ring.deallocate()
+            weights?.deallocate()
+        }
+
+        /// `send` with a weight: drops the oldest until `element` fits both limits. Elements are
+        /// released outside the lock.
+        func send(_ element: Element, weight: Int) -> Int {
+            precondition(weights != nil, "send(_:weight:) needs a stream made with a weightLimit")
+            var dropped: [Element] = []
+            lock.lock()
+            if isEnded {
+                lock.unlock()
+                return -1
+            }
+            while count > 0, (limit.map { count >= $0 } ?? false) || totalWeight + weight > weightLimit! {
+                dropped.append((ring + head).move())
+                totalWeight -= weights![head]
+                head = (head + 1) % capacity
+                count -= 1
+            }
+            if count == capacity { grow() }
+            let slot = (head + count) % capacity
+            (ring + slot).initialize(to: element)
+            weights![slot] = weight
+            totalWeight += weight
+            count += 1
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            waiter?.resume()
+            return dropped.count
         }
 
         /// `yield` without building a generic result: the runtime's hot path.
@@ -177,6 +222,13 @@ package enum BatchedStream<Element: Sendable> {
             (larger + firstRun).moveInitialize(from: ring, count: count - firstRun)
             ring.deallocate()
             ring = larger
+            if let weights {
+                let largerWeights = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
+                largerWeights.moveInitialize(from: weights + head, count: firstRun)
+                (largerWeights + firstRun).moveInitialize(from: weights, count: count - firstRun)
+                weights.deallocate()
+                self.weights = largerWeights
+            }
             head = 0
             capacity *= 2
         }
@@ -186,6 +238,10 @@ package enum BatchedStream<Element: Sendable> {
             ring.deallocate()
             capacity = 16
             ring = .allocate(capacity: capacity)
+            if weights != nil {
+                weights?.deallocate()
+                weights = .allocate(capacity: capacity)
+            }
             head = 0
         }
 
@@ -202,7 +258,7 @@ package enum BatchedStream<Element: Sendable> {
             if case .cancelled = reason {
                 discarded.reserveCapacity(count)
                 for offset in 0..<count { discarded.append((ring + (head + offset) % capacity).move()) }
-                (head, count) = (0, 0)
+                (head, count, totalWeight) = (0, 0, 0)
             }
             let (handler, waiter) = (self.handler, self.waiter)
             (self.handler, self.waiter) = (nil, nil)
@@ -254,6 +310,9 @@ package enum BatchedStream<Element: Sendable> {
             defer { lock.unlock() }
             guard count > 0 else { return isEnded ? (0, discards) : nil }
             let taken = min(count, batchLimit)
+            if let weights {
+                for offset in 0..<taken { totalWeight -= weights[(head + offset) % capacity] }
+            }
             let firstRun = min(taken, capacity - head)
             destination.moveInitialize(from: ring + head, count: firstRun)
             (destination + firstRun).moveInitialize(from: ring, count: taken - firstRun)
@@ -271,7 +330,7 @@ package enum BatchedStream<Element: Sendable> {
                 lock.lock()
                 defer { lock.unlock() }
                 for offset in 0..<count { discarded.append((ring + (head + offset) % capacity).move()) }
-                (head, count) = (0, 0)
+                (head, count, totalWeight) = (0, 0, 0)
                 discards += 1
                 return discards
             }

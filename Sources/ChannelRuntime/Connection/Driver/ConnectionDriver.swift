@@ -71,6 +71,12 @@ package actor ConnectionDriver {
     }
 
     private var sinks: [String: Sink] = [:]
+    /// What each subscription's events may hold while they wait to be decoded: a server can send
+    /// faster than they decode (a `data` frame may carry an array of events), and without a bound
+    /// the wait grows without limit (3 GB in 32 s from 173 MB on the wire). Each event weighs its
+    /// bytes plus its bookkeeping; the oldest are dropped, counted and logged.
+    package static let undecodedLimit = (events: 10_000, bytes: 8 << 20)
+    private static let eventOverhead = 64
     /// The last event's sequence number (`RawChannelEvent.sequence`).
     private var sequence = 0
     /// Names each subscription (`sub1`, `sub2`, …): unique on the connection, and short enough
@@ -271,10 +277,20 @@ package actor ConnectionDriver {
         }
         sink.counter.received(events.count)
         let receivedAt = Date()
+        var overflowed = 0
         for event in events {
             sequence += 1
-            sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt))
+            let weight = event.utf8.count + Self.eventOverhead
+            overflowed += max(0, sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt), weight: weight))
         }
+        if overflowed > 0 { noteUndecodedOverflow(overflowed, of: sink) }
+    }
+
+    private func noteUndecodedOverflow(_ count: Int, of sink: Sink) {
+        metrics.channel(sink.channel) { $0.overflowed += count }
+        diagnostics.warning("events arrive faster than they are decoded; dropping the oldest waiting ones", metadata: [
+            "channel": "\(sink.channel)", "limit": "\(Self.undecodedLimit.events) events, \(Self.undecodedLimit.bytes) bytes",
+        ])
     }
 
     /// Hands an event to every subscription whose channel matches `channel`.
@@ -286,7 +302,8 @@ package actor ConnectionDriver {
         let raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
         for sink in targets {
             sink.counter.received(1)
-            sink.continuation.send(raw)
+            let dropped = sink.continuation.send(raw, weight: event.utf8.count + Self.eventOverhead)
+            if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         }
     }
 
@@ -302,7 +319,8 @@ package actor ConnectionDriver {
         guard sinks.count < settings.maximumSubscriptions else { throw .limitReached(settings.maximumSubscriptions) }
         subscriptionsMade += 1
         let id = "sub\(subscriptionsMade)"
-        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader()
+        let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader(
+            bufferingPolicy: .bufferingNewest(Self.undecodedLimit.events), weightLimit: Self.undecodedLimit.bytes)
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
