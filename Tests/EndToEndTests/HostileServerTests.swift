@@ -125,6 +125,22 @@ struct HostileServerTests {
 }
 
 extension HostileServerTests {
+    /// Issue 44: an upgrade accepting `permessage-deflate`, which the client never offered, was
+    /// taken (its compressed frames then refused one by one). The upgrade is refused.
+    @Test func anUpgradeAcceptingAnUnofferedExtensionIsRefused() async throws {
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\nSec-WebSocket-Protocol: aws-appsync-event-ws\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n".utf8)
+                + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+        }
+        let transport = WSClientTransport(logger: Self.quiet)
+        let url = URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")!
+        await #expect(throws: (any Error).self) {
+            _ = try await bounded("the connect to end") { try await transport.connect(to: url, subprotocols: ["aws-appsync-event-ws"]) }
+        }
+        try await waitFor("the socket closed") { server.openSockets == 0 }
+        await server.stop()
+    }
+
     /// Defect 6: a message split into many one-byte fragments ends the connection instead of costing
     /// the client CPU for every fragment.
     @Test func aMessageInTooManyFragmentsClosesTheConnection() async throws {

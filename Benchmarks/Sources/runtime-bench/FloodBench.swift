@@ -7,12 +7,15 @@ import VortexEvents
 
 /// Peak resident memory while a hostile server (`scripts/flood_server.py`, another process) sends
 /// events as fast as the socket takes them, for `--seconds`: to a consumer that never reads
-/// (`stalled`) or for a channel nobody subscribed to (`unsubscribed`). The client must hold no
-/// more than its bounds, whatever the server sends.
+/// (`stalled`), for a channel nobody subscribed to (`unsubscribed`), or as `data` frames carrying
+/// arrays of events (`array`, WebSocket); or the server stops reading while the client publishes
+/// 100 KB events from 64 tasks (`unread`, WebSocket). The client must hold no more than its
+/// bounds, whatever the server does.
 struct Flood: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Peak resident memory under a flood from a hostile server.")
     @Option(help: "websocket or sse") var transport = "sse"
-    @Option(help: "stalled (a consumer that never reads) or unsubscribed (events for no subscription)") var mode = "stalled"
+    @Option(help: "stalled (a consumer that never reads), unsubscribed (events for no subscription), array (events in arrays), unread (publishes to a server that stopped reading)")
+    var mode = "stalled"
     @Option var seconds = 30
     @Option(help: "The flood server script.") var server = "scripts/flood_server.py"
 
@@ -33,10 +36,31 @@ struct Flood: AsyncParsableCommand {
         let start: @Sendable () async -> Void
         let stop: @Sendable () async -> Void
         let metrics: RuntimeMetrics
+        var publishers: [Task<Void, Never>] = []
+        let publishOutcomes = PublishOutcomes()
         switch transport {
         case "websocket":
             let appSync = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)
             (connection, metrics, start, stop) = (appSync, appSync.metrics, { await appSync.start() }, { await appSync.disconnect() })
+            if mode == "unread" {
+                let event = "{\"text\":\"" + String(repeating: "x", count: 100_000) + "\"}"
+                publishers = (0..<64).map { _ in
+                    Task {
+                        while !Task.isCancelled {
+                            if await appSync.state != .connected {
+                                try? await Task.sleep(for: .milliseconds(10))
+                                continue
+                            }
+                            do {
+                                _ = try await appSync.publish([event], to: "bench/unread")
+                                publishOutcomes.add("answered")
+                            } catch {
+                                publishOutcomes.add("\(error)".prefix(40).description)
+                            }
+                        }
+                    }
+                }
+            }
         case "sse":
             let sse = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)
             (connection, metrics, start, stop) = (sse, sse.metrics, { await sse.start() }, { await sse.disconnect() })
@@ -64,9 +88,20 @@ struct Flood: AsyncParsableCommand {
                 print("| \(second) | \(rss / 1024) MB | \(snapshot.framesReceived) | \(overflowed) |")
             }
         }
+        for publisher in publishers { publisher.cancel() }
         await stop()
         _ = stalled
         peak = max(peak, peakResidentMemoryKB() ?? 0)
         print("baseline=\(baseline / 1024) MB peak=\(peak / 1024) MB")
+        if !publishers.isEmpty { print("publishes: \(publishOutcomes.summary)") }
     }
+}
+
+/// How the publishes of `--mode unread` ended, by outcome.
+final class PublishOutcomes: @unchecked Sendable {
+    // @unchecked: `counts` is guarded by `lock`.
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    func add(_ outcome: String) { lock.withLock { counts[outcome, default: 0] += 1 } }
+    var summary: String { lock.withLock { counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") } }
 }

@@ -101,6 +101,10 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                             throw WebSocketSubprotocolMismatch(required: requiredSubprotocol, chosen: chosen.map { Redaction.redacted($0) })
                         }
                     }
+                    // RFC 6455 §9.1: the client offered no extension, so the server may accept none
+                    // (a compressed frame would be refused later, one by one).
+                    let extensions = response.headers["Sec-WebSocket-Extensions"].filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                    guard extensions.isEmpty else { throw WebSocketUnofferedExtension(accepted: extensions.map { Redaction.redacted($0) }) }
                     try channel.pipeline.syncOperations.addHandler(FragmentLimitHandler())
                     try channel.pipeline.syncOperations.addHandler(PongObserver(pongReceived: pongReceived))
                     return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
@@ -156,4 +160,10 @@ struct AppSyncClientChannel: ClientConnectionChannel {
             throw WebSocketClientError.webSocketUpgradeFailed
         }
     }
+}
+
+/// The server's upgrade accepted a WebSocket extension the client never offered.
+struct WebSocketUnofferedExtension: Error, CustomStringConvertible {
+    let accepted: [String]
+    var description: String { "the server accepted extensions the client did not offer: \(accepted.joined(separator: ", "))" }
 }
