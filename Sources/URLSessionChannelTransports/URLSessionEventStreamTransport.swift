@@ -11,12 +11,24 @@ import FoundationNetworking
 /// Redirects are answers, not followed. At most `maximumBufferedBodyBytes` wait unread for the body's
 /// reader before the task is suspended; a server that keeps sending past twice that has its response
 /// ended (the connection reopens it with `Last-Event-ID`).
+///
+/// Not offered on Linux: FoundationNetworking traps when a server sends faster than the stream is
+/// read (its suspend and resume race), busy-waits while a stream is idle and reads ahead without a
+/// bound; `NIOEventStreamTransport` is the transport there.
 public struct URLSessionEventStreamTransport: EventStreamTransport {
     /// Body bytes received and not yet taken by the body's reader, before the task is suspended (256 KiB).
     public var maximumBufferedBodyBytes: Int
 
+    #if canImport(FoundationNetworking)
+    @available(*, unavailable, message: "URLSession on Linux (FoundationNetworking) can trap when a server sends faster than it is read, and busy-waits while a stream is idle; use NIOEventStreamTransport from NIOChannelTransports")
+    public init(maximumBufferedBodyBytes: Int = 256 * 1024) { self.init(evenOnLinux: maximumBufferedBodyBytes) }
+    #else
     /// A transport.
-    public init(maximumBufferedBodyBytes: Int = 256 * 1024) {
+    public init(maximumBufferedBodyBytes: Int = 256 * 1024) { self.init(evenOnLinux: maximumBufferedBodyBytes) }
+    #endif
+
+    /// A transport on any platform, Linux included: for this package's tests of the adapter.
+    package init(evenOnLinux maximumBufferedBodyBytes: Int = 256 * 1024) {
         self.maximumBufferedBodyBytes = maximumBufferedBodyBytes
     }
 

@@ -4,7 +4,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The `HTTPPostClient` on URLSession, the default on Apple platforms; plain HTTP works on Linux too.
+/// The `HTTPPostClient` on URLSession, the default on Apple platforms. Not offered on Linux, where
+/// FoundationNetworking reads an answer ahead without a bound and a 401 with a challenge waits out
+/// the deadline: `NIOHTTPPostClient` is the client there.
 ///
 /// - Redirects are not followed: the 3xx answer comes back as it is (and `AppSyncHTTPPublisher`
 ///   reports it as an error), because following one would send the `x-api-key` or `Authorization`
@@ -18,8 +20,20 @@ public struct URLSessionPostClient: HTTPPostClient {
     /// Upper bound for the whole request, from connecting to the end of the answer (30 s).
     public var timeout: Duration
 
+    #if canImport(FoundationNetworking)
+    @available(*, unavailable, message: "URLSession on Linux (FoundationNetworking) reads answers ahead without a bound; use NIOHTTPPostClient from NIOChannelTransports")
+    public init(maximumResponseBytes: Int = 64 * 1024, timeout: Duration = .seconds(30)) {
+        self.init(evenOnLinux: maximumResponseBytes, timeout: timeout)
+    }
+    #else
     /// A client; every request has its own ephemeral session.
     public init(maximumResponseBytes: Int = 64 * 1024, timeout: Duration = .seconds(30)) {
+        self.init(evenOnLinux: maximumResponseBytes, timeout: timeout)
+    }
+    #endif
+
+    /// A client on any platform, Linux included: for this package's tests of the adapter.
+    package init(evenOnLinux maximumResponseBytes: Int = 64 * 1024, timeout: Duration = .seconds(30)) {
         self.maximumResponseBytes = maximumResponseBytes
         self.timeout = timeout
     }

@@ -7,8 +7,8 @@ import FoundationNetworking
 /// The `WebSocketTransport` on `URLSessionWebSocketTask`, the default on Apple platforms: the
 /// system's proxies, TLS settings and network policies apply.
 ///
-/// It compiles on Linux, but FoundationNetworking's WebSocket does not connect there (libcurl's
-/// WebSocket support is missing), so the NIO transport is the default off Apple platforms. Its logic
+/// Not offered on Linux: FoundationNetworking's WebSocket does not connect there (libcurl's WebSocket
+/// support is missing); `WSClientTransport` is the transport there. Its logic
 /// (`URLSessionWebSocketSession`) runs in the tests on Linux against a scripted task.
 ///
 /// The upgrade must choose the first offered subprotocol; a redirect is refused. Binary messages
@@ -17,8 +17,16 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
     /// Largest message accepted in one frame (2 MiB); AppSync events are at most 240 KB, escaped inside a frame.
     public var maximumMessageSize: Int
 
+    #if canImport(FoundationNetworking)
+    @available(*, unavailable, message: "URLSession's WebSocket does not connect on Linux (FoundationNetworking); use WSClientTransport from NIOChannelTransports")
+    public init(maximumMessageSize: Int = 1 << 21) { self.init(evenOnLinux: maximumMessageSize) }
+    #else
     /// A transport.
-    public init(maximumMessageSize: Int = 1 << 21) {
+    public init(maximumMessageSize: Int = 1 << 21) { self.init(evenOnLinux: maximumMessageSize) }
+    #endif
+
+    /// A transport on any platform, Linux included: for this package's tests of the adapter.
+    package init(evenOnLinux maximumMessageSize: Int = 1 << 21) {
         self.maximumMessageSize = maximumMessageSize
     }
 

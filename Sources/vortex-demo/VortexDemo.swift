@@ -25,8 +25,9 @@ struct VortexDemo: AsyncParsableCommand {
             Mercure hub at /.well-known/mercure (the embedded emulator serves one).
             websocket and sse use the platform's default clients (URLSession on Apple platforms,
             SwiftNIO elsewhere); the -nio and -urlsession choices name the client (and the HTTP
-            publisher's) explicitly. websocket-urlsession needs an Apple platform: FoundationNetworking's
-            WebSocket does not connect on Linux.
+            publisher's) explicitly. The -urlsession choices need an Apple platform: URLSession's
+            adapters are not offered on Linux, where FoundationNetworking's WebSocket does not connect
+            and its HTTP can trap under a flood.
             With --stay the streams stay open after the nine events until interrupted (Ctrl-C),
             printing events and connection states (with close codes) as they come. In every mode,
             SIGUSR1 tells the connection that the network path changed, as a path monitor would:
@@ -78,6 +79,9 @@ struct VortexDemo: AsyncParsableCommand {
         #if !canImport(Darwin)
         if transport == .websocketURLSession {
             throw ValidationError("websocket-urlsession needs an Apple platform: FoundationNetworking's WebSocket does not connect on Linux; use websocket or websocket-nio")
+        }
+        if transport == .sseURLSession {
+            throw ValidationError("sse-urlsession needs an Apple platform: URLSession's adapters are not offered on Linux (FoundationNetworking can trap under a flood); use sse or sse-nio")
         }
         #endif
         if endpoint != nil && (apiKey == nil) == (token == nil) {
@@ -136,14 +140,14 @@ struct VortexDemo: AsyncParsableCommand {
             let configuration = AppSyncConfiguration(endpoint: appSync, authorization: subscriberAuthorization)
             connection = switch urlSession {
             case nil: AppSyncConnection(configuration: configuration, logger: logger)
-            case true?: AppSyncConnection(configuration: configuration, transport: URLSessionWebSocketTransport(), logger: logger)
+            case true?: AppSyncConnection(configuration: configuration, transport: URLSessionWebSocketTransport(evenOnLinux: 1 << 21), logger: logger)
             case false?: AppSyncConnection(configuration: configuration, transport: WSClientTransport(logger: logger), logger: logger)
             }
         case (true, let urlSession):
             let configuration = SSEConfiguration(endpoint: appSync, authorization: subscriberAuthorization)
             connection = switch urlSession {
             case nil: SSEConnection(configuration: configuration, logger: logger)
-            case true?: SSEConnection(configuration: configuration, transport: URLSessionEventStreamTransport(), logger: logger)
+            case true?: SSEConnection(configuration: configuration, transport: URLSessionEventStreamTransport(evenOnLinux: 256 * 1024), logger: logger)
             case false?: SSEConnection(configuration: configuration, transport: NIOEventStreamTransport(), logger: logger)
             }
         }
@@ -172,7 +176,7 @@ struct VortexDemo: AsyncParsableCommand {
             // `--timeout` bounds the publishes too, however slowly a server answers.
             let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
             let client: any HTTPPostClient = switch transport.usesURLSession {
-            case true?: URLSessionPostClient(timeout: remaining)
+            case true?: URLSessionPostClient(evenOnLinux: 64 * 1024, timeout: remaining)
             case false?: NIOHTTPPostClient(timeout: remaining)
             case nil:
                 #if canImport(Darwin)

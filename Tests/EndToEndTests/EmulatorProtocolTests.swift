@@ -144,7 +144,7 @@ struct EmulatorProtocolTests {
         #expect(result.successful.map(\.index) == [0])
         #expect(result.failed.map(\.code) == ["EventTooLargeException"])
         // Six events: the runtime refuses them before sending, so post the body by hand.
-        let (status, body) = try await URLSessionPostClient().post(
+        let (status, body) = try await URLSessionPostClient(evenOnLinux: 64 * 1024).post(
             endpoint.http, headers: ["x-api-key": Self.key, "content-type": "application/json"],
             body: Data(#"{"channel":"default/c0","events":["1","2","3","4","5","6"]}"#.utf8))
         #expect(status == 400)

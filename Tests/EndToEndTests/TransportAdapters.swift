@@ -31,18 +31,18 @@ enum Adapters {
     static let webSocket: [Adapter<any WebSocketTransport>] = {
         var adapters: [Adapter<any WebSocketTransport>] = [Adapter(name: "WSClientTransport") { WSClientTransport(logger: quiet) }]
         #if canImport(Darwin)
-        adapters.append(Adapter(name: "URLSessionWebSocketTransport") { URLSessionWebSocketTransport() })
+        adapters.append(Adapter(name: "URLSessionWebSocketTransport") { URLSessionWebSocketTransport(evenOnLinux: 1 << 21) })
         #endif
         return adapters
     }()
 
     static let eventStream: [Adapter<any EventStreamTransport>] = [
         Adapter(name: "NIOEventStreamTransport") { NIOEventStreamTransport() },
-        Adapter(name: "URLSessionEventStreamTransport") { URLSessionEventStreamTransport() },
+        Adapter(name: "URLSessionEventStreamTransport") { URLSessionEventStreamTransport(evenOnLinux: 256 * 1024) },
     ]
 
     static let httpPost: [PostAdapter] = [
         PostAdapter(name: "NIOHTTPPostClient") { NIOHTTPPostClient(maximumResponseBytes: $0, timeout: $1) },
-        PostAdapter(name: "URLSessionPostClient") { URLSessionPostClient(maximumResponseBytes: $0, timeout: $1) },
+        PostAdapter(name: "URLSessionPostClient") { URLSessionPostClient(evenOnLinux: $0, timeout: $1) },
     ]
 }

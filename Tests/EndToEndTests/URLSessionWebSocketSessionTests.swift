@@ -16,7 +16,7 @@ struct URLSessionWebSocketSessionTests {
 
     /// A transport whose tasks are `tasks`' fakes, in order.
     static func transport(_ tasks: FakeTasks, maximumMessageSize: Int = 1 << 21) -> URLSessionWebSocketTransport {
-        var transport = URLSessionWebSocketTransport(maximumMessageSize: maximumMessageSize)
+        var transport = URLSessionWebSocketTransport(evenOnLinux: maximumMessageSize)
         transport.makeTask = { _, _, delegate in tasks.make(delegate) }
         return transport
     }
