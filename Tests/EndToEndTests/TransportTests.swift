@@ -301,6 +301,25 @@ struct TransportTests {
         #expect(try await connectFails(transport, to: secure))
         await server.stop()
     }
+
+    /// Issue 44: NIO SSL's client default still takes TLS 1.0 and 1.1; the transports' floor is 1.2,
+    /// whatever configuration the app passes.
+    @Test func aServerOfferingOnlyTLS11IsRefused() async throws {
+        let localhost = try LocalhostCertificate()
+        var old = localhost.serverConfiguration
+        (old.minimumTLSVersion, old.maximumTLSVersion) = (.tlsv1, .tlsv11)
+        let server = try await ScriptedServer.start(tls: old) { ScriptedServer.switchingProtocols(accept: $0) }
+        var lenient = localhost.clientConfiguration
+        lenient.minimumTLSVersion = .tlsv1
+        let transport = WSClientTransport(logger: quiet, tlsConfiguration: lenient)
+        #expect(try await connectFails(transport, to: URL(string: "wss://localhost:\(server.port)/event/realtime")!))
+        await server.stop()
+
+        let http = try await ScriptedServer.start(tls: old) { _, _ in Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8) }
+        let publisher = NIOHTTPPostClient(tlsConfiguration: lenient, timeout: .seconds(60))
+        await #expect(throws: (any Error).self) { _ = try await publisher.post(URL(string: "https://localhost:\(http.port)/event")!, headers: [:], body: Data()) }
+        await http.stop()
+    }
 }
 
 /// HTTP publish never forwards credentials to another host: a redirect is an error, not followed.

@@ -9,7 +9,7 @@ import VortexEvents
 /// events as fast as the socket takes them, for `--seconds`: to a consumer that never reads
 /// (`stalled`), for a channel nobody subscribed to (`unsubscribed`), or as `data` frames carrying
 /// arrays of events (`array`, WebSocket); or the server stops reading while the client publishes
-/// 100 KB events from 64 tasks (`unread`, WebSocket). The client must hold no more than its
+/// a 100 KB event every millisecond without waiting for answers (`unread`, WebSocket). The client must hold no more than its
 /// bounds, whatever the server does.
 struct Flood: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Peak resident memory under a flood from a hostile server.")
@@ -43,23 +43,25 @@ struct Flood: AsyncParsableCommand {
             let appSync = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)
             (connection, metrics, start, stop) = (appSync, appSync.metrics, { await appSync.start() }, { await appSync.disconnect() })
             if mode == "unread" {
+                // An app publishing at its own pace (one publish every millisecond, not waiting for
+                // the answers) into a socket the server stopped reading.
                 let event = "{\"text\":\"" + String(repeating: "x", count: 100_000) + "\"}"
-                publishers = (0..<64).map { _ in
+                publishers = [
                     Task {
                         while !Task.isCancelled {
-                            if await appSync.state != .connected {
-                                try? await Task.sleep(for: .milliseconds(10))
-                                continue
-                            }
-                            do {
-                                _ = try await appSync.publish([event], to: "bench/unread")
-                                publishOutcomes.add("answered")
-                            } catch {
-                                publishOutcomes.add("\(error)".prefix(40).description)
+                            try? await Task.sleep(for: .milliseconds(1))
+                            guard await appSync.state == .connected else { continue }
+                            Task {
+                                do {
+                                    _ = try await appSync.publish([event], to: "bench/unread")
+                                    publishOutcomes.add("answered")
+                                } catch {
+                                    publishOutcomes.add(String("\(error)".prefix(40)))
+                                }
                             }
                         }
                     }
-                }
+                ]
             }
         case "sse":
             let sse = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)

@@ -41,7 +41,7 @@ package struct HTTPClientTarget: Sendable, Equatable {
     package func connect(
         tlsConfiguration: TLSConfiguration, connectTimeout: Duration
     ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
-        let sslContext = isSecure ? try NIOSSLContext(configuration: tlsConfiguration) : nil
+        let sslContext = isSecure ? try NIOSSLContext(configuration: tlsConfiguration.withTLS12Floor) : nil
         let host = host
         return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(TimeAmount(connectTimeout))

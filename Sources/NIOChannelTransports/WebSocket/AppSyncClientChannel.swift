@@ -72,7 +72,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         self.peerClosed = peerClosed
         self.pongReceived = pongReceived
         self.handler = handler
-        self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration) : nil
+        self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration.withTLS12Floor) : nil
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
