@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // `swift package generate-documentation` for the DocC catalogs (a command plugin only).
@@ -125,6 +126,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Reads the server certificate's signature algorithm and key size (TLSClientPolicy).
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "WSCore", package: "swift-websocket"),
             ]

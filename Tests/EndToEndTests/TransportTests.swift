@@ -302,6 +302,32 @@ struct TransportTests {
         await server.stop()
     }
 
+    /// Issue 44: a leaf signed with SHA-1 or carrying a 1024-bit RSA key was accepted when a trusted
+    /// CA issued it. Refused before the handshake completes: the server never sees the request (nor
+    /// its credentials), over WebSocket and HTTP; the same CA's strong leaf is accepted.
+    @Test(arguments: ["rsa1024", "sha1", "strong"])
+    func weakServerCertificatesAreRefusedBeforeAnyRequest(_ leaf: String) async throws {
+        let requests = RecordedRequests()
+        let server = try await ScriptedServer.start(tls: try TestCertificates.server(leaf)) { accept, request in
+            requests.append(request)
+            return request.hasPrefix("GET") ? ScriptedServer.switchingProtocols(accept: accept) : Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8)
+        }
+        let transport = WSClientTransport(logger: quiet, tlsConfiguration: TestCertificates.client)
+        let refused = try await connectFails(transport, to: URL(string: "wss://localhost:\(server.port)/event/realtime")!)
+        let publisher = NIOHTTPPostClient(tlsConfiguration: TestCertificates.client, timeout: .seconds(60))
+        let posted = try? await publisher.post(URL(string: "https://localhost:\(server.port)/event")!, headers: ["x-api-key": "da2-secret"], body: Data())
+        if leaf == "strong" {
+            #expect(!refused)
+            #expect(posted?.status == 200)
+            #expect(requests.count == 2)
+        } else {
+            #expect(refused)
+            #expect(posted == nil)
+            #expect(requests.count == 0)
+        }
+        await server.stop()
+    }
+
     /// Issue 44: NIO SSL's client default still takes TLS 1.0 and 1.1; the transports' floor is 1.2,
     /// whatever configuration the app passes.
     @Test func aServerOfferingOnlyTLS11IsRefused() async throws {

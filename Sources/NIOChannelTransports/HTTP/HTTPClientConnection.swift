@@ -42,6 +42,7 @@ package struct HTTPClientTarget: Sendable, Equatable {
         tlsConfiguration: TLSConfiguration, connectTimeout: Duration
     ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         let sslContext = isSecure ? try NIOSSLContext(configuration: tlsConfiguration.withTLS12Floor) : nil
+        let verification = tlsConfiguration.certificateVerification
         let host = host
         return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(TimeAmount(connectTimeout))
@@ -50,7 +51,7 @@ package struct HTTPClientTarget: Sendable, Equatable {
                     if let sslContext {
                         // SNI carries host names only; certificate checks still apply to IP addresses.
                         let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                        try channel.pipeline.syncOperations.addHandler(TLSClientPolicy.handler(context: sslContext, serverHostname: serverName, verification: verification))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)

@@ -48,6 +48,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
     /// Told of every pong the server sends.
     let pongReceived: @Sendable () -> Void
     let sslContext: NIOSSLContext?
+    let verification: CertificateVerification
     let handler: WebSocketDataHandler<Context>
 
     init(
@@ -73,6 +74,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
         self.pongReceived = pongReceived
         self.handler = handler
         self.sslContext = try url.scheme == "wss" ? NIOSSLContext(configuration: tlsConfiguration.withTLS12Floor) : nil
+        self.verification = tlsConfiguration.certificateVerification
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -81,7 +83,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
             if let sslContext {
                 // SNI carries host names only; certificate checks still apply to IP addresses.
                 let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                try channel.pipeline.syncOperations.addHandler(TLSClientPolicy.handler(context: sslContext, serverHostname: serverName, verification: verification))
             }
             let endOfInput = EndOfInputDuringUpgradeHandler()
             try channel.pipeline.syncOperations.addHandler(endOfInput)
