@@ -28,6 +28,9 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
         /// ended as the server ended it.
         var failure: (any Error)?
         var reader: CheckedContinuation<[UInt8]?, Never>?
+        /// The answer was a challenge's 401 (or 407): the task's error for the declined challenge
+        /// is not a failure of the exchange.
+        var answeredByChallenge = false
     }
 
     private let state = LockedValue(State())
@@ -140,6 +143,11 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
             completionHandler(.allow)
             return
         }
+        deliverHead(response)
+        completionHandler(.allow)
+    }
+
+    private func deliverHead(_ response: HTTPURLResponse) {
         let head = state.withLock { state -> CheckedContinuation<HTTPURLResponse, any Error>? in
             guard state.headOutcome == nil else { return nil }
             state.headOutcome = .success(response)
@@ -147,7 +155,6 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
             return state.head
         }
         head?.resume(returning: response)
-        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -176,8 +183,31 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        end(failure: error)
+        end(failure: state.withLock { $0.answeredByChallenge } ? nil : error)
         session.finishTasksAndInvalidate()
+    }
+
+    /// A server's `WWW-Authenticate` challenge gets no credential: its 401 is the answer, at once
+    /// (FoundationNetworking otherwise waited out the deadline, and ends the task without the answer
+    /// when the challenge is declined). Server trust is left to the system.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Darwin)
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            return completionHandler(.performDefaultHandling, nil)
+        }
+        #endif
+        // FoundationNetworking makes these challenges only from a 401 (a 407 for a proxy) and may
+        // not keep the response itself.
+        let status = challenge.protectionSpace.isProxy() ? 407 : 401
+        if let response = (challenge.failureResponse as? HTTPURLResponse)
+            ?? task.originalRequest?.url.flatMap({ HTTPURLResponse(url: $0, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:]) }) {
+            state.withLock { $0.answeredByChallenge = true }
+            deliverHead(response)
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     func urlSession(

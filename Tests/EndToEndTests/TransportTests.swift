@@ -351,6 +351,21 @@ struct TransportTests {
 /// HTTP publish never forwards credentials to another host: a redirect is an error, not followed.
 @Suite("HTTP publish over real sockets")
 struct HTTPPublishRedirectTests {
+    /// Issue 44: a 401 carrying a `WWW-Authenticate` challenge waited out the URLSession publisher's
+    /// deadline and came back as a time-out; it is the server's answer, at once, on every adapter.
+    @Test(arguments: Adapters.httpPost)
+    func a401WithAChallengeIsTheAnswerNotATimeOut(_ adapter: PostAdapter) async throws {
+        let server = try await ScriptedServer.start { _, _ in
+            Array("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"events\"\r\nContent-Length: 0\r\n\r\n".utf8)
+        }
+        let client = adapter.make(64 * 1024, .seconds(60))
+        let answer = try await bounded("the answer", within: 30) {
+            try await client.post(URL(string: "http://127.0.0.1:\(server.port)/event")!, headers: ["x-api-key": "da2-k"], body: Data("{}".utf8))
+        }
+        #expect(answer.status == 401)
+        await server.stop()
+    }
+
     @Test(arguments: Adapters.httpPost)
     func aRedirectIsAnErrorAndTheOtherHostGetsNothing(_ adapter: PostAdapter) async throws {
         let client = adapter()
