@@ -38,8 +38,12 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         return session
     }
 
+    /// Message bytes that may wait for the connection to read them; past it the receive loop stops
+    /// taking messages from the task until the connection catches up (URLSession holds the rest).
+    static let maximumBufferedBytes = 4 << 20
+
     init(requiredSubprotocol: String?) {
-        let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
+        let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader(weightLimit: .max)
         self.inbound = inbound
         self.continuation = continuation
         self.inboundReader = reader
@@ -59,7 +63,8 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
 
     private func receive(from task: any WebSocketTask) async {
         while let message = try? await task.receive() {
-            if case .string(let text) = message { _ = continuation.send(text) }
+            if case .string(let text) = message { _ = continuation.send(text, weight: text.utf8.count) }
+            await continuation.waitForRoom(weight: Self.maximumBufferedBytes)
         }
         noteClose(task.closeCode, reason: task.closeReason)
         finish()

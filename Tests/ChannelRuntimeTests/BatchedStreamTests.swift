@@ -251,6 +251,25 @@ struct BatchedStreamTests {
         #expect(await Array(stream) == Array(60..<100))
     }
 
+    /// A writer waiting for room goes on once the reader took enough, or the stream ended.
+    @Test func aWriterWaitsForRoomUntilTheReaderTakesOrTheStreamEnds() async {
+        let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader(batchLimit: 1, weightLimit: .max)
+        for value in 1...3 { _ = continuation.send(value, weight: 10) }
+        let waited = LockedValue(false)
+        let writer = Task {
+            await continuation.waitForRoom(weight: 10)
+            waited.withLock { $0 = true }
+        }
+        #expect(await reader.next() == 1)  // 20 left: still waiting
+        #expect(await reader.next() == 2)  // 10 left: room
+        await writer.value
+        #expect(waited.withLock { $0 })
+        _ = continuation.send(4, weight: 100)
+        let ending = Task { await continuation.waitForRoom(weight: 0) }
+        continuation.finish()
+        await ending.value  // the end releases it
+    }
+
     // MARK: The reader, read directly (as the connection and the hub's pump do)
 
     @Test func anActorReadingTheReaderGetsEveryElement() async {

@@ -89,6 +89,24 @@ struct URLSessionWebSocketSessionTests {
         #expect(task.invalidated)
     }
 
+    /// Issue 44: the receive loop took messages from the task as fast as URLSession handed them
+    /// over, whatever the connection had not read yet. It stops past 4 MiB waiting and goes on as
+    /// the connection reads; nothing is lost.
+    @Test func theReceiveLoopStopsTakingMessagesWhileMoreThan4MiBWait() async throws {
+        let tasks = FakeTasks()
+        let (session, task) = try await Self.connect(tasks)
+        let rest = String(repeating: "x", count: (1 << 20) - 1)
+        for index in 0..<10 { task.serverSends(.string("\(index)" + rest)) }  // 1 MiB each
+        try await waitFor("the buffer filled") { task.receivedCount >= 5 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(task.receivedCount == 5)  // 5 MiB wait: no sixth is taken
+        var received: [String] = []
+        var messages = session.inbound.makeAsyncIterator()
+        while received.count < 10, let text = await messages.next() { received.append(String(text.prefix(1))) }
+        #expect(received == (0..<10).map { "\($0)" })
+        session.abort()
+    }
+
     @Test func aDropWithoutACloseFrameReportsNone() async throws {
         let tasks = FakeTasks()
         let (session, task) = try await Self.connect(tasks)
@@ -190,6 +208,7 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     private var _invalidated = false
     private var _pings = 0
     private var _pongs = true
+    private var _received = 0
 
     init(delegate: URLSessionWebSocketSession) {
         self.delegate = delegate
@@ -209,6 +228,8 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     var sentTexts: [String] { lock.withLock { _sent } }
     var closedWith: URLSessionWebSocketTask.CloseCode? { lock.withLock { _closedWith } }
     var pingCount: Int { lock.withLock { _pings } }
+    /// Messages the adapter took from the task.
+    var receivedCount: Int { lock.withLock { _received } }
     var pongs: Bool {
         get { lock.withLock { _pongs } }
         set { lock.withLock { _pongs = newValue } }
@@ -242,7 +263,10 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     }
 
     func receive() async throws -> URLSessionWebSocketTask.Message {
-        for await message in messages { return message }
+        for await message in messages {
+            lock.withLock { _received += 1 }
+            return message
+        }
         throw URLError(.networkConnectionLost)
     }
 

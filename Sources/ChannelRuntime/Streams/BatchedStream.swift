@@ -63,6 +63,11 @@ package enum BatchedStream<Element: Sendable> {
         @discardableResult
         package func send(_ element: Element) -> BatchedStreamSend { storage.send(element) }
 
+        /// Waits until the buffered elements weigh at most `weight` (or the stream ended): a writer
+        /// that can pause (it pulls from a source) keeps the buffer bounded without dropping.
+        /// One writer at a time waits.
+        package func waitForRoom(weight: Int) async { await storage.waitForRoom(weight: weight) }
+
         /// Buffers `element` of `weight` toward the stream's `weightLimit`, dropping the oldest
         /// buffered elements until it fits (one element alone always fits); returns how many were
         /// dropped (also for the count limit), or -1 once the stream ended.
@@ -112,6 +117,9 @@ package enum BatchedStream<Element: Sendable> {
         private let weightLimit: Int?
         private var weights: UnsafeMutablePointer<Int>?
         private var totalWeight = 0
+        /// A writer waiting for the total weight to fall to `roomThreshold` (`waitForRoom`).
+        private var roomWaiter: UnsafeContinuation<Void, Never>?
+        private var roomThreshold = 0
         /// Counts `discardBuffered()` calls: a batch taken before the last one is not handed out.
         private var discards = 0
         /// The reader, for `discardBuffered()` to reach the batch it took (it owns this storage).
@@ -260,13 +268,29 @@ package enum BatchedStream<Element: Sendable> {
                 for offset in 0..<count { discarded.append((ring + (head + offset) % capacity).move()) }
                 (head, count, totalWeight) = (0, 0, 0)
             }
-            let (handler, waiter) = (self.handler, self.waiter)
-            (self.handler, self.waiter) = (nil, nil)
+            let (handler, waiter, roomWaiter) = (self.handler, self.waiter, self.roomWaiter)
+            (self.handler, self.waiter, self.roomWaiter) = (nil, nil, nil)
             lock.unlock()
             // The elements are released outside the lock (a deinit might do anything).
             discarded.removeAll()
             waiter?.resume()
+            roomWaiter?.resume()
             handler?(reason)
+        }
+
+        func waitForRoom(weight: Int) async {
+            precondition(weights != nil, "waitForRoom(weight:) needs a stream made with a weightLimit")
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                lock.lock()
+                if totalWeight <= weight || isEnded {
+                    lock.unlock()
+                    continuation.resume()
+                    return
+                }
+                precondition(roomWaiter == nil, "one BatchedStream writer waits for room at a time")
+                (roomWaiter, roomThreshold) = (continuation, weight)
+                lock.unlock()
+            }
         }
 
         var onTermination: (@Sendable (Termination) -> Void)? {
@@ -307,11 +331,16 @@ package enum BatchedStream<Element: Sendable> {
         /// What `take` moves without waiting: `nil` when the reader must wait.
         private func takeBuffered(into destination: UnsafeMutablePointer<Element>) -> (count: Int, discards: Int)? {
             lock.lock()
-            defer { lock.unlock() }
+            var roomMade: UnsafeContinuation<Void, Never>?
+            defer {
+                lock.unlock()
+                roomMade?.resume()
+            }
             guard count > 0 else { return isEnded ? (0, discards) : nil }
             let taken = min(count, batchLimit)
             if let weights {
                 for offset in 0..<taken { totalWeight -= weights[(head + offset) % capacity] }
+                if roomWaiter != nil, totalWeight <= roomThreshold { (roomMade, roomWaiter) = (roomWaiter, nil) }
             }
             let firstRun = min(taken, capacity - head)
             destination.moveInitialize(from: ring + head, count: firstRun)
@@ -332,6 +361,9 @@ package enum BatchedStream<Element: Sendable> {
                 for offset in 0..<count { discarded.append((ring + (head + offset) % capacity).move()) }
                 (head, count, totalWeight) = (0, 0, 0)
                 discards += 1
+                let roomMade = roomWaiter
+                roomWaiter = nil
+                roomMade?.resume()
                 return discards
             }
         }
