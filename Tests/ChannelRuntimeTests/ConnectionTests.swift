@@ -472,9 +472,11 @@ struct ConnectionTests {
                 outcomes.append("\(error)")
             }
         }
+        // Which publish got in first depends on scheduling; how many ended which way does not.
         let full = AppSyncError.sendQueueFull(bytes: 10_000).description
-        #expect(outcomes == [AppSyncError.timedOutAfterSending.description] + Array(repeating: AppSyncError.timedOut.description, count: 2)
-            + Array(repeating: full, count: 7))
+        let expected = [AppSyncError.timedOutAfterSending.description] + Array(repeating: AppSyncError.timedOut.description, count: 2)
+            + Array(repeating: full, count: 7)
+        #expect(outcomes.sorted() == expected.sorted())
         server.releaseSends()
         await harness.connection.disconnect()
     }
