@@ -30,6 +30,9 @@ package struct Diagnostic: Hashable, Sendable, CustomStringConvertible, Error {
     /// A warning that `strict: true` makes an error: input JSON Schema or AsyncAPI tolerates but
     /// that is likely a mistake (an unknown schema keyword, a document without `info`).
     package var isErrorWhenStrict = false
+    /// A `$ref` that does not lead to a node (no such file or key, a cycle): the document is broken
+    /// whatever is generated from it, so no mode skips past it (models mode included).
+    package var isBrokenReference = false
 
     package init(_ severity: Severity, _ message: String, at location: SourceLocation?) {
         self.severity = severity
@@ -145,6 +148,19 @@ package struct Diagnostics: Sendable {
     package mutating func demoteErrors(from start: Int) {
         for index in all.indices[start...] where all[index].severity == .error { all[index].severity = .warning }
     }
+
+    /// Whether the diagnostics from `start` on hold an error about a broken `$ref`.
+    package func hasBrokenReferenceErrors(from start: Int) -> Bool {
+        all[start...].contains { $0.severity == .error && $0.isBrokenReference }
+    }
+
+    /// Errors from `start` on become warnings, but for broken `$ref`s (models mode's checks of what it
+    /// does not generate from).
+    package mutating func demoteErrorsButBrokenReferences(from start: Int) {
+        for index in all.indices[start...] where all[index].severity == .error && !all[index].isBrokenReference {
+            all[index].severity = .warning
+        }
+    }
 }
 
 /// Thrown when a stage cannot go on; carries every diagnostic gathered so far.
@@ -156,4 +172,14 @@ package struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
     package init(_ diagnostic: Diagnostic) { self.diagnostics = [diagnostic] }
 
     package var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+
+    /// The same diagnostics, their errors marked as broken references (but what is outside the subset,
+    /// a remote `$ref`).
+    func markingBrokenReferences() -> DiagnosticsError {
+        var marked = self
+        for index in marked.diagnostics.indices where marked.diagnostics[index].severity == .error && !marked.diagnostics[index].isOutsideSubset {
+            marked.diagnostics[index].isBrokenReference = true
+        }
+        return marked
+    }
 }

@@ -46,6 +46,39 @@ struct ResolverTests {
         #expect(try workspace.resolve(try #require(root.child("percent"))).node["type"]?.string == "number")
     }
 
+    /// Issue 50: a pointer that passes through a reference continues in its target, as the official
+    /// parser reads it (`#/channels/echo/messages/echo` where `echo` is defined in another file).
+    @Test func aPointerPassesThroughReferencesOnItsPath() throws {
+        let dir = try folder([
+            "root.yaml": """
+                channels:
+                  echo: {$ref: './commons/channels.yaml#/echo'}
+                message: {$ref: '#/channels/echo/messages/echo'}
+                loop: {$ref: '#/loop/next'}
+                """,
+            "commons/channels.yaml": """
+                echo: {$ref: '#/real'}
+                real:
+                  messages:
+                    echo: {payload: {type: string}}
+                """,
+        ])
+        let workspace = SpecWorkspace(rootFile: dir + "/root.yaml")
+        let root = try workspace.root()
+        let message = try workspace.resolve(try #require(root.child("message")))
+        #expect(message.node["payload"]?["type"]?.string == "string")
+        #expect(message.file == dir + "/commons/channels.yaml")
+        #expect(message.pointer == "/real/messages/echo")
+
+        // `loop` names its own child: a cycle, reported at the reference, not a hang.
+        #expect {
+            try workspace.resolve(try #require(root.child("loop")))
+        } throws: { error in
+            let diagnostic = (error as? DiagnosticsError)?.diagnostics.first
+            return diagnostic?.message.contains("$ref cycle") == true && diagnostic?.location?.line == 4 && diagnostic?.isBrokenReference == true
+        }
+    }
+
     @Test func eachFileIsLoadedOnce() throws {
         let dir = try folder([
             "root.yaml": "a: {$ref: './lib.yaml#/x'}\nb: {$ref: './lib.yaml#/y'}\nc: {$ref: 'lib.yaml#/x'}\n",

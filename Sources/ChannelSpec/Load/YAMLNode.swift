@@ -49,6 +49,12 @@ package struct YAMLNode: Sendable {
         return scalar.text
     }
 
+    /// Whether JSON would read the node as a string: quoted, or plain and not null, a boolean or a number.
+    package var isJSONString: Bool {
+        guard let scalar else { return false }
+        return !scalar.isPlain || (!scalar.isNull && scalar.bool == nil && scalar.number == nil)
+    }
+
     /// A short name of the node's kind for messages ("a mapping", "a string", …).
     package var kindDescription: String {
         switch content {

@@ -65,6 +65,8 @@ package final class SpecWorkspace {
     private var targets: [String: [String: Cursor]] = [:]
     private var documents: [String: YAMLNode] = [:]
     private var displayPrefixes: [String: String] = [:]
+    /// `$ref`s whose target is being looked for (file#ref): one met again on its own path is a cycle.
+    private var targetsBeingFound: Set<String> = []
     /// Files that failed to load: their error is reported once, at the first `$ref` into them.
     private var failedFiles: Set<String> = []
     /// Every file read, in the order first read: the inputs a build system must watch.
@@ -255,6 +257,15 @@ package final class SpecWorkspace {
     /// Follows `$ref`s from `cursor` until a node that is not a reference; reports dangling
     /// references and cycles at the `$ref` that starts them.
     package func resolve(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
+        guard cursor.isReference else { return cursor }
+        do {
+            return try follow(cursor)
+        } catch {
+            throw error.markingBrokenReferences()
+        }
+    }
+
+    private func follow(_ cursor: Cursor) throws(DiagnosticsError) -> Cursor {
         guard let refNode = cursor.node["$ref"] else { return cursor }
         // Most references name a schema directly: one hop, no cycle bookkeeping.
         if let ref = refNode.string {
@@ -287,6 +298,11 @@ package final class SpecWorkspace {
     private func target(of ref: String, from file: String, at location: SourceLocation) throws(DiagnosticsError) -> Cursor {
         // The same `$ref` from the same file (a shared parameter on every channel) resolves once.
         if let resolved = targets[file]?[exactKey(ref)] { return resolved }
+        let finding = exactKey(file + "#" + ref)
+        guard targetsBeingFound.insert(finding).inserted else {
+            throw DiagnosticsError(.error("$ref cycle: '\(ref)' passes through a $ref that leads back to it", at: location))
+        }
+        defer { targetsBeingFound.remove(finding) }
         let cursor = try findTarget(of: ref, from: file, at: location)
         targets[file, default: [:]][exactKey(ref)] = cursor
         return cursor
@@ -328,6 +344,10 @@ package final class SpecWorkspace {
         let targetFile = filePart.isEmpty ? file : FilePath.join(FilePath.directory(of: file), path)
         var cursor = Cursor(node: try document(at: targetFile, requestedAt: location), file: targetFile, pointer: "")
         for token in tokens {
+            // A pointer may pass through a reference (`#/channels/echo/messages/echo` where
+            // `echo` is `$ref: ./channels.yaml#/echo`): it continues in the referenced node, as the
+            // official parser resolves it.
+            if cursor.isReference, child(of: cursor, token) == nil { cursor = try follow(cursor) }
             if let next = child(of: cursor, token) {
                 cursor = next
             } else if let items = cursor.node.items, let index = Int(token), items.indices.contains(index) {

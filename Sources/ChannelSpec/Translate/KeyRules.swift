@@ -23,8 +23,11 @@ struct KeyRules {
                 diagnostics.warning("'\(entry.key)' in \(object) \(name) is ignored: \(reason)", at: entry.keyLocation)
             } else if unknownKeysAreIgnored {
                 let why = object == "schema" ? "as JSON Schema ignores keywords it does not know" : "as it changes nothing generated"
+                // The one such key with a likely cause: a 3.x multi-format payload written in a 2.x document.
+                let hint = object == "schema" && entry.key == "schema"
+                    ? "in AsyncAPI 2.x a payload is itself a schema (the 'schema' wrapper is AsyncAPI 3's)" : "check its spelling"
                 diagnostics.strictWarning(
-                    "unknown keyword '\(entry.key)' in \(object) \(name) is ignored, \(why); check its spelling",
+                    "unknown keyword '\(entry.key)' in \(object) \(name) is ignored, \(why); \(hint)",
                     at: entry.keyLocation)
             } else {
                 diagnostics.error(
@@ -49,6 +52,9 @@ extension KeyRules {
         accepted: ["address", "messages", "parameters", "title", "summary", "description", "servers", "tags", "externalDocs"],
         ignored: ["bindings": "channelgen's transports have no per-channel protocol bindings"])
 
+    /// A channel read for its messages' payload models alone (`generate: models`): any protocol's bindings.
+    static let channelModel = KeyRules(object: "channel", accepted: channel.accepted.union(["bindings"]))
+
     /// Real documents put JSON Schema keywords (`format`, `pattern`, …) on 3.0 parameters; they
     /// change nothing generated (a parameter is a validated channel segment), so they are ignored.
     static let parameter = KeyRules(
@@ -65,6 +71,9 @@ extension KeyRules {
             // The operation's own channel is still served; a reply channel is served by its own operation.
             "reply": "request/reply is not modelled; the operation is generated for its own channel",
         ])
+
+    /// An operation checked, not generated (`generate: models`): any protocol's bindings, replies.
+    static let operationModel = KeyRules(object: "operation", accepted: operation.accepted.union(["bindings", "reply"]))
 
     static let message = KeyRules(
         object: "message",
@@ -83,7 +92,8 @@ extension KeyRules {
         object: "message",
         accepted: message.accepted.union(["headers", "bindings"]))
 
-    static let multiFormatSchema = KeyRules(object: "payload", accepted: ["schemaFormat", "schema"])
+    /// AsyncAPI 3's wrapper of a payload in another format; the official schema allows other keys.
+    static let multiFormatSchema = KeyRules(object: "payload", accepted: ["schemaFormat", "schema"], unknownKeysAreIgnored: true)
 
     /// JSON Schema keywords. Validation keywords are documented in doc comments, not enforced.
     static let schema = KeyRules(

@@ -141,6 +141,11 @@ struct SchemaTranslator {
         }
         let reported = diagnostics.all.count
         KeyRules.schema.check(cursor, named: "'\(name)'", into: &diagnostics)
+        // Documentation the generated comments would lose without a word.
+        for key in ["description", "title"] {
+            guard let value = cursor.node[key], !value.isJSONString else { continue }
+            diagnostics.strictWarning("'\(key)' of schema '\(name)' must be a string, found \(value.kindDescription); it is left out", at: value.location)
+        }
         // A schema using an unsupported keyword has no meaningful type; stop before follow-up noise.
         if diagnostics.all[reported...].contains(where: { $0.severity == .error }) { return nil }
         let documentation = documentation(of: cursor)

@@ -56,6 +56,8 @@ struct Translation {
     let strict: Bool
     /// `generate: models`: payload models only.
     let modelsOnly: Bool
+    /// An AsyncAPI 2.x document (read in its 3.0 form), where a payload is always a schema.
+    var isVersion2 = false
     /// The target transport's channel rules, that addresses are checked by.
     let channelRules: ChannelNamingRules
 
@@ -80,7 +82,10 @@ struct Translation {
             return nil
         }
         guard checkVersion(root) else { return nil }
-        if AsyncAPI2.isVersion2(root.node) { root.node = AsyncAPI2.converted(root.node) }
+        if AsyncAPI2.isVersion2(root.node) {
+            isVersion2 = true
+            root.node = AsyncAPI2.converted(root.node)
+        }
         KeyRules.document.check(root, named: "root", into: &diagnostics)
 
         // `info` only names and documents the notifier. Drafts and other tools' fixtures leave it
@@ -166,6 +171,10 @@ struct Translation {
         let ownErrors = diagnostics.all[reported...].contains { $0.severity == .error }
         let schemaErrors = schemas.diagnostics.all[checkpoint.diagnosticCount...].contains { $0.severity == .error }
         guard ownErrors || schemaErrors else { return false }
+        // A broken `$ref` is the document's fault, not a construct to skip.
+        if diagnostics.hasBrokenReferenceErrors(from: reported) || schemas.diagnostics.hasBrokenReferenceErrors(from: checkpoint.diagnosticCount) {
+            return false
+        }
         guard whateverTheError
             || ((!ownErrors || diagnostics.onlyOutsideSubsetErrors(from: reported))
                 && (!schemaErrors || schemas.diagnostics.onlyOutsideSubsetErrors(from: checkpoint.diagnosticCount)))
@@ -260,6 +269,7 @@ struct Translation {
                     continue
                 }
                 KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
+                checkParameterValues(parameter, named: name)
                 // A leftover declaration changes nothing generated: a warning (strict: an error).
                 guard address.parameterNames.contains(name) else {
                     diagnostics.strictWarning("parameter '\(name)' of channel '\(key)' does not appear in its address '\(address.shown)'", at: keyLocation)
@@ -457,8 +467,10 @@ struct Translation {
                 "schemaFormat '\(text)' is not supported; channelgen reads JSON Schema, OpenAPI and AsyncAPI schemas", at: format.location)
             return nil
         }
-        if payload.node["schemaFormat"] != nil || payload.node["schema"] != nil {
-            KeyRules.multiFormatSchema.check(payload, named: "of message '\(key)'", into: &diagnostics)
+        // AsyncAPI 3 wraps a payload in a multi-format schema object when it has `schema`; in 2.x a
+        // payload is always a schema (its format is the message's `schemaFormat`, checked above),
+        // and a `schema` key in it is a keyword JSON Schema does not know.
+        if !isVersion2, payload.node["schemaFormat"] != nil || payload.node["schema"] != nil {
             let format = payload.node["schemaFormat"]?.string ?? ""
             guard Self.isSupportedSchemaFormat(format) else {
                 diagnostics.unsupported(
@@ -466,11 +478,11 @@ struct Translation {
                     at: payload.node["schemaFormat"]?.location ?? payload.location)
                 return nil
             }
-            guard let schema = payload.child("schema") else {
-                diagnostics.error("missing required key 'schema' in the payload of message '\(key)'", at: payload.location)
-                return nil
+            // Without `schema` the object is a schema itself, whose `schemaFormat` is an unknown keyword.
+            if let schema = payload.child("schema") {
+                KeyRules.multiFormatSchema.check(payload, named: "of message '\(key)'", into: &diagnostics)
+                payload = schema
             }
-            payload = schema
         }
         guard let type = schemas.type(of: payload, name: payloadName, parent: nil) else { return nil }
         return Message(key: key, name: name, payload: type, documentation: documentation(cursor), origin: origin)
@@ -592,6 +604,27 @@ struct Translation {
             return nil
         }
         return text
+    }
+
+    /// AsyncAPI 3 says a parameter's `description`, `default`, `enum` values and `examples` are
+    /// strings. Others change nothing generated (an `enum` value is read as its text): a warning
+    /// (strict: an error).
+    mutating func checkParameterValues(_ parameter: Cursor, named name: String) {
+        for key in ["description", "default", "location"] {
+            guard let value = parameter.node[key], !value.isJSONString else { continue }
+            diagnostics.strictWarning("'\(key)' of parameter '\(name)' must be a string, found \(value.kindDescription)", at: value.location)
+        }
+        for key in ["enum", "examples"] {
+            guard let list = parameter.child(key) else { continue }
+            guard list.node.items != nil else {
+                diagnostics.strictWarning("'\(key)' of parameter '\(name)' must be a list of strings, found \(list.node.kindDescription)", at: list.location)
+                continue
+            }
+            for value in list.elements where !value.node.isJSONString {
+                diagnostics.strictWarning(
+                    "each of '\(key)' of parameter '\(name)' must be a string, found \(value.node.kindDescription)", at: value.location)
+            }
+        }
     }
 
     private func documentation(_ cursor: Cursor) -> Documentation {
