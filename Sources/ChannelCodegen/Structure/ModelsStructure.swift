@@ -124,6 +124,7 @@ struct ModelsStructure {
 
     private func structMembers(_ type: NamedType, properties: [Property]) -> [Declaration] {
         let members = Array(zip(properties, names.properties[type.id] ?? []))
+        if let parts = names.wideParts[type.id] { return wideStructMembers(type, members: members, parts: parts) }
         // A property of a type that contains this one is kept in a box (see `Recursion`), behind a
         // property of the same name and type.
         let storage = names.boxStorage[type.id] ?? [:]
@@ -248,6 +249,71 @@ struct ModelsStructure {
             parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
             effects: "throws",
             body: [.code("var container = encoder.container(keyedBy: CodingKeys.self)")] + encodes + extraEncodes))))
+        return result
+    }
+
+    /// A wide object (see `WideObjects`): each property a computed one over its part, the same
+    /// memberwise initializer, and coding that hands the one JSON object to each part in turn.
+    private func wideStructMembers(_ type: NamedType, members: [(Property, Identifier)], parts: [WidePart]) -> [Declaration] {
+        var result: [Declaration] = parts.map { part in
+            Declaration(.variable(Variable(access: .private, binding: .var, name: part.storage, type: "\(part.type)")))
+        }
+        for part in parts {
+            for (property, name) in members[part.properties] {
+                result.append(Declaration(
+                    documentation: SwiftTypes.documentation(property.documentation, remark: nil), isDeprecated: property.documentation.isDeprecated,
+                    .variable(Variable(
+                        access: access, binding: .var, name: name, type: types.type(of: property, in: type.id),
+                        getter: [.code("get { \(part.storage).\(name) }"), .code("set { \(part.storage).\(name) = newValue }")]))))
+            }
+        }
+
+        // The memberwise initializer a plain struct has (see `structMembers`), filling each part.
+        let parameters = members.map { property, name in
+            Parameter(
+                label: name, localName: name.name == "self" ? Identifier("self_") : nil,
+                type: types.type(of: property, in: type.id), defaultValue: defaultValue(of: property, in: type))
+        }
+        let fills = parts.map { part -> Statement in
+            let arguments = zip(members[part.properties], parameters[part.properties]).map { member, parameter -> Code in
+                "\(member.1): \(parameter.localName ?? member.1)"
+            }
+            return .call("self.\(part.storage) = \(part.type)", arguments: arguments)
+        }
+        result.append(Declaration(.function(Function(access: access, name: .initializer, parameters: parameters, body: fills))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .initializer,
+            parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
+            effects: "throws",
+            body: parts.map { .code("self.\($0.storage) = try \($0.type)(from: decoder)") }))))
+        result.append(Declaration(.function(Function(
+            access: access, name: .function(Identifier("encode")),
+            parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
+            effects: "throws",
+            body: parts.map { .code("try \($0.storage).encode(to: encoder)") }))))
+
+        // Each part: stored properties with synthesized coding (dates marked `@ISO8601`), coding
+        // keys where Swift and JSON names differ.
+        for part in parts {
+            let partMembers = Array(members[part.properties])
+            var declarations = partMembers.map { property, name in
+                Declaration(.variable(Variable(
+                    attributes: property.type.containsDate ? ["@\(types.runtime("ISO8601"))"] : [],
+                    binding: .var, name: name, type: types.type(of: property, in: type.id))))
+            }
+            if partMembers.contains(where: { property, name in property.jsonName != name.name }) {
+                declarations.append(Declaration(.type(TypeDeclaration(
+                    keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
+                    members: partMembers.map { property, name in
+                        Declaration(.enumCase(EnumCase(
+                            name: name, rawValue: property.jsonName == name.name ? nil : .literal(property.jsonName))))
+                    }))))
+            }
+            result.append(Declaration(.type(TypeDeclaration(
+                access: .private, keyword: .struct, name: .identifier(part.type),
+                conformances: [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")],
+                members: declarations))))
+        }
         return result
     }
 

@@ -40,6 +40,8 @@ struct SwiftNaming {
     let recursion: Recursion
     /// Type id → property index → the stored property holding a boxed property's value.
     var boxStorage: [String: [Int: Identifier]] = [:]
+    /// Type id → the parts a wide object keeps its properties in (see `WideObjects`).
+    var wideParts: [String: [WidePart]] = [:]
     /// Channel key → constant in `Channels`, subscription type, and parameter names in order (keys by
     /// Unicode scalars, as every spec name).
     var channelConstants: ExactKeyDictionary<Identifier> = [:]
@@ -111,9 +113,11 @@ struct SwiftNaming {
         let boxed = recursion.boxedProperties
         let memberNames: @Sendable (NamedType) -> MemberNames = { Self.memberNames(of: $0, boxed: boxed[$0.id]) }
         let allMemberNames = Generator.isLarge(api) ? api.types.concurrentMap(memberNames) : api.types.map(memberNames)
+        var partStorage: [String: [Identifier]] = [:]
         for (type, names) in zip(api.types, allMemberNames) {
             if let names = names.properties { properties[type.id] = names }
             if let storage = names.boxStorage { boxStorage[type.id] = storage }
+            if let storage = names.partStorage { partStorage[type.id] = storage }
             if let names = names.cases { cases[type.id] = names }
             diagnostics.append(contentsOf: names.diagnostics.all)
         }
@@ -128,7 +132,9 @@ struct SwiftNaming {
         for type in api.types {
             guard let parent = types[type.id] else { continue }
             let visible = visibleInside[type.id] ?? topLevelNames
-            guard let nested = children[type.id] else { continue }
+            let nested = children[type.id] ?? []
+            let parts = partStorage[type.id] ?? []
+            guard !nested.isEmpty || !parts.isEmpty else { continue }
             var scope = Scope(what: "nested type", visible: visible, visibleDescription: "a type visible in '\(parent.local.name)'")
             scope.reserve(parent.local.name, "its enclosing type")
             for property in properties[type.id] ?? [] { scope.reserve(property.name, "a property of '\(parent.local.name)'") }
@@ -137,7 +143,17 @@ struct SwiftNaming {
             }
             scope.reserve("CodingKeys", "the coding keys the generator declares")
             let names = scope.claim(nested.map(Self.candidate), &diagnostics)
-            let siblings = Set(names)
+            // A wide object's part types, after the spec's nested types: they never shadow a name
+            // its properties' types are written with.
+            let partTypes = scope.claim(parts.indices.map { index in
+                .init("Part\(index)", explicit: false, location: type.origin.location, isInternal: true)
+            }, &diagnostics)
+            if !parts.isEmpty {
+                wideParts[type.id] = zip(zip(parts, partTypes), WideObjects.partRanges(propertyCount: properties[type.id]?.count ?? 0)).map {
+                    WidePart(storage: $0.0, type: Identifier($0.1), properties: $1)
+                }
+            }
+            let siblings = Set(names + partTypes)
             for (child, name) in zip(nested, names) {
                 types[child.id] = TypeName(local: Identifier(name), path: parent.path + [Identifier(name)])
                 visibleInside[child.id] = visible + [siblings]
@@ -286,6 +302,8 @@ struct SwiftNaming {
     struct MemberNames: Sendable {
         var properties: [Identifier]?
         var boxStorage: [Int: Identifier]?
+        /// A wide object's stored parts (see `WideObjects`).
+        var partStorage: [Identifier]?
         var cases: [Identifier]?
         var diagnostics = Diagnostics()
     }
@@ -308,6 +326,11 @@ struct SwiftNaming {
                           original: members[index].jsonName, what: "boxed property storage")
                 }, &result.diagnostics)
                 result.boxStorage = Dictionary(uniqueKeysWithValues: zip(boxed, storage.map(Identifier.init)))
+            }
+            if WideObjects.isWide(type, boxed: boxed) {
+                result.partStorage = scope.claim(WideObjects.partRanges(propertyCount: members.count).indices.map { index in
+                    .init("part\(index)", explicit: false, location: type.origin.location, isInternal: true)
+                }, &result.diagnostics).map(Identifier.init)
             }
         case .stringEnum(let values):
             var scope = Scope(what: "enum case", hint: "the value on the wire is unchanged")
@@ -357,13 +380,17 @@ struct Scope {
         /// How the spec spells it, for messages.
         var original: String
         var what: String?
+        /// A name the generator makes up for itself (a wide object's parts) is renamed without a
+        /// warning: there is nothing for the user to choose.
+        var isInternal = false
 
-        init(_ name: String, explicit: Bool, location: SourceLocation, original: String? = nil, what: String? = nil) {
+        init(_ name: String, explicit: Bool, location: SourceLocation, original: String? = nil, what: String? = nil, isInternal: Bool = false) {
             self.name = name
             self.isExplicit = explicit
             self.location = location
             self.original = original ?? name
             self.what = what
+            self.isInternal = isInternal
         }
     }
 
@@ -433,6 +460,7 @@ struct Scope {
         while owner(of: "\(candidate.name)\(suffix)") != nil { suffix += 1 }
         let unique = "\(candidate.name)\(suffix)"
         taken[unique] = Owner(location: candidate.location, description: "", isExplicit: candidate.isExplicit)
+        if candidate.isInternal { return unique }
         diagnostics.warning(
             "\(what) '\(candidate.original)' is named '\(unique)' in Swift: '\(candidate.name)' is taken by \(other) (\(hint))",
             at: candidate.location)
