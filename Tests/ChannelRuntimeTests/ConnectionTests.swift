@@ -498,7 +498,10 @@ struct ConnectionTests {
         #expect(harness.connection.metrics.snapshot().channels["ns/flood"]?.received == events.count)
         #expect(harness.connection.metrics.snapshot().channels["ns/flood"]?.overflowed == 2_500)
         var reader = subscription.events.makeAsyncIterator()
-        #expect(await reader.next()?.text == #"{"n":2500}"#)  // the oldest went
+        let first = await reader.next()
+        #expect(first?.text == #"{"n":2500}"#)  // the oldest went
+        #expect(first?.droppedBefore == 2_500)  // told to the first event after the loss, for the hub
+        #expect(await reader.next()?.droppedBefore == 0)
         await harness.connection.disconnect()
     }
 }

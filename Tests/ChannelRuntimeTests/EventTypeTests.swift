@@ -215,3 +215,55 @@ struct SeveralMessagesEventTypeTests {
         await harness.connection.disconnect()
     }
 }
+
+/// A connection whose one subscription delivers what the test hands it, already active.
+actor ScriptedEventsConnection: ChannelConnection {
+    nonisolated let metrics = RuntimeMetrics()
+    private let stream: AsyncStream<RawChannelEvent>
+    nonisolated let events: AsyncStream<RawChannelEvent>.Continuation
+    private(set) var subscribed = false
+
+    init() {
+        (stream, events) = AsyncStream.makeStream()
+    }
+
+    func subscribe(to channel: String) async throws -> RawChannelSubscription {
+        subscribed = true
+        return RawChannelSubscription(id: channel, channel: channel, events: stream)
+    }
+    func unsubscribe(_ id: String) async {}
+    func status(ofSubscription id: String) async -> SubscriptionStatus? { .active }
+    func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> {
+        AsyncStream { $0.yield(.active) }
+    }
+    var state: ConnectionState { get async { .connected } }
+    func stateUpdates() async -> AsyncStream<ConnectionState> { AsyncStream { $0.yield(.connected) } }
+}
+
+@Suite("Events dropped before decoding")
+struct DroppedBeforeDecodingTests {
+    /// Events the connection dropped unread (they came faster than they were decoded) were counted
+    /// and logged, but the subscription stayed `.active` and update consumers saw no gap.
+    @Test func showInTheStatusAndAsAGapWhereTheyWereLost() async throws {
+        let connection = ScriptedEventsConnection()
+        let hub = ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("u1")])
+        let updates = LockedBox<[ChannelUpdate<Ping>]>([])
+        let stream = await hub.updates(PingSubscription.self)
+        let reader = Task { for await update in stream { updates.mutate { $0.append(update) } } }
+        try await eventually("subscribed") { await connection.subscribed }
+        func raw(_ n: Int, droppedBefore: Int = 0) -> RawChannelEvent {
+            var event = RawChannelEvent(text: #"{"eventType":"ping","n":\#(n)}"#, sequence: n, receivedAt: Date())
+            event.droppedBefore = droppedBefore
+            return event
+        }
+        connection.events.yield(raw(1))
+        connection.events.yield(raw(5, droppedBefore: 3))
+        connection.events.yield(raw(6))
+        let degraded = SubscriptionStatus.degraded(DeliveryProblems(undecodedEventsDropped: true))
+        try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
+        try await eventually("every update") { updates.value.filter { if case .event = $0 { true } else { false } }.count == 3 }
+        let events = updates.value.filter { if case .status = $0 { false } else { true } }
+        #expect(events == [.event(Ping(eventType: "ping", n: 1)), .gap(missed: 3), .event(Ping(eventType: "ping", n: 5)), .event(Ping(eventType: "ping", n: 6))])
+        reader.cancel()
+    }
+}

@@ -37,6 +37,9 @@ public struct RawChannelEvent: Sendable, Equatable {
     public let sequence: Int
     /// When the frame carrying it arrived.
     public let receivedAt: Date
+    /// Events of its subscription dropped just before it, unread, because they arrived faster than
+    /// they were decoded (the connection's bound on undecoded events).
+    package var droppedBefore = 0
 
     /// An event as a connection hands it out.
     public init(text: String, sequence: Int, receivedAt: Date) {

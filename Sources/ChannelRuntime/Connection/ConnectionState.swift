@@ -76,8 +76,9 @@ public enum SubscriptionStatus: Sendable, Equatable {
     /// The service confirmed the subscription; events flow.
     case active
     /// The service confirmed the subscription and events flow, but some did not arrive as the spec
-    /// declares them: an event type no message of the channel names (delivered all the same), or a
-    /// payload that did not decode (dropped). Each is counted in `RuntimeMetrics` and logged once.
+    /// declares them: an event type no message of the channel names (delivered all the same), a
+    /// payload that did not decode (dropped), or events that came faster than they were decoded
+    /// (dropped). Each is counted in `RuntimeMetrics` and logged once.
     case degraded(DeliveryProblems)
     /// The service refused the subscription; it is tried again after the retry delay.
     case rejected([ServiceError])
@@ -104,16 +105,21 @@ public struct DeliveryProblems: Sendable, Hashable {
     public var undeclaredEventTypes: [String] = []
     /// Some payloads did not decode as the channel's message and were dropped.
     public var undecodablePayloads = false
+    /// Some events were dropped unread because they arrived faster than they were decoded (the
+    /// connection keeps at most 10 000 events or 8 MiB waiting per subscription; counted in
+    /// `RuntimeMetrics.Channel.overflowed`); update consumers got a `.gap` for each loss.
+    public var undecodedEventsDropped = false
 
     /// How many distinct undeclared event types are kept (and logged); more are only counted.
     public static let undeclaredEventTypesLimit = 16
 
     /// Problems as listed (none by default).
-    public init(undeclaredEventTypes: [String] = [], undecodablePayloads: Bool = false) {
+    public init(undeclaredEventTypes: [String] = [], undecodablePayloads: Bool = false, undecodedEventsDropped: Bool = false) {
         self.undeclaredEventTypes = undeclaredEventTypes
         self.undecodablePayloads = undecodablePayloads
+        self.undecodedEventsDropped = undecodedEventsDropped
     }
 
     /// Whether every event so far arrived as declared.
-    public var isEmpty: Bool { undeclaredEventTypes.isEmpty && !undecodablePayloads }
+    public var isEmpty: Bool { undeclaredEventTypes.isEmpty && !undecodablePayloads && !undecodedEventsDropped }
 }

@@ -71,7 +71,14 @@ package enum BatchedStream<Element: Sendable> {
         /// Buffers `element` of `weight` toward the stream's `weightLimit`, dropping the oldest
         /// buffered elements until it fits (one element alone always fits); returns how many were
         /// dropped (also for the count limit), or -1 once the stream ended.
-        package func send(_ element: Element, weight: Int) -> Int { storage.send(element, weight: weight) }
+        package func send(_ element: Element, weight: Int) -> Int { storage.send(element, weight: weight, markingGap: { _, _ in }) }
+
+        /// `send(_:weight:)` that tells the first element after dropped ones what went
+        /// (`markGap(&element, dropped)`: it adds their count, and what they had been told), so the
+        /// reader learns of the loss where it happened.
+        package func send(_ element: Element, weight: Int, markingGap markGap: (inout Element, [Element]) -> Void) -> Int {
+            storage.send(element, weight: weight, markingGap: markGap)
+        }
 
         /// Ends the stream: the reader gets what is buffered, then `nil`.
         package func finish() { storage.terminate(.finished) }
@@ -147,8 +154,9 @@ package enum BatchedStream<Element: Sendable> {
 
         /// `send` with a weight: drops the oldest until `element` fits both limits. Elements are
         /// released outside the lock.
-        func send(_ element: Element, weight: Int) -> Int {
+        func send(_ element: Element, weight: Int, markingGap markGap: (inout Element, [Element]) -> Void) -> Int {
             precondition(weights != nil, "send(_:weight:) needs a stream made with a weightLimit")
+            var element = element
             var dropped: [Element] = []
             lock.lock()
             if isEnded {
@@ -160,6 +168,10 @@ package enum BatchedStream<Element: Sendable> {
                 totalWeight -= weights![head]
                 head = (head + 1) % capacity
                 count -= 1
+            }
+            if !dropped.isEmpty {
+                // The oldest left is the first after the loss (not yet taken: taking is under this lock).
+                if count > 0 { markGap(&(ring + head).pointee, dropped) } else { markGap(&element, dropped) }
             }
             if count == capacity { grow() }
             let slot = (head + count) % capacity

@@ -149,6 +149,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
             let subscription = raw
             var events = subscription.events.makeAsyncIterator()
             while let raw = await nextEvent(of: subscription, from: &events) {
+                if raw.droppedBefore > 0 { noteDroppedUndecoded(raw.droppedBefore) }
                 if let sharedAddress, sharedAddress.isOtherChannelsEvent(raw.text) {
                     metrics.channel(channel, template: Subscription.template.address) { $0.otherChannels += 1 }
                     continue
@@ -267,6 +268,17 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                 "channel": "\(channel)", "type": "\(Subscription.Event.self)",
             ])
         }
+    }
+
+    /// Events the connection dropped before decoding (counted and logged there): shown in the
+    /// status, and a gap for update consumers before the next event.
+    private func noteDroppedUndecoded(_ count: Int) {
+        let (first, consumers) = withState { state in
+            defer { state.problems.undecodedEventsDropped = true }
+            return (!state.problems.undecodedEventsDropped, state.fanOut.consumers)
+        }
+        for case .updates(let updates) in consumers { updates.deliverGap(missed: count) }
+        if first { problemsChanged() }
     }
 
     private func dropUndecodable(channel: String, error: any Error) {

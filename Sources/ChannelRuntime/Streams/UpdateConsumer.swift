@@ -25,6 +25,11 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
         _ = yield(.status(status))
     }
 
+    /// Events lost before they reached this consumer: a gap after what it has been given so far.
+    func deliverGap(missed: Int) {
+        _ = yield(.gap(missed: missed))
+    }
+
     func deliverResumed(after gap: Duration) {
         _ = yield(.resumed(after: gap))
     }

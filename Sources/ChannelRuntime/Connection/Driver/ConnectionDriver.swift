@@ -281,9 +281,15 @@ package actor ConnectionDriver {
         for event in events {
             sequence += 1
             let weight = event.utf8.count + Self.eventOverhead
-            overflowed += max(0, sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt), weight: weight))
+            overflowed += max(0, sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt), weight: weight, markingGap: Self.markGap))
         }
         if overflowed > 0 { noteUndecodedOverflow(overflowed, of: sink) }
+    }
+
+    /// The hub reports the loss to the subscription's status and update consumers when it reads
+    /// the first event after it.
+    private static func markGap(_ event: inout RawChannelEvent, _ dropped: [RawChannelEvent]) {
+        for gone in dropped { event.droppedBefore += 1 + gone.droppedBefore }
     }
 
     private func noteUndecodedOverflow(_ count: Int, of sink: Sink) {
@@ -302,7 +308,7 @@ package actor ConnectionDriver {
         let raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
         for sink in targets {
             sink.counter.received(1)
-            let dropped = sink.continuation.send(raw, weight: event.utf8.count + Self.eventOverhead)
+            let dropped = sink.continuation.send(raw, weight: event.utf8.count + Self.eventOverhead, markingGap: Self.markGap)
             if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         }
     }
