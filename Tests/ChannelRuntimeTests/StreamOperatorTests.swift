@@ -84,4 +84,70 @@ struct StreamOperatorTests {
         continuation.finish()
         reader.cancel()
     }
+
+    // MARK: Refresh batches (seed 002)
+
+    /// The rule as a value: distinct keys in first-seen order, due after the silence or at the
+    /// latest the maximum delay after the first event.
+    @Test func aRefreshBatchIsDueAfterSilenceOrAtTheLatestAfterTheMaximumDelay() {
+        typealias Instant = ManualClock.Instant
+        let origin = ManualClock().now
+        func at(_ milliseconds: Int) -> Instant { origin.advanced(by: .milliseconds(milliseconds)) }
+        var batch = RefreshBatch<String, Instant>(silence: .milliseconds(500), maximumDelay: .seconds(5))
+        var taken = batch.takeAll()
+        #expect(batch.deadline == nil && taken == nil)
+        let started = [batch.add("job-1", at: at(0)), batch.add("job-2", at: at(100)), batch.add("job-1", at: at(200))]
+        #expect(started == [true, false, false])  // only the first event starts a batch (and a timer)
+        #expect(batch.deadline == at(700))
+        taken = batch.take(at: at(699))
+        #expect(taken == nil)
+        taken = batch.take(at: at(700))
+        #expect(taken == ["job-1", "job-2"])
+        #expect(batch.deadline == nil)
+
+        // A stream that never falls silent: due 5 s after its first event all the same.
+        for step in 0..<30 { _ = batch.add("device-\(step % 3)", at: at(1_000 + step * 400)) }
+        #expect(batch.deadline == at(6_000))
+        taken = batch.take(at: at(6_000))
+        #expect(taken == ["device-0", "device-1", "device-2"])
+    }
+
+    @Test func refreshBatchesComeAfterSilenceOnTheClock() async throws {
+        let clock = ManualClock()
+        let (input, continuation) = AsyncStream.makeStream(of: JobEvent.self)
+        // The operator takes an event in the same step as it reads it: read means gathered.
+        let read = LockedBox(0)
+        let counted = input.map { @Sendable event in
+            read.mutate { $0 += 1 }
+            return event
+        }
+        let output = TypedCollector(counted.refreshBatches(by: \.job, afterSilence: .milliseconds(500), maximumDelay: .seconds(5), clock: clock))
+        feed((1...10).map { JobEvent(job: $0 % 3 == 0 ? "b" : "a", progress: $0) }, into: continuation)
+        try await clock.waitForSleeper(until: .milliseconds(500))
+        clock.advance(by: .milliseconds(300))
+        feed([JobEvent(job: "c", progress: 1)], into: continuation)  // moves the deadline to 800 ms
+        try await eventually("the late event read") { read.value == 11 }
+        clock.advance(by: .milliseconds(200))  // the timer wakes at 500 ms: not due, sleeps again
+        try await clock.waitForSleeper(until: .milliseconds(800))
+        #expect(output.elements.isEmpty)
+        clock.advance(by: .milliseconds(300))
+        try await output.waitFor(count: 1)
+        #expect(output.elements == [["a", "b", "c"]])
+
+        // The next event starts a new batch; the base ending delivers it at once.
+        feed([JobEvent(job: "a", progress: 11)], into: continuation)
+        try await clock.waitForSleeper(until: .milliseconds(1_300))
+        continuation.finish()
+        try await output.waitFor(count: 2)
+        #expect(output.elements.last == ["a"])
+
+        // The defaults (500 ms, 5 s, the continuous clock): a base that ends delivers what it has at once.
+        let (quick, quickInput) = AsyncStream.makeStream(of: JobEvent.self)
+        quickInput.yield(JobEvent(job: "z", progress: 1))
+        quickInput.yield(JobEvent(job: "z", progress: 2))
+        quickInput.finish()
+        var batches: [[String]] = []
+        for await batch in quick.refreshBatches(by: { $0.job }) { batches.append(batch) }
+        #expect(batches == [["z"]])
+    }
 }
