@@ -60,7 +60,7 @@ struct ConsumerPackageTests {
         #expect(files.keys.sorted() == [
             "Package.swift", "Sources/ShopEvents/ShopEvents.swift", "Sources/ShopEvents/channelgen.yaml",
             "Sources/ShopEventsTesting/ShopEventsTesting.swift", "Sources/ShopEventsTesting/channelgen.yaml",
-            "spec/shop.asyncapi.yaml",
+            "Tests/ShopEventsTests/OrderTests.swift", "spec/shop.asyncapi.yaml",
         ])
         #expect(files["Package.swift"]?.contains(#".package(url: "https://github.com/<owner>/swift-channelgen", from: "<version>", traits: [])"#) == true)
     }
@@ -70,6 +70,9 @@ struct ConsumerPackageTests {
         defer { try? FileManager.default.removeItem(at: package) }
         let first = try await build(package)
         #expect(first.contains("public struct OrderPlaced"))
+        // The recipe's test target, against the generated mock.
+        let tests = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "test"], in: package, background: true)
+        #expect(tests.status == 0 && tests.stdout.contains("aPlacedOrderArrives"), "\(tests.stdout)\n\(tests.stderr)")
 
         // `traits: []` leaves the emulator's token signing out: jwt-kit is neither pinned nor built.
         let pins = try TestSupport.contents(package.appendingPathComponent("Package.resolved"))
