@@ -9,7 +9,7 @@ import NIOHTTP1
 /// A local AWS AppSync Events service on 127.0.0.1: the WebSocket protocol at `/event/realtime`
 /// (subprotocol `aws-appsync-event-ws` with `header-` auth) and HTTP publish at `POST /event`,
 /// with API-key and JWT authorizers, wildcard subscriptions, the service limits, and fault
-/// injection for tests. It is also a Mercure hub (`GET /.well-known/mercure`, Server-Sent Events
+/// injection for tests, and a console for people at `/console` (`EmulatorConsole`). It is also a Mercure hub (`GET /.well-known/mercure`, Server-Sent Events
 /// with event ids, `Last-Event-ID` replay, `retry:` and heartbeats) for the SSE transport. Apps develop against it offline; tests use it instead of AWS.
 public final class AppSyncEmulator: Sendable {
     public let configuration: EmulatorConfiguration
@@ -26,6 +26,10 @@ public final class AppSyncEmulator: Sendable {
     /// The HTTP endpoint while running, e.g. `http://127.0.0.1:54321/event`.
     public var endpoint: URL? { state.withLockedValue { $0.endpoint } }
 
+    /// The console page while running, e.g. `http://127.0.0.1:54321/console`: connections and
+    /// their subscriptions, the latest events, a publish form and the faults.
+    public var console: URL? { endpoint.map { $0.deletingLastPathComponent().appendingPathComponent("console") } }
+
     /// Starts listening on 127.0.0.1:`port` (0: a free port chosen by the OS) and returns the HTTP endpoint.
     @discardableResult
     public func start(port: Int = 0) async throws -> URL {
@@ -37,8 +41,11 @@ public final class AppSyncEmulator: Sendable {
         }
 
         let eventStreams = EventStreamEndpoint(configuration: configuration, streams: broker.streams, authorizer: authorizer, logger: logger)
+        // The port is known once listening; the console needs it to know its own address.
+        let console = NIOLockedValueBox<EmulatorConsole?>(nil)
         let respond: EmulatorListener.Responder = { request in
-            switch (request.method, request.path) {
+            if let console = console.withLockedValue({ $0 }), let answer = await console.response(to: request) { return answer }
+            return switch (request.method, request.path) {
             case (.POST, "/event"): await Self.publish(request, authorizer: authorizer, publishing: publishing)
             case (.GET, "/.well-known/mercure"): await eventStreams.response(to: request)
             default: .plain(.notFound, "not found")
@@ -60,6 +67,7 @@ public final class AppSyncEmulator: Sendable {
         let listener = try await EmulatorListener(port: port, respond: respond, upgrade: upgrade)
         let boundPort = listener.port
         host.withLockedValue { $0 = "127.0.0.1:\(boundPort)" }
+        console.withLockedValue { $0 = EmulatorConsole(broker: broker, port: boundPort) }
         let endpoint = URL(string: "http://127.0.0.1:\(boundPort)/event")!
         state.withLockedValue { $0 = (listener, endpoint, authorizer) }
         logger.info("AppSync Events emulator listening", metadata: ["endpoint": "\(endpoint)"])

@@ -1,4 +1,5 @@
 #if Emulator
+import Foundation
 import NIOCore
 
 /// The emulator's shared state: open connections, their subscriptions, fan-out of published
@@ -18,8 +19,13 @@ actor EmulatorBroker {
         var close: @Sendable (Int, String) -> Void
         /// Stops the connection answering anything, its socket left open.
         var freeze: @Sendable () -> Void
+        var identity: Identity
         var subscriptions: [String: ChannelPath] = [:]
     }
+
+    /// The latest published events, newest last, for the console.
+    private(set) var recentEvents: [ConsoleEvent] = []
+    static let recentEventsKept = 100
 
     private var connections: [Int: Connection] = [:]
     private var nextConnection = 0
@@ -37,12 +43,12 @@ actor EmulatorBroker {
     // MARK: Connections
 
     func register(
-        outbox: AsyncStream<String>.Continuation, channel: any Channel,
+        outbox: AsyncStream<String>.Continuation, channel: any Channel, identity: Identity,
         close: @escaping @Sendable (Int, String) -> Void, freeze: @escaping @Sendable () -> Void
     ) -> Int {
         nextConnection += 1
         connectionsAccepted += 1
-        connections[nextConnection] = Connection(outbox: outbox, channel: channel, close: close, freeze: freeze)
+        connections[nextConnection] = Connection(outbox: outbox, channel: channel, close: close, freeze: freeze, identity: identity)
         return nextConnection
     }
 
@@ -83,13 +89,26 @@ actor EmulatorBroker {
 
     /// Sends each event, one `data` message per event, to every matching subscription.
     func publish(_ events: [String], to channel: ChannelPath) {
-        streams.publish(events, to: channel)
+        var receivers = streams.publish(events, to: channel)
         for connection in connections.values {
             for (id, path) in connection.subscriptions where path.matches(channel) {
+                receivers += 1
                 for event in events {
                     connection.outbox.yield(ProtocolMessages.data(id: id, event: event))
                 }
             }
+        }
+        let now = Date()
+        recentEvents += events.map { ConsoleEvent(channel: channel.text, event: $0, deliveredTo: receivers, at: now) }
+        if recentEvents.count > Self.recentEventsKept { recentEvents.removeFirst(recentEvents.count - Self.recentEventsKept) }
+    }
+
+    /// The WebSocket connections as the console lists them.
+    var consoleConnections: [ConsoleConnection] {
+        connections.sorted { $0.key < $1.key }.map { id, connection in
+            ConsoleConnection(
+                id: "ws-\(id)", transport: "WebSocket", identity: connection.identity.consoleDescription,
+                subscriptions: connection.subscriptions.sorted { $0.key < $1.key }.map { ConsoleSubscription(id: $0.key, channel: $0.value.text) })
         }
     }
 

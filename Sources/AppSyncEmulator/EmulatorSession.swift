@@ -40,14 +40,9 @@ struct EmulatorSession: Sendable {
             }
             var keepAlive: Task<Void, Never>?
             var id: Int?
-            if identity == nil {
-                continuation.yield(ProtocolMessages.connectionError([
-                    ProtocolMessages.error("UnauthorizedException", "You are not authorized to make this call.", code: 401)
-                ]))
-                continuation.finish()
-            } else {
+            if let identity {
                 let registered = await broker.register(
-                    outbox: continuation, channel: channel,
+                    outbox: continuation, channel: channel, identity: identity,
                     close: { code, reason in
                         closeWith.withLockedValue { $0 = (WebSocketErrorCode(codeNumber: code), reason) }
                         continuation.finish()
@@ -60,6 +55,11 @@ struct EmulatorSession: Sendable {
                         if !Task.isCancelled, await broker.keepAliveEnabled { continuation.yield(ProtocolMessages.keepAlive) }
                     }
                 }
+            } else {
+                continuation.yield(ProtocolMessages.connectionError([
+                    ProtocolMessages.error("UnauthorizedException", "You are not authorized to make this call.", code: 401)
+                ]))
+                continuation.finish()
             }
             do {
                 reading: for try await frame in inbound {

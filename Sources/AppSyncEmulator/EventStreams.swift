@@ -80,9 +80,12 @@ final class EventStreams: Sendable {
     }
 
     /// Gives every event an id, keeps it for replay and sends it to the matching streams.
-    func publish(_ events: [String], to channel: ChannelPath) {
+    /// Stores and sends `events`; returns how many streams each went to.
+    @discardableResult
+    func publish(_ events: [String], to channel: ChannelPath) -> Int {
         let name = "/" + channel.segments.joined(separator: "/")
-        state.withLockedValue { state in
+        return state.withLockedValue { state in
+            let receivers = state.subscribers.values.filter { !$0.stalled && Self.wants($0.topics, $0.identity, channel) }.count
             for data in events {
                 state.nextEventID += 1
                 let event = StoredEvent(id: state.nextEventID, channel: name, path: channel, data: data)
@@ -92,7 +95,13 @@ final class EventStreams: Sendable {
                     subscriber.continuation.yield(.event(event))
                 }
             }
+            return receivers
         }
+    }
+
+    /// The open streams as the console lists them: id, who, and the topics.
+    var consoleStreams: [(id: Int, identity: Identity, topics: [ChannelPath])] {
+        state.withLockedValue { state in state.subscribers.sorted { $0.key < $1.key }.map { ($0.key, $0.value.identity, $0.value.topics) } }
     }
 
     /// Mercure delivers only what the subscriber may read; a topic it may not read is not an error.

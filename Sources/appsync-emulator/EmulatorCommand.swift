@@ -38,6 +38,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         print("AppSync Events emulator listening")
         print("  HTTP endpoint: \(endpoint.absoluteString)")
         print("  WebSocket:     ws://\(endpoint.host ?? "127.0.0.1"):\(endpoint.port ?? port)/event/realtime")
+        print("  Console:       \(endpoint.deletingLastPathComponent().appendingPathComponent("console").absoluteString)")
         print("  API keys:      \(apiKeys.joined(separator: ", "))")
         if let tokenFor {
             print("  JWT for \(tokenFor): \(try await emulator.token(forUser: tokenFor))")

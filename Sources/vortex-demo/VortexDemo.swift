@@ -29,7 +29,8 @@ struct VortexDemo: AsyncParsableCommand {
             adapters are not offered on Linux, where FoundationNetworking's WebSocket does not connect
             and its HTTP can trap under a flood.
             With --stay the streams stay open after the nine events until interrupted (Ctrl-C),
-            printing events and connection states (with close codes) as they come. In every mode,
+            printing events and connection states (with close codes) as they come; with the
+            embedded emulator it prints the address of its console (a page to watch and publish). In every mode,
             SIGUSR1 tells the connection that the network path changed, as a path monitor would:
               kill -USR1 <pid>
             """)
@@ -117,7 +118,10 @@ struct VortexDemo: AsyncParsableCommand {
             subscriberAuthorization = .token { userToken }  // a user may read only their own channels
             publisherAuthorization = .apiKey(publisherKey)   // the backend publishes
             stopEmulator = { await local.stop() }
-            print("Embedded AppSync Events emulator at \(httpEndpoint)")
+            say("Embedded AppSync Events emulator at \(httpEndpoint)")
+            if stay, let console = local.console {
+                say("Console: \(console) (publish there with API key \(publisherKey))")
+            }
             #else
             throw ValidationError("this build has no embedded emulator (swift-channelgen's Emulator trait is off); pass --endpoint")
             #endif

@@ -118,6 +118,76 @@ struct EmulatorListenerTests {
         await emulator.stop()
     }
 
+    /// One request on a fresh connection that asks to close; everything the emulator answered.
+    private func exchange(port: Int, _ request: String) async throws -> String {
+        let socket = try await RawSocket(port: port)
+        try await socket.send(request)
+        try await socket.waitUntil("the answer and the close") { $0.isClosed }
+        return socket.text
+    }
+
+    private func post(_ path: String, port: Int, headers: String, body: String) -> String {
+        "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\(headers)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    /// Issue 48: the console is for the person at this machine. It answers only its own loopback
+    /// address (a page elsewhere reaching 127.0.0.1 by DNS rebinding names another host) and takes
+    /// faults only as JSON from its own origin (a cross-site form cannot send JSON without asking).
+    @Test func theConsoleAnswersOnlyItsOwnAddressAndItsOwnPage() async throws {
+        let (emulator, port) = try await start()
+        let page = try await exchange(port: port, "GET /console HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(page.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(page.contains(#"<label for="channel">Channel</label>"#) && page.contains(#"<label for="event">Event (JSON)</label>"#))
+        #expect(page.contains(#"<button type="submit">Publish</button>"#))
+        #expect(!page.contains("http://") && !page.contains("https://"), "the page loads nothing from elsewhere")
+
+        let rebound = try await exchange(port: port, "GET /console/state HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(rebound.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        let fault = #"{"action":"rejectNextConnect"}"#
+        let form = try await exchange(port: port, post("/console/faults", port: port, headers: "Content-Type: text/plain\r\n", body: fault))
+        #expect(form.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        let crossSite = try await exchange(port: port, post(
+            "/console/faults", port: port, headers: "Origin: http://attacker.example\r\nContent-Type: application/json\r\n", body: fault))
+        #expect(crossSite.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        let unknown = try await exchange(port: port, post("/console/faults", port: port, headers: "Content-Type: application/json\r\n", body: #"{"action":"explode"}"#))
+        #expect(unknown.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+
+        // From the page: the next connect is refused, the one after it accepted.
+        let own = try await exchange(port: port, post(
+            "/console/faults", port: port, headers: "Origin: http://127.0.0.1:\(port)\r\nContent-Type: application/json\r\n", body: fault))
+        #expect(own.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        let refused = try await RawSocket(port: port)
+        try await refused.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
+        try await refused.waitUntil("the refusal") { $0.isClosed }
+        #expect(refused.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        await emulator.stop()
+    }
+
+    @Test func theConsoleStateListsConnectionsAndTheLatestEvents() async throws {
+        let (emulator, port) = try await start()
+        let connection = try await RawSocket(port: port)
+        try await connection.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
+        try await connection.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
+        try await waitFor("the connection registered") { await emulator.connectionCount == 1 }
+        let event = #"{\"eventType\":\"order/placed\",\"n\":1}"#
+        let published = try await exchange(port: port, post(
+            "/event", port: port, headers: "x-api-key: \(Self.key)\r\nContent-Type: application/json\r\n",
+            body: #"{"channel":"default/orders","events":["\#(event)"]}"#))
+        #expect(published.hasPrefix("HTTP/1.1 200 OK\r\n"))
+
+        let answer = try await exchange(port: port, "GET /console/state HTTP/1.1\r\nHost: localhost:\(port)\r\nConnection: close\r\n\r\n")
+        let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
+        let state = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let connections = try #require(state["connections"] as? [[String: Any]])
+        #expect(connections.count == 1 && connections.first?["identity"] as? String == "API key")
+        let events = try #require(state["events"] as? [[String: Any]])
+        #expect(events.count == 1)
+        #expect(events.first?["channel"] as? String == "default/orders" && events.first?["eventType"] as? String == "order/placed")
+        #expect(events.first?["deliveredTo"] as? Int == 0 && events.first?["bytes"] as? Int == #"{"eventType":"order/placed","n":1}"#.utf8.count)
+        await connection.close()
+        await emulator.stop()
+    }
+
     @Test func aRefusedUpgradeGets400AndTheConnectionCloses() async throws {
         let (emulator, port) = try await start()
         let socket = try await RawSocket(port: port)
