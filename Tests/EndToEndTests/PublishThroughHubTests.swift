@@ -1,6 +1,7 @@
 import AppSyncRuntime
 import ChannelRuntime
 import Foundation
+import SSERuntime
 import Testing
 import VortexEvents
 
@@ -22,5 +23,29 @@ struct PublishThroughHubTests {
         #expect(roles.elements.first?.reason == "promoted")
         roles.cancel()
         await stack.stop()
+    }
+
+    /// Issue 48: a `send` works over HTTP too. An app that receives over SSE (a connection that
+    /// cannot publish) publishes typed events through an `AppSyncHTTPPublisher`, and a backend
+    /// publishes generated payloads to one channel instance.
+    @Test func typedPublishesGoOverHTTPBesideAReceiveOnlyConnection() async throws {
+        let sse = try await SSEConnectionTests.start()
+        let http = sse.publisher
+        let hub = ChannelEventHub(connection: sse.connection, parameters: ["userId": try ChannelSegment("alice")], publisher: http)
+        let roles = Collected { await hub.events(RoleChangeEventsSubscription.self) }
+        await sse.connection.start()
+        try await waitFor("the role stream") { await sse.connection.acknowledgedChannels.contains("vortex-app/user/alice/roleChanged") }
+        let event = RoleChangeOutput(eventType: "user/roleChanged", timestamp: Date(timeIntervalSince1970: 1_700_000_000), reason: "promoted")
+        try await hub.publish([event], to: RoleChangeEventsSubscription.self)
+        let result = try await http.publish([RoleChangeOutput(timestamp: Date(), reason: "by the backend")], to: try RoleChangeEventsSubscription(userId: "alice"))
+        #expect(result.successful.count == 1 && result.failed.isEmpty)
+        try await waitFor("both events") { roles.count == 2 }
+        #expect(roles.elements.map(\.reason) == ["promoted", "by the backend"])
+
+        // Without a publisher, the receive-only connection says so.
+        let receiveOnly = ChannelEventHub(connection: sse.connection, parameters: ["userId": try ChannelSegment("alice")])
+        await #expect(throws: ChannelPublishError.unsupportedTransport) { try await receiveOnly.publish([event], to: RoleChangeEventsSubscription.self) }
+        roles.cancel()
+        await sse.stop()
     }
 }

@@ -63,3 +63,28 @@ public struct AppSyncHTTPPublisher: Sendable {
         return result
     }
 }
+
+extension AppSyncHTTPPublisher: ChannelPublishing {
+    /// `publish(_:to:)` for a hub's typed publish (`ChannelEventHub(connection:publisher:)`): a
+    /// refused event is an error naming it.
+    public func publishEvents(_ events: [String], to channel: String) async throws {
+        let result = try await publish(events, to: channel)
+        if let failure = result.failed.first {
+            throw AppSyncError.invalidPublish("event \(failure.index) was refused: \(failure.message ?? failure.code ?? "no reason given")")
+        }
+    }
+
+    /// Publishes generated payloads to one channel instance over HTTP, as a backend would:
+    /// `publisher.publish([order], to: try OrdersSubscription(userId: "u1"))`. The limits are checked
+    /// before anything is sent (1–5 events of at most 240 KB); per-event results come back.
+    public func publish<Subscription: ChannelSubscription>(
+        _ events: [Subscription.Event], to subscription: Subscription
+    ) async throws(ChannelPublishError) -> PublishResult {
+        let texts = Subscription.eventsAreText ? try ChannelPublishError.texts(events) : try ChannelPublishError.encoded(events)
+        do {
+            return try await publish(texts, to: subscription.channel)
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+}

@@ -18,6 +18,8 @@ import Logging
 public actor ChannelEventHub: ChannelEventSource {
     /// The connection the subscriptions run on.
     public nonisolated let connection: any ChannelConnection
+    /// Where typed publishes go: the `publisher` given, else the connection when it publishes.
+    private let publisher: (any ChannelPublishing)?
     /// How many undelivered events each consumer's stream may hold.
     public nonisolated let bufferPolicy: StreamBufferPolicy
     private var parameters: [String: ChannelSegment]
@@ -43,14 +45,19 @@ public actor ChannelEventHub: ChannelEventSource {
     ///   - bufferPolicy: how many undelivered events each consumer may hold.
     ///   - clock: measures how long a subscription was down (`ChannelUpdate.resumed(after:)`).
     ///   - logger: where dropped events are reported.
+    ///   - publisher: where `publish(_:to:)` sends events; by default the connection, when it
+    ///     publishes (`AppSyncConnection`, over its WebSocket). Pass an `AppSyncHTTPPublisher` to
+    ///     publish over HTTP, e.g. beside a connection that only receives (`SSEConnection`).
     public init(
         connection: any ChannelConnection,
         parameters: [String: ChannelSegment] = [:],
         bufferPolicy: StreamBufferPolicy = .default,
         clock: some Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "ChannelRuntime.ChannelEventHub")
+        logger: Logger = Logger(label: "ChannelRuntime.ChannelEventHub"),
+        publisher: (any ChannelPublishing)? = nil
     ) {
         self.connection = connection
+        self.publisher = publisher ?? connection as? any ChannelPublishing
         self.parameters = parameters
         self.bufferPolicy = bufferPolicy
         self.clock = RuntimeClock(clock)
@@ -181,9 +188,9 @@ public actor ChannelEventHub: ChannelEventSource {
         return stream
     }
 
-    /// Publishes 1–5 events to `subscription`'s channel for the current parameters, over the
-    /// connection (which must publish: `ChannelPublishing`). The limits are checked first: nothing
-    /// is sent when any event is too large.
+    /// Publishes 1–5 events to `subscription`'s channel for the current parameters, through the
+    /// hub's publisher (the connection's WebSocket, or HTTP; see `init`). The limits are checked
+    /// first: nothing is sent when any event is too large.
     public func publish<Subscription: ChannelSubscription>(
         _ events: [Subscription.Event], to subscription: Subscription.Type
     ) async throws(ChannelPublishError) {
@@ -194,7 +201,7 @@ public actor ChannelEventHub: ChannelEventSource {
         } catch {
             throw .parameters(error)
         }
-        guard let publisher = connection as? any ChannelPublishing else { throw .unsupportedTransport }
+        guard let publisher else { throw .unsupportedTransport }
         do {
             try await publisher.publishEvents(texts, to: channel)
         } catch {
