@@ -68,6 +68,10 @@ public protocol BackendNotifierProtocol: Sendable {
     /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
     ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
     func setUserId(_ userId: String) async throws(ChannelParameterError)
+
+    /// The connection's state now, then each change (`.connecting`, `.connected`,
+    /// `.reconnecting(after:because:)`, …).
+    func connectionStates() async -> AsyncStream<ConnectionState>
 }
 
 /// Serves every stream of `BackendNotifierProtocol` from one `ChannelEventSource`.
@@ -166,5 +170,11 @@ public final class BackendNotifier: BackendNotifierProtocol {
     ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
     public func setUserId(_ userId: String) async throws(ChannelParameterError) {
         await self.source.setParameter("userId", to: try ChannelSegment(userId, parameter: "userId"))
+    }
+
+    /// The connection's state now, then each change (`.connecting`, `.connected`,
+    /// `.reconnecting(after:because:)`, …).
+    public func connectionStates() async -> AsyncStream<ConnectionState> {
+        await self.source.connectionStateUpdates()
     }
 }

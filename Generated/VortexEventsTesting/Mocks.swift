@@ -8,33 +8,80 @@ import VortexEvents
 /// and inspect the parameters the app set, with no connection at all.
 ///
 /// ```swift
-/// let notifier = MockBackendNotifier()
-/// // … hand `notifier` to the code under test, wait for `notifier.devicePresence.consumerCount > 0` …
+/// let notifier = MockBackendNotifier()           // or (delivery: .manual), then notifier.flush()
+/// // … hand `notifier` to the code under test; an event sent before it listens waits for it …
 /// notifier.devicePresence.send(event)
+/// notifier.connection.send(.reconnecting(after: .seconds(2), because: .dropped))
 /// ```
 public final class MockBackendNotifier: BackendNotifierProtocol {
+    /// When sent events reach the streams: at once, at `flush()`, or after a delay on a clock.
+    public let delivery: MockScheduler
+    /// The connection state `connectionStates()` reports; `.connected` at first. Send others
+    /// (`.reconnecting(after:because:)`, …) to test how the app shows them.
+    public let connection = StateBroadcaster<ConnectionState>(.connected)
     /// Events for `devicePresenceValues()`.
-    public let devicePresence = EventBroadcaster<DevicePresenceOutput>()
+    public let devicePresence: EventBroadcaster<DevicePresenceOutput>
     /// Events for `deviceRecordingValues()`.
-    public let deviceRecording = EventBroadcaster<DeviceRecordingOutput>()
+    public let deviceRecording: EventBroadcaster<DeviceRecordingOutput>
     /// Events for `deviceFirmwareValues()`.
-    public let deviceFirmware = EventBroadcaster<DeviceFirmwareOutput>()
+    public let deviceFirmware: EventBroadcaster<DeviceFirmwareOutput>
     /// Events for `archiveValues()`.
-    public let archive = EventBroadcaster<ArchiveStateOutput>()
+    public let archive: EventBroadcaster<ArchiveStateOutput>
     /// Events for `licenseValues()`.
-    public let license = EventBroadcaster<LicenseStateOutput>()
+    public let license: EventBroadcaster<LicenseStateOutput>
     /// Events for `planValues()`.
-    public let plan = EventBroadcaster<PlanStateOutput>()
+    public let plan: EventBroadcaster<PlanStateOutput>
     /// Events for `aiSettingsValues()`.
-    public let aiSettings = EventBroadcaster<AISettingsOutput>()
+    public let aiSettings: EventBroadcaster<AISettingsOutput>
     /// Events for `roleValues()`.
-    public let role = EventBroadcaster<RoleChangeOutput>()
+    public let role: EventBroadcaster<RoleChangeOutput>
     /// Events for `revokeValues()`.
-    public let revoke = EventBroadcaster<UserTokenRevokeOutput>()
+    public let revoke: EventBroadcaster<UserTokenRevokeOutput>
     /// Every valid value passed to `setUserId(_:)` (the `{userId}` parameter), in order.
-    public let userIdChanges = EventBroadcaster<String>()
+    public let userIdChanges: EventBroadcaster<String>
 
-    public init() {}
+    /// A mock whose events reach the streams as `delivery` says (at once by default).
+    public init(delivery: MockDelivery = .immediate) {
+        self.delivery = MockScheduler(delivery)
+        self.devicePresence = EventBroadcaster(scheduler: self.delivery)
+        self.deviceRecording = EventBroadcaster(scheduler: self.delivery)
+        self.deviceFirmware = EventBroadcaster(scheduler: self.delivery)
+        self.archive = EventBroadcaster(scheduler: self.delivery)
+        self.license = EventBroadcaster(scheduler: self.delivery)
+        self.plan = EventBroadcaster(scheduler: self.delivery)
+        self.aiSettings = EventBroadcaster(scheduler: self.delivery)
+        self.role = EventBroadcaster(scheduler: self.delivery)
+        self.revoke = EventBroadcaster(scheduler: self.delivery)
+        self.userIdChanges = EventBroadcaster(scheduler: self.delivery)
+    }
+
+    /// Hands out every event waiting for its delivery (`.manual`, or `.delayed` before its time).
+    public func flush() {
+        self.delivery.flush()
+    }
+
+    /// Back to a new mock's state between tests: every stream ends, what was sent, recorded
+    /// or waiting is forgotten, and the connection is `.connected` again.
+    public func reset() {
+        self.delivery.discardPending()
+        self.connection.reset()
+        self.devicePresence.reset()
+        self.deviceRecording.reset()
+        self.deviceFirmware.reset()
+        self.archive.reset()
+        self.license.reset()
+        self.plan.reset()
+        self.aiSettings.reset()
+        self.role.reset()
+        self.revoke.reset()
+        self.userIdChanges.reset()
+    }
+
+    /// The connection's state now, then each change (`.connecting`, `.connected`,
+    /// `.reconnecting(after:because:)`, …).
+    public func connectionStates() async -> AsyncStream<ConnectionState> {
+        self.connection.stream()
+    }
 
     public func devicePresenceValues() async -> AsyncStream<DevicePresenceOutput> {
         self.devicePresence.stream()

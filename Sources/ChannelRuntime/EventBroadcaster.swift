@@ -2,22 +2,34 @@ import Foundation
 
 /// Delivers each value sent to every current consumer's `AsyncStream`, and remembers what was
 /// sent. Generated mocks use it so app tests can push typed events into notifier streams.
+///
+/// Nothing sent is lost without a word: a value delivered while no one listens waits for the
+/// first consumer (`waiting`), who gets it before anything newer.
 public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     private let lock = NSLock()
     private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
     private var nextID = 0
     private var sent: [Event] = []
+    private var unheard: [Event] = []
+    /// When sent values reach the streams (a mock's delivery mode); `nil`: at once.
+    private let scheduler: MockScheduler?
 
-    /// A broadcaster with no consumers and no history.
-    public init() {}
+    /// A broadcaster with no consumers and no history, delivering at once.
+    public init() { scheduler = nil }
 
-    /// A new consumer's stream; values sent from now on arrive in it.
+    /// A broadcaster whose deliveries follow `scheduler` (a generated mock's `delivery`).
+    public init(scheduler: MockScheduler) { self.scheduler = scheduler }
+
+    /// A new consumer's stream; values sent from now on arrive in it (the first consumer also gets
+    /// what was delivered while no one listened, first).
     public func stream() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         let id = lock.withLock {
             nextID += 1
             continuations[nextID] = continuation
+            for event in unheard { continuation.yield(event) }
+            unheard.removeAll()
             return nextID
         }
         continuation.onTermination = { [weak self] _ in
@@ -44,13 +56,35 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Sends `event` to every current consumer.
+    /// Sends `event` to every consumer (at once, or as the mock's delivery mode says); with no
+    /// consumer it waits for the first.
     public func send(_ event: Event) {
+        lock.withLock { sent.append(event) }
+        guard let scheduler else { return deliver(event) }
+        scheduler.schedule { [self] in deliver(event) }
+    }
+
+    private func deliver(_ event: Event) {
+        // Under the lock: a consumer that joins now gets it either from `unheard` or live, once.
+        lock.withLock {
+            if continuations.isEmpty {
+                unheard.append(event)
+            } else {
+                for consumer in continuations.values { consumer.yield(event) }
+            }
+        }
+    }
+
+    /// Delivered while no one listened, waiting for the first consumer.
+    public var waiting: [Event] { lock.withLock { unheard } }
+
+    /// Ends every stream and forgets what was sent and what waits.
+    public func reset() {
         let consumers = lock.withLock {
-            sent.append(event)
+            defer { (continuations, sent, unheard) = ([:], [], []) }
             return Array(continuations.values)
         }
-        for consumer in consumers { consumer.yield(event) }
+        for consumer in consumers { consumer.finish() }
     }
 
     /// Ends every consumer's stream.
@@ -62,7 +96,7 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
         for consumer in consumers { consumer.finish() }
     }
 
-    /// Consumers with an open stream; wait for it before sending, or the event reaches no one.
+    /// Consumers with an open stream (an event sent before the first waits for it, in `waiting`).
     public var consumerCount: Int { lock.withLock { continuations.count } }
 
     /// Everything sent so far, in order.

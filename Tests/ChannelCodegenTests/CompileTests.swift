@@ -80,7 +80,7 @@ struct CompileTests {
         #expect(subscriptions.contains("public struct DeviceTamperSubscription: ChannelSubscription"))
         #expect(subscriptions.components(separatedBy: ": ChannelSubscription {").count - 1 == 10)
         #expect(notifier.contains("func deviceTamperValues() async -> AsyncStream<DeviceTamperOutput>"))
-        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 20)  // protocol + class, one per operation
+        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 22)  // protocol + class: one per operation, and the connection's states
 
         let typecheck = try await TestSupport.typecheck(files)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")

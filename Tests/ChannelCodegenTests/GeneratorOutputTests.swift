@@ -35,9 +35,9 @@ struct GeneratorOutputTests {
             #expect(notifier.contains("public func \(method)() async -> AsyncStream<\(model)>"))
         }
         #expect(notifier.contains("public final class BackendNotifier: BackendNotifierProtocol"))
-        // One requirement per operation (protocol + class), and two generic ones serving every channel:
-        // an instance whatever the parameters, and envelopes.
-        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 18)
+        // One requirement per operation and the connection's states (protocol + class), and two
+        // generic ones serving every channel: an instance whatever the parameters, and envelopes.
+        #expect(notifier.components(separatedBy: "() async -> AsyncStream<").count - 1 == 20)
         #expect(notifier.contains("public func values<Subscription: ChannelSubscription>("))
         #expect(notifier.contains("public func envelopes<Subscription: ChannelSubscription>("))
         #expect(notifier.components(separatedBy: "func values<").count - 1 == 2)

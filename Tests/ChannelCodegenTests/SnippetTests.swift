@@ -355,7 +355,7 @@ struct SnippetTests {
         #expect(subscriptions.contains("\n@_spi(Generated) extension Payload: EventTypeReporting {}\n"))
     }
 
-    @Test func theNotifierProtocolHasAStreamPerOperationTwoGenericStreamsAndASetterPerParameter() async throws {
+    @Test func theNotifierProtocolHasAStreamPerOperationTwoGenericStreamsASetterPerParameterAndTheConnectionsStates() async throws {
         let snippet = #"""
                 Payload:
                   type: object
@@ -383,6 +383,10 @@ struct SnippetTests {
                 /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
                 ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
                 func setUserId(_ userId: String) async throws(ChannelParameterError)
+
+                /// The connection's state now, then each change (`.connecting`, `.connected`,
+                /// `.reconnecting(after:because:)`, …).
+                func connectionStates() async -> AsyncStream<ConnectionState>
             }
             """#
         #expect(try await generate(snippet + "\n", file: "Notifier.swift", declaration: "SnippetsNotifierProtocol") == expected)
@@ -627,6 +631,10 @@ struct SnippetTests {
                 /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
                 ///   (1–50 characters of A–Z, a–z, 0–9 and '-'); nothing changes then.
                 func setRoomId(_ roomId: String) async throws(ChannelParameterError)
+
+                /// The connection's state now, then each change (`.connecting`, `.connected`,
+                /// `.reconnecting(after:because:)`, …).
+                func connectionStates() async -> AsyncStream<ConnectionState>
             }
             """#
         #expect(try await generate(spec: Self.chatRoom, file: "Notifier.swift", declaration: "SnippetsNotifierProtocol") == expected)

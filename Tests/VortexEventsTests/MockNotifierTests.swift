@@ -1,3 +1,4 @@
+import ChannelRuntimeTesting
 import Foundation
 import Testing
 import VortexEventsTesting
@@ -56,4 +57,88 @@ struct MockNotifierTests {
         for await event in instance { reasons.append(event.reason ?? "") }
         #expect(reasons == ["promoted", "demoted"])
     }
+
+    // MARK: Scripting the world (issue 48)
+
+    static func presence(_ thing: String) -> DevicePresenceOutput {
+        DevicePresenceOutput(timestamp: Date(timeIntervalSince1970: 0), thingName: thing, online: true)
+    }
+
+    /// Before: an event sent before the code under test subscribed reached no one, silently.
+    @Test func anEventSentBeforeAnyoneListensWaitsForTheFirstConsumer() async throws {
+        let notifier = MockBackendNotifier()
+        notifier.devicePresence.send(Self.presence("early"))
+        #expect(notifier.devicePresence.waiting.map(\.thingName) == ["early"])
+        var events = await notifier.devicePresenceValues().makeAsyncIterator()
+        notifier.devicePresence.send(Self.presence("later"))
+        #expect(await events.next()?.thingName == "early")
+        #expect(await events.next()?.thingName == "later")
+        #expect(notifier.devicePresence.waiting.isEmpty)
+    }
+
+    @Test func manualDeliveryHoldsEventsUntilFlushInTheOrderSent() async throws {
+        let notifier = MockBackendNotifier(delivery: .manual)
+        var presence = await notifier.devicePresenceValues().makeAsyncIterator()
+        var roles = await notifier.roleValues().makeAsyncIterator()
+        notifier.devicePresence.send(Self.presence("cam-1"))
+        notifier.role.send(RoleChangeOutput(timestamp: .now, reason: "promoted"))
+        #expect(notifier.delivery.pendingCount == 2)
+        #expect(notifier.devicePresence.history.count == 1)  // recorded at once, delivered at flush
+        notifier.flush()
+        #expect(notifier.delivery.pendingCount == 0)
+        #expect(await presence.next()?.thingName == "cam-1")
+        #expect(await roles.next()?.reason == "promoted")
+    }
+
+    @Test func delayedDeliveryComesAfterTheDelayOnTheClock() async throws {
+        let clock = ManualClock()
+        let notifier = MockBackendNotifier(delivery: .delayed(.milliseconds(300), clock: clock))
+        let received = LockedEvents()
+        let reader = Task { for await event in await notifier.devicePresenceValues() { received.append(event.thingName ?? "") } }
+        for _ in 0..<10_000 where notifier.devicePresence.consumerCount == 0 { await Task.yield() }
+        notifier.devicePresence.send(Self.presence("cam-1"))
+        try await clock.waitForSleeper(until: .milliseconds(300))
+        clock.advance(by: .milliseconds(100))
+        notifier.devicePresence.send(Self.presence("cam-2"))  // due at 400 ms
+        try await clock.waitForSleeper(until: .milliseconds(400))
+        #expect(received.values.isEmpty)
+        clock.advance(by: .milliseconds(200))
+        try await eventually("the first delivered") { received.values == ["cam-1"] }
+        clock.advance(by: .milliseconds(100))
+        try await eventually("the second delivered") { received.values == ["cam-1", "cam-2"] }
+        reader.cancel()
+    }
+
+    /// App code that shows a "reconnecting" banner reads the state through the protocol; the mock drives it.
+    @Test func theCodeUnderTestSeesTheConnectionStatesTheTestSends() async throws {
+        let notifier = MockBackendNotifier()
+        let app: any BackendNotifierProtocol = notifier
+        var states = await app.connectionStates().makeAsyncIterator()
+        #expect(await states.next() == .connected)
+        notifier.connection.send(.reconnecting(after: .seconds(2), because: .dropped))
+        notifier.connection.send(.connecting)
+        notifier.connection.send(.connected)
+        #expect(await states.next() == .reconnecting(after: .seconds(2), because: .dropped))
+        #expect(await states.next() == .connecting)
+        #expect(await states.next() == .connected)
+
+        // `reset()`: streams end, records and waiting events go, the connection is `.connected` again.
+        notifier.devicePresence.send(Self.presence("left over"))
+        try await notifier.setUserId("u1")
+        notifier.connection.send(.disconnected)
+        notifier.reset()
+        #expect(await states.next() == .disconnected)  // sent before the reset
+        #expect(await states.next() == nil)
+        #expect(notifier.devicePresence.waiting.isEmpty && notifier.devicePresence.history.isEmpty && notifier.userIdChanges.history.isEmpty)
+        #expect(notifier.connection.current == .connected)
+    }
+}
+
+/// Values a background reader collected.
+private final class LockedEvents: @unchecked Sendable {
+    // @unchecked: `collected` is guarded by `lock`.
+    private let lock = NSLock()
+    private var collected: [String] = []
+    func append(_ value: String) { lock.withLock { collected.append(value) } }
+    var values: [String] { lock.withLock { collected } }
 }

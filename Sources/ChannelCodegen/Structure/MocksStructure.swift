@@ -12,28 +12,51 @@ struct MocksStructure {
 
     func file(header: [String]) -> SwiftFile {
         let broadcaster = types.runtime("EventBroadcaster")
-        var members: [Declaration] = api.receivers.map { operation, channel in
+        let delivery = Identifier("delivery"), connection = Identifier("connection")
+        var members: [Declaration] = [
             Declaration(
-                documentation: DocComment(["Events for `\(names.methods[operation.id]!.name)()`."]),
+                documentation: DocComment(["When sent events reach the streams: at once, at `flush()`, or after a delay on a clock."]),
+                .variable(Variable(access: access, binding: .let, name: delivery, type: "\(types.runtime("MockScheduler"))"))),
+            Declaration(
+                documentation: DocComment(["The connection state `connectionStates()` reports; `.connected` at first. Send others\n(`.reconnecting(after:because:)`, …) to test how the app shows them."]),
                 .variable(Variable(
-                    access: access, binding: .let, name: names.mockProperties[operation.id]!,
-                    value: .code("\(broadcaster)<\(types.type(channel.message.payload))>()"))))
+                    access: access, binding: .let, name: connection,
+                    value: .code("\(types.runtime("StateBroadcaster"))<\(types.runtime("ConnectionState"))>(.connected)")))),
+        ]
+        // Broadcasters and records: property name, element type; built in `init` on the one scheduler.
+        var broadcasters: [(name: Identifier, element: Code, documentation: String)] = api.receivers.map { operation, channel in
+            (names.mockProperties[operation.id]!, types.type(channel.message.payload), "Events for `\(names.methods[operation.id]!.name)()`.")
         }
-        members += api.publishers.map { operation, channel in
+        broadcasters += api.publishers.map { operation, channel in
+            (names.mockProperties[operation.id]!, "[\(types.type(channel.message.payload))]",
+             "Every batch of events passed to `\(names.methods[operation.id]!.name)(_:)`, in order.")
+        }
+        broadcasters += names.notifierParameters.map { parameter in
+            (parameter.mockChanges, types.string,
+             "Every valid value passed to `\(parameter.setter.name)(_:)` (the `{\(parameter.name)}` parameter), in order.")
+        }
+        members += broadcasters.map { name, element, documentation in
             Declaration(
-                documentation: DocComment(["Every batch of events passed to `\(names.methods[operation.id]!.name)(_:)`, in order."]),
-                .variable(Variable(
-                    access: access, binding: .let, name: names.mockProperties[operation.id]!,
-                    value: .code("\(broadcaster)<[\(types.type(channel.message.payload))]>()"))))
+                documentation: DocComment([documentation]),
+                .variable(Variable(access: access, binding: .let, name: name, type: "\(broadcaster)<\(element)>")))
         }
-        members += names.notifierParameters.map { parameter in
-            Declaration(
-                documentation: DocComment([
-                    "Every valid value passed to `\(parameter.setter.name)(_:)` (the `{\(parameter.name)}` parameter), in order.",
-                ]),
-                .variable(Variable(access: access, binding: .let, name: parameter.mockChanges, value: .code("\(broadcaster)<\(types.string)>()"))))
-        }
-        members.append(Declaration(.function(Function(access: access, name: .initializer, body: []))))
+        members.append(Declaration(
+            documentation: DocComment(["A mock whose events reach the streams as `delivery` says (at once by default)."]),
+            .function(Function(
+                access: access, name: .initializer,
+                parameters: [Parameter(label: delivery, type: types.runtime("MockDelivery"), defaultValue: ".immediate")],
+                body: [.code("self.\(delivery) = \(types.runtime("MockScheduler"))(\(delivery))")]
+                    + broadcasters.map { .code("self.\($0.name) = \(broadcaster)(scheduler: self.\(delivery))") }))))
+        members.append(Declaration(
+            documentation: DocComment(["Hands out every event waiting for its delivery (`.manual`, or `.delayed` before its time)."]),
+            .function(Function(access: access, name: .function(Identifier("flush")), body: [.code("self.\(delivery).flush()")]))))
+        members.append(Declaration(
+            documentation: DocComment(["Back to a new mock's state between tests: every stream ends, what was sent, recorded\nor waiting is forgotten, and the connection is `.connected` again."]),
+            .function(Function(
+                access: access, name: .function(Identifier("reset")),
+                body: [.code("self.\(delivery).discardPending()"), .code("self.\(connection).reset()")]
+                    + broadcasters.map { .code("self.\($0.name).reset()") }))))
+        members.append(NotifierStructure.connectionStatesMethod(types: types, access: access, body: [.code("self.\(connection).stream()")]))
         members += api.receivers.map { operation, channel in
             let property = names.mockProperties[operation.id]!
             let open = channel.address.isOpen
@@ -78,9 +101,10 @@ struct MocksStructure {
         var example = "```swift\n"
         if let first = api.operations.first, let property = names.mockProperties[first.id] {
             example += """
-                let notifier = \(names.mockType.name)()
-                // … hand `notifier` to the code under test, wait for `notifier.\(property.name).consumerCount > 0` …
+                let notifier = \(names.mockType.name)()           // or (delivery: .manual), then notifier.flush()
+                // … hand `notifier` to the code under test; an event sent before it listens waits for it …
                 notifier.\(property.name).send(event)
+                notifier.connection.send(.reconnecting(after: .seconds(2), because: .dropped))
 
                 """
         }

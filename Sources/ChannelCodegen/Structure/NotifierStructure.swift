@@ -19,7 +19,8 @@ struct NotifierStructure {
                 members: api.receivers.map { method($0.operation, $0.channel, implemented: false) }
                     + (api.receivers.isEmpty ? [] : Self.instanceAndEnvelopeMethods(types: types, access: nil))
                     + api.publishers.map { publishMethod($0.operation, $0.channel, implemented: false) }
-                    + names.notifierParameters.map { setter($0, body: nil) })))
+                    + names.notifierParameters.map { setter($0, body: nil) }
+                    + [Self.connectionStatesMethod(types: types, access: nil, body: nil)])))
 
         var members: [Declaration] = [
             Declaration(.variable(Variable(access: access, binding: .let, name: Identifier("source"), type: "any \(source)"))),
@@ -41,6 +42,7 @@ struct NotifierStructure {
                 .code("await self.source.setParameter(\(literal: parameter.name), to: \(types.channelSegment("\(local(parameter))", parameter: parameter.name)))"),
             ])
         }
+        members.append(Self.connectionStatesMethod(types: types, access: access, body: [.code("await self.source.connectionStateUpdates()")]))
         let notifier = Declaration(
             documentation: DocComment([
                 "Serves every stream of `\(names.notifierProtocol.name)` from one `ChannelEventSource`.",
@@ -108,6 +110,18 @@ struct NotifierStructure {
                     effects: "async", returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<Subscription.Event>>",
                     body: envelopes))),
         ]
+    }
+
+    /// The connection's state and its changes, so app code (a "reconnecting" banner) reads it
+    /// through the protocol, and the mock can drive it in tests.
+    static func connectionStatesMethod(types: SwiftTypes, access: AccessModifier?, body: [Statement]?) -> Declaration {
+        Declaration(
+            documentation: DocComment([
+                "The connection's state now, then each change (`.connecting`, `.connected`,\n`.reconnecting(after:because:)`, …).",
+            ]),
+            .function(Function(
+                access: access, name: .function(Identifier("connectionStates")), effects: "async",
+                returnType: "\(types.swift("AsyncStream"))<\(types.runtime("ConnectionState"))>", body: body)))
     }
 
     /// A `send` operation: publishes typed events to the channel for the source's parameters.
