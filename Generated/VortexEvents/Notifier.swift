@@ -63,6 +63,10 @@ public protocol BackendNotifierProtocol: Sendable {
     /// arrival time and sequence number.
     func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
 
+    /// A channel's events for the source's parameters with what happened between them: status
+    /// changes, gaps (events lost) and resumptions after the connection was down.
+    func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event>
+
     /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
     ///
     /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
@@ -162,6 +166,14 @@ public final class BackendNotifier: BackendNotifierProtocol {
         _ subscription: Subscription.Type,
     ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
         await self.source.envelopes(subscription)
+    }
+
+    /// A channel's events for the source's parameters with what happened between them: status
+    /// changes, gaps (events lost) and resumptions after the connection was down.
+    public func updates<Subscription: ChannelSubscription>(
+        _ subscription: Subscription.Type,
+    ) async -> ChannelUpdates<Subscription.Event> {
+        await self.source.updates(subscription)
     }
 
     /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.

@@ -12,6 +12,7 @@ import VortexEvents
 /// // … hand `notifier` to the code under test; an event sent before it listens waits for it …
 /// notifier.devicePresence.send(event)
 /// notifier.connection.send(.reconnecting(after: .seconds(2), because: .dropped))
+/// notifier.send(.resumed(after: .seconds(30)))    // to every `updates(_:)` stream
 /// ```
 public final class MockBackendNotifier: BackendNotifierProtocol {
     /// When sent events reach the streams: at once, at `flush()`, or after a delay on a clock.
@@ -131,6 +132,27 @@ public final class MockBackendNotifier: BackendNotifierProtocol {
         _ subscription: Subscription.Type,
     ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
         self.broadcaster(of: Subscription.self).envelopes(channel: Subscription.template.address, eventType: Subscription.eventType)
+    }
+
+    /// The events sent to the channel's broadcaster, and what `send(_:)` says happened between them.
+    public func updates<Subscription: ChannelSubscription>(
+        _ subscription: Subscription.Type,
+    ) async -> ChannelUpdates<Subscription.Event> {
+        self.broadcaster(of: Subscription.self).updates()
+    }
+
+    /// Tells every `updates(_:)` stream of a status, a gap or a resumption, in order with the events
+    /// (`.resumed(after: .seconds(30))`: the app should catch up).
+    public func send(_ update: MockUpdate) {
+        self.devicePresence.send(update)
+        self.deviceRecording.send(update)
+        self.deviceFirmware.send(update)
+        self.archive.send(update)
+        self.license.send(update)
+        self.plan.send(update)
+        self.aiSettings.send(update)
+        self.role.send(update)
+        self.revoke.send(update)
     }
 
     /// A subscription of another API is a mistake in the test: it stops the test with its name.

@@ -86,6 +86,10 @@ public protocol ChannelEventSource: Sendable {
     /// `events(_:)` with each event's channel, event type, arrival time and sequence number.
     func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
 
+    /// The events of a channel for the source's parameters with what happened between them: status
+    /// changes, gaps (events lost), resumptions after the connection was down.
+    func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event>
+
     /// Sets a channel parameter; every open stream moves to the channels the new value names.
     func setParameter(_ name: String, to value: ChannelSegment) async
 
@@ -106,6 +110,18 @@ public protocol ChannelEventSource: Sendable {
 }
 
 extension ChannelEventSource {
+    /// A source without its own (a test double): the events alone, each as `.event`.
+    public func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event> {
+        let events = await events(subscription)
+        return ChannelUpdates(AsyncStream { continuation in
+            let task = Task {
+                for await event in events { continuation.yield(.event(event)) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        })
+    }
+
     /// A source that does not publish (a test double) throws `unsupportedSource`.
     public func publish<Subscription: ChannelSubscription>(_ events: [Subscription.Event], to subscription: Subscription.Type) async throws(ChannelPublishError) {
         throw .unsupportedSource

@@ -9,6 +9,7 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     private let lock = NSLock()
     private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
+    private var updateContinuations: [Int: AsyncStream<ChannelUpdate<Event>>.Continuation] = [:]
     private var nextID = 0
     private var sent: [Event] = []
     private var unheard: [Event] = []
@@ -39,6 +40,34 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
         return stream
     }
 
+    /// A new consumer's update stream: each value sent from now on as `.event`, and what the mock
+    /// says happened between them (`send(_ update: MockUpdate)`), in the order sent.
+    public func updates() -> ChannelUpdates<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChannelUpdate<Event>.self, bufferingPolicy: .unbounded)
+        let id = lock.withLock {
+            nextID += 1
+            updateContinuations[nextID] = continuation
+            for event in unheard { continuation.yield(.event(event)) }
+            unheard.removeAll()
+            return nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.updateContinuations.removeValue(forKey: id) }
+        }
+        return ChannelUpdates(stream)
+    }
+
+    /// Tells every update stream of a status, a gap or a resumption, in order with the events
+    /// (through the mock's delivery mode).
+    public func send(_ update: MockUpdate) {
+        let deliver: @Sendable () -> Void = { [self] in
+            let consumers = lock.withLock { Array(updateContinuations.values) }
+            for consumer in consumers { consumer.yield(update.channelUpdate()) }
+        }
+        if let scheduler { scheduler.schedule(deliver) } else { deliver() }
+    }
+
     /// A new consumer's stream of envelopes: each value sent from now on, on `channel`, numbered
     /// from 1 in the order this broadcaster sent them, stamped with the time it was sent.
     public func envelopes(channel: String, eventType: String?) -> AsyncStream<ChannelEnvelope<Event>> {
@@ -67,10 +96,11 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     private func deliver(_ event: Event) {
         // Under the lock: a consumer that joins now gets it either from `unheard` or live, once.
         lock.withLock {
-            if continuations.isEmpty {
+            if continuations.isEmpty && updateContinuations.isEmpty {
                 unheard.append(event)
             } else {
                 for consumer in continuations.values { consumer.yield(event) }
+                for consumer in updateContinuations.values { consumer.yield(.event(event)) }
             }
         }
     }
@@ -80,25 +110,47 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
 
     /// Ends every stream and forgets what was sent and what waits.
     public func reset() {
-        let consumers = lock.withLock {
-            defer { (continuations, sent, unheard) = ([:], [], []) }
-            return Array(continuations.values)
+        let (consumers, updateConsumers) = lock.withLock {
+            defer { (continuations, updateContinuations, sent, unheard) = ([:], [:], [], []) }
+            return (Array(continuations.values), Array(updateContinuations.values))
         }
         for consumer in consumers { consumer.finish() }
+        for consumer in updateConsumers { consumer.finish() }
     }
 
     /// Ends every consumer's stream.
     public func finish() {
-        let consumers = lock.withLock {
-            defer { continuations.removeAll() }
-            return Array(continuations.values)
+        let (consumers, updateConsumers) = lock.withLock {
+            defer { (continuations, updateContinuations) = ([:], [:]) }
+            return (Array(continuations.values), Array(updateContinuations.values))
         }
         for consumer in consumers { consumer.finish() }
+        for consumer in updateConsumers { consumer.finish() }
     }
 
-    /// Consumers with an open stream (an event sent before the first waits for it, in `waiting`).
-    public var consumerCount: Int { lock.withLock { continuations.count } }
+    /// Consumers with an open stream or update stream (an event sent before the first waits for
+    /// it, in `waiting`).
+    public var consumerCount: Int { lock.withLock { continuations.count + updateContinuations.count } }
 
     /// Everything sent so far, in order.
     public var history: [Event] { lock.withLock { sent } }
+}
+
+/// What a generated mock tells `updates(_:)` streams besides events (`mock.send(_:)`): the
+/// elements of `ChannelUpdate` that are not events.
+public enum MockUpdate: Sendable, Equatable {
+    /// The subscription's status changed.
+    case status(SubscriptionStatus)
+    /// `missed` events were lost.
+    case gap(missed: Int)
+    /// The subscription is active again after being down for `after`.
+    case resumed(after: Duration)
+
+    func channelUpdate<Event>() -> ChannelUpdate<Event> {
+        switch self {
+        case .status(let status): .status(status)
+        case .gap(let missed): .gap(missed: missed)
+        case .resumed(let after): .resumed(after: after)
+        }
+    }
 }

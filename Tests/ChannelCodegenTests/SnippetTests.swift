@@ -378,6 +378,10 @@ struct SnippetTests {
                 /// arrival time and sequence number.
                 func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
 
+                /// A channel's events for the source's parameters with what happened between them: status
+                /// changes, gaps (events lost) and resumptions after the connection was down.
+                func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event>
+
                 /// Sets the `{userId}` channel parameter; every open stream moves to the channels it names.
                 ///
                 /// - Throws: `ChannelParameterError` when the value is not a valid channel segment
@@ -618,6 +622,10 @@ struct SnippetTests {
                 /// A channel's events for the source's parameters, each with its channel, event type,
                 /// arrival time and sequence number.
                 func envelopes<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> AsyncStream<ChannelEnvelope<Subscription.Event>>
+
+                /// A channel's events for the source's parameters with what happened between them: status
+                /// changes, gaps (events lost) and resumptions after the connection was down.
+                func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event>
 
                 /// Publishes to `chat/{roomId}`.
                 ///

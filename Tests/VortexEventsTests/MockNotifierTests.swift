@@ -134,6 +134,32 @@ struct MockNotifierTests {
     }
 }
 
+extension MockNotifierTests {
+    /// App code that catches up after a reconnect reads `.resumed(after:)` from `updates(_:)`; the
+    /// mock sends it in order with the events.
+    @Test func updatesCarryEventsAndTheResumptionsTheTestSends() async throws {
+        let notifier = MockBackendNotifier(delivery: .manual)
+        let app: any BackendNotifierProtocol = notifier
+        var updates = await app.updates(DevicePresenceSubscription.self).makeAsyncIterator()
+        notifier.devicePresence.send(Self.presence("before"))
+        notifier.send(.status(.subscribing))
+        notifier.send(.resumed(after: .seconds(30)))
+        notifier.devicePresence.send(Self.presence("after"))
+        notifier.flush()
+        var seen: [String] = []
+        for _ in 0..<4 {
+            switch await updates.next() {
+            case .event(let event)?: seen.append(event.thingName ?? "")
+            case .status(let status)?: seen.append("status \(status)")
+            case .resumed(let after)?: seen.append("resumed after \(after)")
+            case .gap(let missed)?: seen.append("gap \(missed)")
+            case nil: seen.append("end")
+            }
+        }
+        #expect(seen == ["before", "status subscribing", "resumed after 30.0 seconds", "after"])
+    }
+}
+
 /// Values a background reader collected.
 private final class LockedEvents: @unchecked Sendable {
     // @unchecked: `collected` is guarded by `lock`.

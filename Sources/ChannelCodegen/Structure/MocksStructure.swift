@@ -105,6 +105,7 @@ struct MocksStructure {
                 // … hand `notifier` to the code under test; an event sent before it listens waits for it …
                 notifier.\(property.name).send(event)
                 notifier.connection.send(.reconnecting(after: .seconds(2), because: .dropped))
+                notifier.send(.resumed(after: .seconds(30)))    // to every `updates(_:)` stream
 
                 """
         }
@@ -135,9 +136,23 @@ struct MocksStructure {
         var methods = NotifierStructure.instanceAndEnvelopeMethods(
             types: types, access: access,
             values: [.code("self.broadcaster(of: Subscription.self).stream()")],
-            envelopes: [.code("self.broadcaster(of: Subscription.self).envelopes(channel: Subscription.template.address, eventType: Subscription.eventType)")])
+            envelopes: [.code("self.broadcaster(of: Subscription.self).envelopes(channel: Subscription.template.address, eventType: Subscription.eventType)")],
+            updates: [.code("self.broadcaster(of: Subscription.self).updates()")])
         methods[0].documentation = DocComment(["Every instance gets the events sent to its channel's broadcaster."])
         methods[1].documentation = DocComment(["The events sent to the channel's broadcaster, in envelopes numbered from 1."])
+        methods[2].documentation = DocComment(["The events sent to the channel's broadcaster, and what `send(_:)` says happened between them."])
+        var seenChannels: Set<String> = []
+        let receiving = api.receivers.compactMap { operation, channel in
+            seenChannels.insert(channel.key).inserted ? names.mockProperties[operation.id]! : nil
+        }
+        methods.append(Declaration(
+            documentation: DocComment([
+                "Tells every `updates(_:)` stream of a status, a gap or a resumption, in order with the events\n(`.resumed(after: .seconds(30))`: the app should catch up).",
+            ]),
+            .function(Function(
+                access: access, name: .function(Identifier("send")),
+                parameters: [Parameter(label: nil, localName: Identifier("update"), type: types.runtime("MockUpdate"))],
+                body: receiving.map { .code("self.\($0).send(update)") }))))
         methods.append(Declaration(
             documentation: DocComment(["A subscription of another API is a mistake in the test: it stops the test with its name."]),
             .function(Function(

@@ -34,7 +34,8 @@ struct NotifierStructure {
             members += Self.instanceAndEnvelopeMethods(
                 types: types, access: access,
                 values: [.code("await self.source.events(for: subscription)")],
-                envelopes: [.code("await self.source.envelopes(subscription)")])
+                envelopes: [.code("await self.source.envelopes(subscription)")],
+                updates: [.code("await self.source.updates(subscription)")])
         }
         members += api.publishers.map { publishMethod($0.operation, $0.channel, implemented: true) }
         members += names.notifierParameters.map { parameter in
@@ -84,10 +85,11 @@ struct NotifierStructure {
                 body: implemented ? [.code("await self.source.events(for: subscription)")] : nil)))
     }
 
-    /// Two generic methods serve every receive operation: one instance of a channel whatever the
-    /// source's parameters, and a channel's events in envelopes (channel, event type, arrival, sequence).
+    /// Three generic methods serve every receive operation: one instance of a channel whatever the
+    /// source's parameters, a channel's events in envelopes (channel, event type, arrival, sequence),
+    /// and its updates (events with statuses, gaps and resumptions).
     static func instanceAndEnvelopeMethods(
-        types: SwiftTypes, access: AccessModifier?, values: [Statement]? = nil, envelopes: [Statement]? = nil
+        types: SwiftTypes, access: AccessModifier?, values: [Statement]? = nil, envelopes: [Statement]? = nil, updates: [Statement]? = nil
     ) -> [Declaration] {
         let stream = types.swift("AsyncStream")
         let subscription = types.runtime("ChannelSubscription")
@@ -109,6 +111,15 @@ struct NotifierStructure {
                     parameters: [Parameter(label: nil, localName: Identifier("subscription"), type: "Subscription.Type")],
                     effects: "async", returnType: "\(stream)<\(types.runtime("ChannelEnvelope"))<Subscription.Event>>",
                     body: envelopes))),
+            Declaration(
+                documentation: DocComment([
+                    "A channel's events for the source's parameters with what happened between them: status\nchanges, gaps (events lost) and resumptions after the connection was down.",
+                ]),
+                .function(Function(
+                    access: access, name: .function(Identifier("updates")), genericParameters: "<Subscription: \(subscription)>",
+                    parameters: [Parameter(label: nil, localName: Identifier("subscription"), type: "Subscription.Type")],
+                    effects: "async", returnType: "\(types.runtime("ChannelUpdates"))<Subscription.Event>",
+                    body: updates))),
         ]
     }
 

@@ -195,6 +195,8 @@ struct SwiftNaming {
         methodScope.reserve("values", "the notifier's stream of one channel instance")
         methodScope.reserve("envelopes", "the notifier's stream of envelopes")
         methodScope.reserve("connectionStates", "the notifier's stream of connection states")
+        // `updates(_:)` and the mock's `send(_:)` overload an operation's method of that name (other
+        // parameters); `flush()` and `reset()` would clash with one.
         for name in ["flush", "reset"] { methodScope.reserve(name, "a method of the generated mock") }
         // Method bodies name subscription types in expressions (`XSubscription.self`).
         for name in subscriptionNames { methodScope.reserve(name, "a subscription type") }
@@ -218,7 +220,9 @@ struct SwiftNaming {
         mockScope.reserve("broadcaster", "the mock's broadcaster lookup")
         mockScope.reserve("delivery", "the mock's delivery mode")
         mockScope.reserve("connection", "the mock's connection state")
-        for name in ["flush", "reset", "connectionStates"] { mockScope.reserve(name, "a method of the generated mock") }
+        for name in ["flush", "reset", "send", "connectionStates", "updates", "values", "envelopes"] {
+            mockScope.reserve(name, "a method of the generated mock")
+        }
         let changeNames = mockScope.claim(distinct.map { parameter in
             .init(SwiftIdentifiers.lowerCamel(parameter.name) + "Changes", explicit: false, location: parameter.origin.location,
                   original: parameter.name, what: "mock parameter record")

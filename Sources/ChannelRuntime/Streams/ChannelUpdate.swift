@@ -50,6 +50,16 @@ public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
     let base: AsyncStream<ChannelUpdate<Event>>
     let gaps: GapCounter
 
+    /// Updates as a stream hands them out (a test double's, such as a generated mock's).
+    public init(_ updates: AsyncStream<ChannelUpdate<Event>>) {
+        self.init(base: updates, gaps: GapCounter())
+    }
+
+    init(base: AsyncStream<ChannelUpdate<Event>>, gaps: GapCounter) {
+        self.base = base
+        self.gaps = gaps
+    }
+
     /// The iterator: a pending gap is handed out before the next buffered element.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<ChannelUpdate<Event>>.AsyncIterator
