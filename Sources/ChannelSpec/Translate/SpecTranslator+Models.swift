@@ -55,15 +55,7 @@ extension Translation {
             diagnostics.error("the 'address' of channel '\(key)' must be a string or null", at: address.location)
         }
         if let parametersCursor = cursor.child("parameters"), let entries = mapping(parametersCursor, "parameters of channel '\(key)'") {
-            for (name, _, parameterReference) in entries {
-                guard let parameter = resolve(parameterReference) else { continue }
-                guard parameter.node.entries != nil else {
-                    diagnostics.error("parameter '\(name)' must be a mapping, found \(parameter.node.kindDescription)", at: parameter.location)
-                    continue
-                }
-                KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
-                checkParameterValues(parameter, named: name)
-            }
+            for (name, _, parameterReference) in entries { _ = checkedParameter(name, parameterReference) }
         }
         if !strict { diagnostics.demoteErrorsButBrokenReferences(from: reported) }
         return cursor

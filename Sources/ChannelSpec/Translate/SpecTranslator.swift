@@ -263,13 +263,7 @@ struct Translation {
         if let parametersCursor = cursor.child("parameters"), let entries = mapping(parametersCursor, "parameters of channel '\(key)'") {
             for (name, keyLocation, parameterReference) in entries {
                 declared.insert(name)
-                guard let parameter = resolve(parameterReference) else { continue }
-                guard parameter.node.entries != nil else {
-                    diagnostics.error("parameter '\(name)' must be a mapping, found \(parameter.node.kindDescription)", at: parameter.location)
-                    continue
-                }
-                KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
-                checkParameterValues(parameter, named: name)
+                guard let parameter = checkedParameter(name, parameterReference) else { continue }
                 // A leftover declaration changes nothing generated: a warning (strict: an error).
                 guard address.parameterNames.contains(name) else {
                     diagnostics.strictWarning("parameter '\(name)' of channel '\(key)' does not appear in its address '\(address.shown)'", at: keyLocation)
@@ -606,10 +600,23 @@ struct Translation {
         return text
     }
 
+    /// A channel parameter's declaration, resolved and checked: a mapping, its keys, its values;
+    /// `nil` when it cannot be read (reported).
+    mutating func checkedParameter(_ name: String, _ reference: Cursor) -> Cursor? {
+        guard let parameter = resolve(reference) else { return nil }
+        guard parameter.node.entries != nil else {
+            diagnostics.error("parameter '\(name)' must be a mapping, found \(parameter.node.kindDescription)", at: parameter.location)
+            return nil
+        }
+        KeyRules.parameter.check(parameter, named: "'\(name)'", into: &diagnostics)
+        checkParameterValues(parameter, named: name)
+        return parameter
+    }
+
     /// AsyncAPI 3 says a parameter's `description`, `default`, `enum` values and `examples` are
     /// strings. Others change nothing generated (an `enum` value is read as its text): a warning
     /// (strict: an error).
-    mutating func checkParameterValues(_ parameter: Cursor, named name: String) {
+    private mutating func checkParameterValues(_ parameter: Cursor, named name: String) {
         for key in ["description", "default", "location"] {
             guard let value = parameter.node[key], !value.isJSONString else { continue }
             diagnostics.strictWarning("'\(key)' of parameter '\(name)' must be a string, found \(value.kindDescription)", at: value.location)
