@@ -8,8 +8,27 @@ import Foundation
 public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     private let lock = NSLock()
-    private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
-    private var updateContinuations: [Int: AsyncStream<ChannelUpdate<Event>>.Continuation] = [:]
+    /// A consumer's stream: plain events, or updates (events as `.event`, and `MockUpdate`s).
+    private enum Consumer {
+        case events(AsyncStream<Event>.Continuation)
+        case updates(AsyncStream<ChannelUpdate<Event>>.Continuation)
+
+        func yield(_ event: Event) {
+            switch self {
+            case .events(let continuation): continuation.yield(event)
+            case .updates(let continuation): continuation.yield(.event(event))
+            }
+        }
+
+        func finish() {
+            switch self {
+            case .events(let continuation): continuation.finish()
+            case .updates(let continuation): continuation.finish()
+            }
+        }
+    }
+
+    private var consumers: [Int: Consumer] = [:]
     private var nextID = 0
     private var sent: [Event] = []
     private var unheard: [Event] = []
@@ -26,17 +45,7 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     /// what was delivered while no one listened, first).
     public func stream() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
-        let id = lock.withLock {
-            nextID += 1
-            continuations[nextID] = continuation
-            for event in unheard { continuation.yield(event) }
-            unheard.removeAll()
-            return nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
-        }
+        add(.events(continuation)) { continuation.onTermination = $0 }
         return stream
     }
 
@@ -44,26 +53,31 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     /// says happened between them (`send(_ update: MockUpdate)`), in the order sent.
     public func updates() -> ChannelUpdates<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: ChannelUpdate<Event>.self, bufferingPolicy: .unbounded)
+        add(.updates(continuation)) { continuation.onTermination = $0 }
+        return ChannelUpdates(stream)
+    }
+
+    /// Registers `consumer`, hands it what waited for a first consumer, and removes it when its
+    /// stream ends (`setTermination` installs the handler).
+    private func add(_ consumer: Consumer, setTermination: (@escaping @Sendable (Any) -> Void) -> Void) {
         let id = lock.withLock {
             nextID += 1
-            updateContinuations[nextID] = continuation
-            for event in unheard { continuation.yield(.event(event)) }
+            consumers[nextID] = consumer
+            for event in unheard { consumer.yield(event) }
             unheard.removeAll()
             return nextID
         }
-        continuation.onTermination = { [weak self] _ in
+        setTermination { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.updateContinuations.removeValue(forKey: id) }
+            _ = self.lock.withLock { self.consumers.removeValue(forKey: id) }
         }
-        return ChannelUpdates(stream)
     }
 
     /// Tells every update stream of a status, a gap or a resumption, in order with the events
     /// (through the mock's delivery mode).
     public func send(_ update: MockUpdate) {
         let deliver: @Sendable () -> Void = { [self] in
-            let consumers = lock.withLock { Array(updateContinuations.values) }
-            for consumer in consumers { consumer.yield(update.channelUpdate()) }
+            for case .updates(let continuation) in lock.withLock({ Array(consumers.values) }) { continuation.yield(update.channelUpdate()) }
         }
         if let scheduler { scheduler.schedule(deliver) } else { deliver() }
     }
@@ -96,12 +110,8 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     private func deliver(_ event: Event) {
         // Under the lock: a consumer that joins now gets it either from `unheard` or live, once.
         lock.withLock {
-            if continuations.isEmpty && updateContinuations.isEmpty {
-                unheard.append(event)
-            } else {
-                for consumer in continuations.values { consumer.yield(event) }
-                for consumer in updateContinuations.values { consumer.yield(.event(event)) }
-            }
+            if consumers.isEmpty { unheard.append(event) }
+            for consumer in consumers.values { consumer.yield(event) }
         }
     }
 
@@ -110,27 +120,22 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
 
     /// Ends every stream and forgets what was sent and what waits.
     public func reset() {
-        let (consumers, updateConsumers) = lock.withLock {
-            defer { (continuations, updateContinuations, sent, unheard) = ([:], [:], [], []) }
-            return (Array(continuations.values), Array(updateContinuations.values))
-        }
-        for consumer in consumers { consumer.finish() }
-        for consumer in updateConsumers { consumer.finish() }
+        finish()
+        lock.withLock { (sent, unheard) = ([], []) }
     }
 
     /// Ends every consumer's stream.
     public func finish() {
-        let (consumers, updateConsumers) = lock.withLock {
-            defer { (continuations, updateContinuations) = ([:], [:]) }
-            return (Array(continuations.values), Array(updateContinuations.values))
+        let ended = lock.withLock {
+            defer { consumers.removeAll() }
+            return Array(consumers.values)
         }
-        for consumer in consumers { consumer.finish() }
-        for consumer in updateConsumers { consumer.finish() }
+        for consumer in ended { consumer.finish() }
     }
 
     /// Consumers with an open stream or update stream (an event sent before the first waits for
     /// it, in `waiting`).
-    public var consumerCount: Int { lock.withLock { continuations.count + updateContinuations.count } }
+    public var consumerCount: Int { lock.withLock { consumers.count } }
 
     /// Everything sent so far, in order.
     public var history: [Event] { lock.withLock { sent } }

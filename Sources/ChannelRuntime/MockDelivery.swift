@@ -14,72 +14,53 @@ public enum MockDelivery: Sendable {
 /// hands out. Deliveries keep the order of the sends, across channels.
 public final class MockScheduler: Sendable {
     private struct Pending {
+        var id: Int
         var deliver: @Sendable () -> Void
-        /// Due time for `.delayed` (offset from the scheduler's start on its clock).
-        var due: Duration?
     }
 
     public let delivery: MockDelivery
-    private let queue = LockedValue<[Pending]>([])
-    private let start: (any Sendable)?
+    private let queue = LockedValue<(pending: [Pending], nextID: Int)>(([], 0))
 
     public init(_ delivery: MockDelivery = .immediate) {
         self.delivery = delivery
-        if case .delayed(_, let clock) = delivery { start = Self.now(of: clock) } else { start = nil }
     }
 
     /// Deliveries waiting for `flush()` or their time.
-    public var pendingCount: Int { queue.withLock { $0.count } }
+    public var pendingCount: Int { queue.withLock { $0.pending.count } }
 
     /// Runs `deliver` as the delivery mode says.
     public func schedule(_ deliver: @escaping @Sendable () -> Void) {
-        switch delivery {
-        case .immediate:
-            deliver()
-        case .manual:
-            queue.withLock { $0.append(Pending(deliver: deliver, due: nil)) }
-        case .delayed(let delay, let clock):
-            let due = elapsed(on: clock) + delay
-            queue.withLock { $0.append(Pending(deliver: deliver, due: due)) }
-            Task { [self] in
-                try? await Self.sleep(clock, for: delay)
-                deliverDue(on: clock)
+        if case .immediate = delivery { return deliver() }
+        let id = queue.withLock { queue in
+            queue.nextID += 1
+            queue.pending.append(Pending(id: queue.nextID, deliver: deliver))
+            return queue.nextID
+        }
+        if case .delayed(let delay, let clock) = delivery { deliverLater(through: id, after: delay, on: clock) }
+    }
+
+    /// After `delay` (counted from now), hands out every delivery up to `id`: with one delay for
+    /// all, those sent before it are due too, so the order of the sends holds.
+    private func deliverLater<C: Clock<Duration>>(through id: Int, after delay: Duration, on clock: C) {
+        let deadline = clock.now.advanced(by: delay)
+        Task { [self] in
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+            let due = queue.withLock { queue in
+                let count = queue.pending.prefix { $0.id <= id }.count
+                defer { queue.pending.removeFirst(count) }
+                return Array(queue.pending.prefix(count))
             }
+            for pending in due { pending.deliver() }
         }
     }
 
     /// Hands out everything waiting, in order, whatever the mode.
     public func flush() {
-        for pending in queue.withLock({ queue in defer { queue.removeAll() }; return queue }) { pending.deliver() }
+        for pending in queue.withLock({ queue in defer { queue.pending.removeAll() }; return queue.pending }) { pending.deliver() }
     }
 
     /// Forgets what is waiting (the mock's `reset()`).
-    public func discardPending() { queue.withLock { $0.removeAll() } }
-
-    /// Delivers, in order, the waiting deliveries whose time has come (a later send is never due
-    /// before an earlier one: one delay for all).
-    private func deliverDue(on clock: any Clock<Duration>) {
-        let now = elapsed(on: clock)
-        let due = queue.withLock { queue -> [Pending] in
-            let count = queue.prefix { ($0.due ?? .zero) <= now }.count
-            defer { queue.removeFirst(count) }
-            return Array(queue.prefix(count))
-        }
-        for pending in due { pending.deliver() }
-    }
-
-    private func elapsed(on clock: any Clock<Duration>) -> Duration { Self.elapsed(clock, since: start) }
-
-    private static func now<C: Clock<Duration>>(of clock: C) -> any Sendable { clock.now }
-
-    private static func elapsed<C: Clock<Duration>>(_ clock: C, since start: (any Sendable)?) -> Duration {
-        guard let start = start as? C.Instant else { return .zero }
-        return start.duration(to: clock.now)
-    }
-
-    private static func sleep<C: Clock<Duration>>(_ clock: C, for delay: Duration) async throws {
-        try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
-    }
+    public func discardPending() { queue.withLock { $0.pending.removeAll() } }
 }
 
 /// A value the code under test observes as a stream (a mock's connection state): a new stream

@@ -110,9 +110,15 @@ extension AppSyncConfiguration {
 extension AppSyncConnection: ChannelPublishing {
     /// `publish(_:to:)` for the hub's typed publish: a refused event is an error naming it.
     public func publishEvents(_ events: [String], to channel: String) async throws {
-        let result = try await publish(events, to: channel)
-        if let failure = result.failed.first {
-            throw AppSyncError.invalidPublish("event \(failure.index) was refused: \(failure.message ?? failure.code ?? "no reason given")")
+        try await publish(events, to: channel).requireEveryEventAccepted()
+    }
+}
+
+extension PublishResult {
+    /// For a typed publish (`ChannelPublishing`): a refused event is an error naming it.
+    func requireEveryEventAccepted() throws(AppSyncError) {
+        if let failure = failed.first {
+            throw .invalidPublish("event \(failure.index) was refused: \(failure.message ?? failure.code ?? "no reason given")")
         }
     }
 }

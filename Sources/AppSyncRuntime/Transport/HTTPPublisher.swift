@@ -68,10 +68,7 @@ extension AppSyncHTTPPublisher: ChannelPublishing {
     /// `publish(_:to:)` for a hub's typed publish (`ChannelEventHub(connection:publisher:)`): a
     /// refused event is an error naming it.
     public func publishEvents(_ events: [String], to channel: String) async throws {
-        let result = try await publish(events, to: channel)
-        if let failure = result.failed.first {
-            throw AppSyncError.invalidPublish("event \(failure.index) was refused: \(failure.message ?? failure.code ?? "no reason given")")
-        }
+        try await publish(events, to: channel).requireEveryEventAccepted()
     }
 
     /// Publishes generated payloads to one channel instance over HTTP, as a backend would:
