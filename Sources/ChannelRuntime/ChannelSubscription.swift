@@ -33,6 +33,16 @@ public protocol ChannelSubscription: Hashable, Sendable {
     /// message over Server-Sent Events, whose `Event` is `String`): an event is the text as it
     /// arrived and is published as it is. `false` (the default): events are JSON values.
     @_spi(Generated) static var eventsAreText: Bool { get }
+
+    /// Whether each instance is its own stream (`x-request-stream`: an HTTP path requested on its
+    /// own over Server-Sent Events, such as a job's progress). `false` (the default): a channel of
+    /// the connection's shared stream.
+    @_spi(Generated) static var isOwnStream: Bool { get }
+
+    /// The names of the messages that end the stream (`x-ends-stream`: a job's `completed` and
+    /// `failed`): such an event is delivered, then every consumer's stream finishes. Empty (the
+    /// default): the stream runs until its consumers stop.
+    @_spi(Generated) static var finalEventNames: Set<String> { get }
 }
 
 extension ChannelSubscription {
@@ -43,6 +53,8 @@ extension ChannelSubscription {
     @_spi(Generated) public static var eventTypes: Set<String> { eventType.map { [$0] } ?? [] }
     @_spi(Generated) public static var sharedAddress: SharedAddressRouting? { nil }
     @_spi(Generated) public static var eventsAreText: Bool { false }
+    @_spi(Generated) public static var isOwnStream: Bool { false }
+    @_spi(Generated) public static var finalEventNames: Set<String> { [] }
 
     // A subscription is its channel: the generated types need no synthesized conformance each.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.channel == rhs.channel }

@@ -44,12 +44,45 @@ public struct AuthorizationRequest: Sendable {
 /// the runtime never logs them.
 public struct AppSyncAuthorization: Sendable {
     private let makeHeaders: @Sendable (AuthorizationRequest) async throws -> [String: String]
+    /// The query parameter a token goes in instead of a header (`queryToken(name:_:)`).
+    private var queryParameter: String?
+    private var makeToken: (@Sendable () async throws -> String)?
 
-    /// Headers for `request`; `host` is always the HTTP endpoint's host.
+    private init(makeHeaders: @escaping @Sendable (AuthorizationRequest) async throws -> [String: String]) {
+        self.makeHeaders = makeHeaders
+    }
+
+    /// Headers for `request`; `host` is always the HTTP endpoint's host. Throws
+    /// `AuthorizationPlacementError` for a token that goes in the query (`queryToken(name:_:)`):
+    /// only Server-Sent Events requests can carry it.
     public func headers(for request: AuthorizationRequest) async throws -> [String: String] {
+        if let queryParameter { throw AuthorizationPlacementError.queryOnly(parameter: queryParameter) }
         var headers = try await makeHeaders(request)
         headers["host"] = request.endpoint.host
         return headers
+    }
+
+    /// Headers and query items for a request that can carry either (a Server-Sent Events `GET`).
+    package func credentials(for request: AuthorizationRequest) async throws -> (headers: [String: String], query: [URLQueryItem]) {
+        guard let queryParameter, let makeToken else { return (try await headers(for: request), []) }
+        return (["host": request.endpoint.host], [URLQueryItem(name: queryParameter, value: try await makeToken())])
+    }
+
+    /// A bearer token in `Authorization` (`Authorization: Bearer <token>`), as most HTTP APIs
+    /// take it; `token` is called for every request.
+    public static func bearerToken(_ token: @escaping @Sendable () async throws -> String) -> AppSyncAuthorization {
+        AppSyncAuthorization { _ in ["Authorization": "Bearer " + (try await token())] }
+    }
+
+    /// A token as a query parameter (`?token=<token>`), for Server-Sent Events servers that read
+    /// it there (a browser's `EventSource` cannot send headers). `token` is called for every
+    /// request; the value never reaches logs. Only `SSEConnection` can send it: over a WebSocket or
+    /// an HTTP publish, asking for headers throws `AuthorizationPlacementError.queryOnly`.
+    public static func queryToken(name: String = "token", _ token: @escaping @Sendable () async throws -> String) -> AppSyncAuthorization {
+        var authorization = AppSyncAuthorization { _ in [:] }
+        authorization.queryParameter = name
+        authorization.makeToken = token
+        return authorization
     }
 
     /// An API key (`x-api-key`).
@@ -73,9 +106,25 @@ public struct AppSyncAuthorization: Sendable {
     /// the host, the date and the content type (an API key, a token, a signature, a session token,
     /// whatever a custom scheme sends).
     package static func secrets(in headers: [String: String]) -> [String] {
-        headers.filter { !["host", "x-amz-date", "content-type"].contains($0.key.lowercased()) }.map(\.value)
+        // A bearer token's value is a secret with and without its scheme.
+        headers.filter { !["host", "x-amz-date", "content-type"].contains($0.key.lowercased()) }.flatMap { entry in
+            entry.value.hasPrefix("Bearer ") ? [entry.value, String(entry.value.dropFirst(7))] : [entry.value]
+        }
     }
 
+}
+
+/// Why an authorization cannot be used where it was asked for.
+public enum AuthorizationPlacementError: Error, Equatable, CustomStringConvertible {
+    /// The token goes in a query parameter, which only Server-Sent Events requests carry.
+    case queryOnly(parameter: String)
+
+    public var description: String {
+        switch self {
+        case .queryOnly(let parameter):
+            "the token goes in the query parameter '\(parameter)', which only SSEConnection requests carry; use .token or .bearerToken for this transport"
+        }
+    }
 }
 
 private func jsonString(_ text: String) -> String {

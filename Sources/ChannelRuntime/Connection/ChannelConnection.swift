@@ -12,6 +12,11 @@ public protocol ChannelConnection: Sendable {
     /// `unsubscribe(_:)` or until its consumer stops.
     func subscribe(to channel: String) async throws -> RawChannelSubscription
 
+    /// Subscribes as `request` says: a channel, and how its spec says it is carried (its own
+    /// stream, events that end it). By default the channel is subscribed as any other
+    /// (`subscribe(to:)`); `SSEConnection` opens an own stream as its own request.
+    func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription
+
     /// Ends a subscription: its stream and status sequence finish.
     func unsubscribe(_ id: String) async
 
@@ -28,6 +33,33 @@ public protocol ChannelConnection: Sendable {
     func stateUpdates() async -> AsyncStream<ConnectionState>
 }
 
+extension ChannelConnection {
+    public func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
+        try await subscribe(to: request.channel)
+    }
+}
+
+/// A channel to subscribe to, and how its spec says it is carried.
+public struct ChannelRequest: Sendable, Hashable {
+    /// The concrete channel path.
+    public var channel: String
+    /// Each instance of the channel is its own stream (`x-request-stream` in the spec: an HTTP path
+    /// such as `/api/v2/enrichments/{jobId}/stream`, requested on its own) rather than a channel of
+    /// the connection's shared stream. A transport without such streams carries it as any channel.
+    public var isOwnStream: Bool
+    /// Event names after which the channel's stream ends for good (messages marked
+    /// `x-ends-stream`, such as a job's `completed` and `failed`): the event is delivered, the
+    /// stream finishes and nothing reopens it.
+    public var finalEventNames: Set<String>
+
+    /// A request for `channel`; by default carried on the connection's shared stream and never ended by an event.
+    public init(channel: String, isOwnStream: Bool = false, finalEventNames: Set<String> = []) {
+        self.channel = channel
+        self.isOwnStream = isOwnStream
+        self.finalEventNames = finalEventNames
+    }
+}
+
 /// One event as a connection received it: its JSON text, its place in the connection's arrival
 /// order and when it arrived.
 public struct RawChannelEvent: Sendable, Equatable {
@@ -40,6 +72,9 @@ public struct RawChannelEvent: Sendable, Equatable {
     /// Events of its subscription dropped just before it, unread, because they arrived faster than
     /// they were decoded (the connection's bound on undecoded events).
     package var droppedBefore = 0
+    /// The name the transport gave the event, where it names events (a Server-Sent Events `event:`
+    /// field on an own stream: it selects the channel's message); `nil` elsewhere.
+    package var eventName: String?
 
     /// An event as a connection hands it out.
     public init(text: String, sequence: Int, receivedAt: Date) {

@@ -600,12 +600,25 @@ package struct ConnectionStateMachine: Sendable {
             guard probing == session else { return [] }
             return replaceDeadSession(session)
         case (.settled, .connected):
-            unauthorizedRetryUsed = false
-            attemptsBeforeSettling = 0
+            settle()
             return []
         default:
             return []
         }
+    }
+
+    /// The session delivered its first event: it works, so it counts as healthy before
+    /// `settleTime` (a stream that answers and ends before any event keeps counting as a failed
+    /// attempt; one that delivered events starts the count over when it ends).
+    package mutating func eventArrived(_ session: SessionID) -> [Action] {
+        guard case .connected(session, _) = phase else { return [] }
+        settle()
+        return [.cancelTimer(.settled)]
+    }
+
+    private mutating func settle() {
+        unauthorizedRetryUsed = false
+        attemptsBeforeSettling = 0
     }
 
     // MARK: Transitions

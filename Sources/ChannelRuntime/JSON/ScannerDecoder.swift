@@ -18,6 +18,13 @@ import Foundation
 
     public init() {}
 
+    /// What the decoded values' `init(from:)` find in `decoder.userInfo` (the event's name, on a
+    /// stream that names its events).
+    public var userInfo: [CodingUserInfoKey: Any] {
+        get { session.userInfo }
+        set { session.userInfo = newValue }
+    }
+
     /// The fast path, then `fallback` when it declines or the value does not decode.
     public func decode<Value: Decodable>(_ type: Value.Type, from text: String, fallback: JSONDecoder) throws -> Value {
         var text = text
@@ -67,6 +74,8 @@ final class DecodingSession {
     }
 
     private let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+    /// The decoders' `userInfo`; read only by types that ask for it.
+    var userInfo: [CodingUserInfoKey: Any] = [:]
 
     init() {
         state.initialize(to: State())
@@ -205,7 +214,7 @@ struct ScannerDecoder: Decoder {
 
     var codingPath: [any CodingKey] { session.untrackedCodingPath() }
 
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(try ScannerKeyedContainer<Key>(session: session, offset: offset, depth: depth))

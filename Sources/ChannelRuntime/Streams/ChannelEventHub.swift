@@ -120,9 +120,14 @@ public actor ChannelEventHub: ChannelEventSource {
     ) async {
         let key = target.key
         if let existing = entries[key] as? Entry<Subscription> {
-            let id = existing.add(consumer, status: statuses[key], priority: priority, replaying: replayed(replayingHistory, existing))
-            whenEnded { Task { await self.removeConsumer(id, from: key) } }
-            return
+            if !existing.isFinished {
+                let id = existing.add(consumer, status: statuses[key], priority: priority, replaying: replayed(replayingHistory, existing))
+                whenEnded { Task { await self.removeConsumer(id, from: key, of: existing) } }
+                return
+            }
+            // Its stream ended with a final event (a job that completed): a new consumer starts a new one.
+            removeEntry(key)
+            if let old = await existing.stopPump() { await connection.unsubscribe(old) }
         }
         // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
         let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, log: diagnostics) { [weak self] in
@@ -131,7 +136,7 @@ public actor ChannelEventHub: ChannelEventSource {
         if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
         entries[key] = entry
         let id = entry.add(consumer, status: nil, priority: priority, replaying: replayed(replayingHistory, entry))
-        whenEnded { Task { await self.removeConsumer(id, from: key) } }
+        whenEnded { Task { await self.removeConsumer(id, from: key, of: entry) } }
         await route(entry, key: key)
     }
 
@@ -310,7 +315,7 @@ public actor ChannelEventHub: ChannelEventSource {
         if let old = await entry.stopPump() { await connection.unsubscribe(old) }
         let raw: RawChannelSubscription
         do {
-            raw = try await connection.subscribe(to: channel)
+            raw = try await connection.subscribe(entry.request(for: channel))
         } catch {
             diagnostics.error("cannot subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
             setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: key, subscriptionID: nil)
@@ -328,13 +333,18 @@ public actor ChannelEventHub: ChannelEventSource {
         if let replaced = entry.startPump(raw, statusWatcher: watcher) { await connection.unsubscribe(replaced) }
     }
 
-    private func removeConsumer(_ consumer: Int, from key: String) async {
-        guard let entry = entries[key], entry.remove(consumer) else { return }
+    private func removeConsumer(_ consumer: Int, from key: String, of entry: any HubEntry) async {
+        // An entry that was replaced (after its final event) is no longer the key's.
+        guard entries[key] === entry, entry.remove(consumer) else { return }
         // The last consumer stopped.
+        removeEntry(key)
+        if let old = await entry.stopPump() { await connection.unsubscribe(old) }
+    }
+
+    private func removeEntry(_ key: String) {
         entries[key] = nil
         statuses[key] = nil
         serviceStatuses[key] = nil
         inactiveSince[key] = nil
-        if let old = await entry.stopPump() { await connection.unsubscribe(old) }
     }
 }

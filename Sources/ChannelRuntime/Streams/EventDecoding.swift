@@ -10,6 +10,19 @@ enum EventDecoding {
         return { text in try reader.decode(Event.self, from: text, fallback: fallback) }
     }
 
+    /// `decoder(for:)` for events the transport names (an own Server-Sent Events stream's
+    /// `event:`): the name is in `decoder.userInfo[.channelEventName]`, where a generated enum of
+    /// the channel's messages reads which one it is.
+    static func namedDecoder<Event: Decodable>(for type: Event.Type) -> (String, String) throws -> Event {
+        let fallback = JSONDecoder()
+        let reader = ScannerDecoding()
+        return { text, name in
+            reader.userInfo = [.channelEventName: name]
+            fallback.userInfo = [.channelEventName: name]
+            return try reader.decode(Event.self, from: text, fallback: fallback)
+        }
+    }
+
     /// Events carried as plain text: a `String` event is the text itself; any other type cannot
     /// be (generated code never pairs them), so each such event fails to decode and is counted.
     static func textDecoder<Event: Decodable>(for type: Event.Type) -> (String) throws -> Event {
@@ -37,4 +50,10 @@ enum EventDecoding {
         // `Event` is `Reporting` (checked above): a cast to a concrete type is a metadata comparison.
         { event in (event as! Reporting).eventType }
     }
+}
+
+extension CodingUserInfoKey {
+    /// The name the transport gave the event being decoded (a Server-Sent Events `event:` field
+    /// on an own stream), a `String`: generated enums of a channel's messages choose by it.
+    @_spi(Generated) public static let channelEventName = CodingUserInfoKey(rawValue: "channelgen.eventName")!
 }

@@ -26,6 +26,15 @@ enum Consumer<Event: Sendable>: Sendable {
     case updates(UpdateConsumer<Event>)
     case envelopes(BatchedStream<ChannelEnvelope<Event>>.Continuation)
 
+    /// Ends the consumer's stream after what it holds.
+    func finish() {
+        switch self {
+        case .events(let continuation): continuation.finish()
+        case .updates(let updates): updates.finish()
+        case .envelopes(let continuation): continuation.finish()
+        }
+    }
+
     /// Drops what the consumer has not read yet (see `BatchedStream.Continuation.discardBuffered()`).
     func discardBuffered() {
         switch self {
@@ -42,6 +51,8 @@ protocol HubEntry: AnyObject, Sendable {
     var currentChannel: String? { get }
     var subscriptionID: String? { get }
     func channel(for parameters: [String: ChannelSegment]) throws -> String
+    /// How the connection is asked for `channel`: as the spec says it is carried.
+    func request(for channel: String) -> ChannelRequest
     /// Starts delivering `raw`; returns the id of a subscription it replaced, if any.
     func startPump(_ raw: RawChannelSubscription, statusWatcher: Task<Void, Never>) -> String?
     /// Stops delivering, and leaves consumers nothing of the old channel to read; returns the id of
@@ -55,6 +66,8 @@ protocol HubEntry: AnyObject, Sendable {
     func deliverResumed(after: Duration)
     /// What kept events from arriving as declared, so far.
     var problems: DeliveryProblems { get }
+    /// Whether the stream's final event came (its consumers' streams finished).
+    var isFinished: Bool { get }
 }
 
 final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Sendable {
@@ -71,6 +84,8 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
         var problems = DeliveryProblems()
         /// More distinct undeclared event types came than `problems` keeps (said once).
         var undeclaredBeyondLimit = false
+        /// The final event came and the consumers' streams finished: what they hold is theirs to read.
+        var finished = false
     }
 
     private let lock = NSLock()
@@ -100,9 +115,14 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     func setHistory(_ history: HistoryStore<Subscription.Event>) { withState { $0.fanOut.history = history } }
     var subscriptionID: String? { withState { $0.subscriptionID } }
     var problems: DeliveryProblems { withState { $0.problems } }
+    var isFinished: Bool { withState { $0.finished } }
 
     func channel(for parameters: [String: ChannelSegment]) throws -> String {
         try instance?.channel ?? Subscription.channel(for: parameters)
+    }
+
+    func request(for channel: String) -> ChannelRequest {
+        ChannelRequest(channel: channel, isOwnStream: Subscription.isOwnStream, finalEventNames: Subscription.finalEventNames)
     }
 
     /// Adds a consumer; an update consumer first learns the current status; with `replaying`, the
@@ -138,6 +158,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
             let decodePayload = Subscription.eventsAreText
                 ? EventDecoding.textDecoder(for: Subscription.Event.self)
                 : EventDecoding.decoder(for: Subscription.Event.self)
+            // A named event (an own stream's `event:`) tells the decoder which message it is.
+            let decodeNamed = Subscription.eventsAreText ? nil : EventDecoding.namedDecoder(for: Subscription.Event.self)
+            let finalEventNames = Subscription.finalEventNames
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             // The event type only tells several messages apart; one that no message declares is
             // delivered all the same (the channel's address already chose the message), and counted.
@@ -156,17 +179,20 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                 }
                 let event: Subscription.Event
                 do {
-                    event = try decodePayload(raw.text)
+                    if let name = raw.eventName, let decodeNamed { event = try decodeNamed(raw.text, name) } else { event = try decodePayload(raw.text) }
                 } catch {
                     dropUndecodable(channel: channel, error: error)
+                    if let name = raw.eventName, finalEventNames.contains(name) { return finish(channel: channel, afterUndecodable: name) }
                     continue
                 }
-                let reported = eventType?(event)
+                // `message` is the name of an event that names none (Server-Sent Events' default).
+                let reported = eventType?(event) ?? raw.eventName.flatMap { $0 == "message" ? nil : $0 }
                 if let reported, reported != expected, !declared.isEmpty, !declared.contains(reported) {
                     noteUndeclared(reported, declared: declared, channel: channel)
                 }
                 counter.decodedOne()
                 deliver(event, reportedType: reported, raw: raw, channel: channel)
+                if let name = raw.eventName, finalEventNames.contains(name) { return finish(channel: channel, afterUndecodable: nil) }
             }
         }
         let replaced = withState { state -> (pump: Task<Void, Never>?, watcher: Task<Void, Never>?, id: String?) in
@@ -203,8 +229,24 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
             state.undeclaredBeyondLimit = false
             return state.fanOut.consumers
         }
-        for consumer in consumers { consumer.discardBuffered() }
+        // After a final event the consumers keep what they hold: it is the stream's end, not another user's.
+        if !withState({ $0.finished }) {
+            for consumer in consumers { consumer.discardBuffered() }
+        }
         return stopped.id
+    }
+
+    /// The stream's final event came: every consumer's stream finishes once it read what it holds
+    /// (and, the last consumer gone, the hub unsubscribes as for any consumer that stops).
+    private func finish(channel: String, afterUndecodable name: String?) {
+        if let name {
+            log.error("the final event did not decode; ending the stream all the same", metadata: ["channel": "\(channel)", "event": "\(name)"])
+        }
+        let consumers = withState { state in
+            state.finished = true
+            return state.fanOut.consumers
+        }
+        for consumer in consumers { consumer.finish() }
     }
 
     private func deliver(_ event: Subscription.Event, reportedType: String?, raw: RawChannelEvent, channel: String) {

@@ -25,7 +25,7 @@ package struct HTTPClientTarget: Sendable, Equatable {
         port = url.port ?? (isSecure ? 443 : 80)
         let hostText = host.contains(":") ? "[\(host)]" : host
         hostHeader = url.port.map { "\(hostText):\($0)" } ?? hostText
-        pathAndQuery = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+        pathAndQuery = url.requestTarget
     }
 
     /// A request head: `Host` first, then `headers` in their order (a `Host` among them is ignored).
@@ -57,5 +57,15 @@ package struct HTTPClientTarget: Sendable, Equatable {
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
             }
+    }
+}
+
+extension URL {
+    /// The path and query as a request line sends them: percent-encoded as in the URL (`url.path`
+    /// is decoded, so a `%3F` in a path segment would become a `?` that starts a query).
+    package var requestTarget: String {
+        let components = URLComponents(url: self, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? ""
+        return (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
     }
 }

@@ -116,7 +116,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
             let hostText = host.contains(":") ? "[\(host)]" : host  // IPv6 literals are bracketed in headers
             requestHeaders.replaceOrAdd(name: "Host", value: url.port.map { "\(hostText):\($0)" } ?? hostText)
             requestHeaders.replaceOrAdd(name: "Origin", value: "\(url.scheme ?? "wss")://\(hostText)")
-            let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+            let path = url.requestTarget
             var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
                 upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
                     upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: requestHeaders),

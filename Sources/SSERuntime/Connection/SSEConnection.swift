@@ -32,6 +32,8 @@ public final class SSEConnection: ManagedConnection, ChannelConnection, @uncheck
     /// The settings the connection was made with.
     public let configuration: SSEConfiguration
     private let wire: SSEWire
+    /// The own streams (`ChannelRequest.isOwnStream`) beside the hub's shared stream.
+    private let group: OwnStreamGroup
 
     /// The id of the last event received, sent as `Last-Event-ID` when the stream reopens.
     public var lastEventID: String? { wire.lastEventID }
@@ -56,7 +58,13 @@ public final class SSEConnection: ManagedConnection, ChannelConnection, @uncheck
         let settings = ConnectionDriver.Settings(
             machine: configuration.machineSettings, isSignedIn: configuration.isSignedIn,
             channelRules: .serverSentEvents, renewalDelay: configuration.resubscribeDelay)
-        super.init(driver: ConnectionDriver(wire: wire, settings: settings, clock: RuntimeClock(clock), metrics: metrics, logger: logger))
+        let clock = RuntimeClock(clock)
+        let driver = ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
+        group = OwnStreamGroup(shared: driver) { request in
+            let wire = SSEWire(configuration: configuration, transport: transport, style: .ownStream(finalEventNames: request.finalEventNames))
+            return ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
+        }
+        super.init(driver: driver, lifecycle: group)
     }
 
     /// Subscribes to `channel`, a topic path by the Server-Sent Events channel rules
@@ -73,16 +81,42 @@ public final class SSEConnection: ManagedConnection, ChannelConnection, @uncheck
             }
         }
     }
+
+    /// Subscribes as `request` says. An own stream (`isOwnStream`: a channel marked
+    /// `x-request-stream` in the spec, such as `/api/v2/enrichments/{jobId}/stream`) is its own
+    /// `GET` of the channel's path on the endpoint's host, with no topic query: its `event:` field
+    /// names the message, its `Last-Event-ID` is its own, it reconnects and backs off on its own,
+    /// and an event named one of `finalEventNames` is delivered and ends it: the stream finishes
+    /// and nothing reopens it. Several own streams run at once. Other channels are topics of the
+    /// hub's stream, as with `subscribe(to:)`.
+    public func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
+        guard request.isOwnStream else { return try await subscribe(to: request.channel) }
+        // An HTTP path resolves `.` and `..` away: a parameter value must not move the request.
+        if request.channel.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+            throw SSEConnectionError.dotSegment(request.channel)
+        }
+        do {
+            return try await group.subscribe(request)
+        } catch {
+            switch error {
+            case .invalidChannel(let error): throw error
+            case .limitReached: preconditionFailure("SSE connections set no subscription limit")
+            }
+        }
+    }
 }
 
 /// Why the SSE connection cannot open its stream.
 public enum SSEConnectionError: Error, Equatable, CustomStringConvertible {
     /// The hub URL is not `https` (plain `http` is for loopback hosts only), or has no host.
     case insecureHub(String)
+    /// An own stream's channel has a `.` or `..` segment, which an HTTP path would resolve away.
+    case dotSegment(String)
 
     public var description: String {
         switch self {
         case .insecureHub(let url): return "'\(url)' is not https; plain http is allowed for loopback hosts only"
+        case .dotSegment(let channel): return "channel '\(channel)' has a '.' or '..' segment; as an HTTP path it would name another resource"
         }
     }
 }

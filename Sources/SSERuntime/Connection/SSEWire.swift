@@ -1,12 +1,24 @@
 import ChannelRuntime
 import Foundation
 
-/// Mercure's Server-Sent Events as a `Wire`: a session is one `GET` naming every subscribed channel
-/// as a `topic`; its `200` is the acceptance, each event's type names its channel, and the last
-/// event id is sent back when a new session of the same channels opens.
+/// Server-Sent Events as a `Wire`: a session is one `GET`, its `200` is the acceptance, and the
+/// last event id is sent back when a new session of the same channels opens. Two styles:
+/// Mercure's hub (one request names every subscribed channel as a `topic`; each event's type
+/// names its channel) and an own stream (one channel's path requested on the API's host; each
+/// event's type names its message).
 final class SSEWire: Wire {
+    /// Where a session's request goes and what an event's `event:` field means.
+    enum Style: Sendable {
+        /// Mercure: `GET <hub>?topic=…` for every channel; `event:` names the channel.
+        case hub
+        /// One channel's own stream: `GET <API host><channel path>`; `event:` names the message,
+        /// and an event named one of `finalEventNames` ends the stream for good.
+        case ownStream(finalEventNames: Set<String>)
+    }
+
     let configuration: SSEConfiguration
     let transport: any EventStreamTransport
+    let style: Style
     /// The last event id and the channels of the stream it was read on: the point from which those
     /// channels resume.
     private let resumption = LockedValue<Resumption?>(nil)
@@ -16,9 +28,10 @@ final class SSEWire: Wire {
         var channels: Set<String>
     }
 
-    init(configuration: SSEConfiguration, transport: any EventStreamTransport) {
+    init(configuration: SSEConfiguration, transport: any EventStreamTransport, style: Style = .hub) {
         self.configuration = configuration
         self.transport = transport
+        self.style = style
     }
 
     var vocabulary: WireVocabulary { WireVocabulary(acceptance: "response from the hub", keepAlive: "byte within heartbeatTimeout") }
@@ -41,18 +54,29 @@ final class SSEWire: Wire {
     func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession {
         // A hub needs at least one topic: with no subscription the session is open but idle.
         guard !channels.isEmpty else { return SSESession(response: nil, channels: [], resumingFrom: nil, wire: self, context: context) }
-        var headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
-        context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
+        var (headers, query) = try await configuration.authorization.credentials(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
+        context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers) + query.compactMap(\.value))
         let resumingFrom = lastEventID(for: channels)
         if let resumingFrom { headers["Last-Event-ID"] = resumingFrom }
-        let response = try await transport.open(hubURL(for: channels), headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        let url = switch style {
+        case .hub: url(base: configuration.hub, path: nil, query: channels.sorted().map { URLQueryItem(name: "topic", value: $0) } + query)
+        case .ownStream: url(base: configuration.endpoint.http, path: "/" + ChannelRoute.normalized(channels.first!), query: query)
+        }
+        let response = try await transport.open(url, headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
         return SSESession(response: response, channels: channels, resumingFrom: resumingFrom, wire: self, context: context)
     }
 
-    private func hubURL(for channels: Set<String>) -> URL {
-        var components = URLComponents(url: configuration.hub, resolvingAgainstBaseURL: false)!
-        components.queryItems = (components.queryItems ?? []) + channels.sorted().map { URLQueryItem(name: "topic", value: $0) }
-        // `+` in a query may be read as a space; channel names never hold one, but be exact anyway.
+    /// `base` with its path replaced by `path` (percent-encoded: a parameter value cannot add a
+    /// query or a fragment), and `query` added to its own.
+    private func url(base: URL, path: String?, query: [URLQueryItem]) -> URL {
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        if let path {
+            components.path = path
+            components.query = nil
+        }
+        let items = (components.queryItems ?? []) + query
+        components.queryItems = items.isEmpty ? nil : items
+        // `+` in a query may be read as a space (a token may hold one): be exact.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         return components.url!
     }
@@ -158,7 +182,11 @@ final class SSESession: WireSession {
             for output in parser.parse(chunk) {
                 switch output {
                 case .event(let event):
-                    deliver(event, handle)
+                    if deliver(event, handle) {
+                        // The final event: nothing after it is read, and nothing reopens the stream.
+                        response.close()
+                        return .dropped
+                    }
                 case .retry(let milliseconds):
                     let range = configuration.serverRetryRange
                     handle(.reconnectDelay(min(max(.milliseconds(milliseconds), range.lowerBound), range.upperBound)))
@@ -176,9 +204,16 @@ final class SSESession: WireSession {
         return .dropped
     }
 
-    private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) {
+    /// Hands `event` to the driver; true when it was the stream's final event.
+    private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) -> Bool {
         if let id = event.lastEventID { wire.eventReceived(withID: id, channels: channels) }
         context.metrics.countFrame()
+        if case .ownStream(let finalEventNames) = wire.style, let channel = channels.first {
+            handle(.channelEvent(event.data, channel: channel, name: event.type))
+            guard finalEventNames.contains(event.type) else { return false }
+            handle(.finished)
+            return true
+        }
         if event.type != "message" {
             handle(.channelEvent(event.data, channel: event.type))
         } else if channels.count == 1, let only = channels.first {
@@ -187,6 +222,7 @@ final class SSESession: WireSession {
             context.metrics.update { $0.unknownSubscriptionFrames += 1 }
             context.diagnostics.debug("dropping an event with no type on a stream of several channels")
         }
+        return false
     }
 
     func sendHandshake() {}  // The `200` was the handshake.

@@ -61,6 +61,8 @@ package actor ConnectionDriver {
     /// The connected session, readable without a hop onto this actor: a publish asks for it twice.
     private nonisolated let connectedWire = LockedValue<(any WireSession)?>(nil)
     private var lastActivityAt: Duration = .zero
+    /// The session that delivered an event already (it proved itself healthy to the machine).
+    private var sessionWithEvents: ConnectionStateMachine.SessionID?
     private var renewal: Task<Void, Never>?
 
     private struct Sink {
@@ -251,11 +253,16 @@ package actor ConnectionDriver {
             // Traffic after a path change proves the session alive as well as a pong would.
             if machine.isProbing { run(machine.probeAnswered(id)) }
         case .event(let text, let subscription):
+            eventArrived(on: id)
             deliver(CollectionOfOne(text), to: subscription)
         case .events(let texts, let subscription):
+            eventArrived(on: id)
             deliver(texts, to: subscription)
-        case .channelEvent(let text, let channel):
-            deliver(text, on: channel)
+        case .channelEvent(let text, let channel, let name):
+            eventArrived(on: id)
+            deliver(text, on: channel, name: name)
+        case .finished:
+            finishForGood()
         case .accepted(let keepAliveTimeout):
             run(machine.sessionAccepted(id, keepAliveTimeout: keepAliveTimeout))
         case .refused(let refusal):
@@ -268,6 +275,20 @@ package actor ConnectionDriver {
         case .reconnectDelay(let delay):
             machine.serviceAskedForReconnectDelay(delay)
         }
+    }
+
+    private func eventArrived(on id: ConnectionStateMachine.SessionID) {
+        guard sessionWithEvents != id else { return }
+        sessionWithEvents = id
+        run(machine.eventArrived(id))
+    }
+
+    /// After a final event: every subscription's stream finishes (its consumers still read what it
+    /// holds) and the connection stops, so nothing reopens the stream.
+    private func finishForGood() {
+        diagnostics.info("the stream ended with its final event; not reconnecting")
+        for id in sinks.keys.sorted() { unsubscribe(id) }
+        run(machine.stop())
     }
 
     /// Hands a frame's events to their subscription's stream, in order.
@@ -300,12 +321,13 @@ package actor ConnectionDriver {
     }
 
     /// Hands an event to every subscription whose channel matches `channel`.
-    private func deliver(_ event: String, on channel: String) {
+    private func deliver(_ event: String, on channel: String, name: String?) {
         let normalized = ChannelRoute.normalized(channel)
         let targets = sinks.values.filter { $0.route.matches(normalized) }
         guard !targets.isEmpty else { return dropUnrouted("no subscribed channel", channel) }
         sequence += 1
-        let raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
+        var raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
+        raw.eventName = name
         for sink in targets {
             sink.counter.received(1)
             let dropped = sink.continuation.send(raw, weight: event.utf8.count + Self.eventOverhead, markingGap: Self.markGap)

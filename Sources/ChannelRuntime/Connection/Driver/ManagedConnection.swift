@@ -10,32 +10,35 @@ import Foundation
 // package's transport modules can derive from it (its initializer is `package`).
 open class ManagedConnection: @unchecked Sendable {
     package let driver: ConnectionDriver
+    /// What the lifecycle calls go to: the driver, or a group of it and own streams beside it.
+    package let lifecycle: any ConnectionLifecycle
 
-    package init(driver: ConnectionDriver) {
+    package init(driver: ConnectionDriver, lifecycle: (any ConnectionLifecycle)? = nil) {
         self.driver = driver
+        self.lifecycle = lifecycle ?? driver
     }
 
     /// Counters of frames, reconnects and per-channel events.
     public var metrics: RuntimeMetrics { driver.metrics }
 
     /// Starts connecting (and keeps reconnecting); does nothing when already running.
-    public func start() async { await driver.start() }
+    public func start() async { await lifecycle.start() }
 
     /// Ends the connection with no reconnect (the app's own disconnect or sign-out) and returns once
     /// the transport is closed: at the latest after the close grace period, when a peer that does
     /// not answer the close is cut off. Subscriptions stay registered, so their streams resume after
     /// the next `start()`.
-    public func disconnect() async { await driver.disconnect() }
+    public func disconnect() async { await lifecycle.disconnect() }
 
     /// For the app going to the background: closes the transport (returning once it is closed) and
     /// does not reconnect until `resume()`. Subscriptions and their streams stay open.
-    public func suspend() async { await driver.suspend() }
+    public func suspend() async { await lifecycle.suspend() }
 
     /// For the app coming back to the foreground: connects at once (no reconnect delay, also when
     /// one is running) and resubscribes every stream; a connection still open (the app did not
     /// suspend) is probed as after `networkPathChanged()` and replaced if it does not answer. `ChannelEventHub.updates(_:)` consumers get
     /// `.resumed(after:)` once their subscription is active again, so they can catch up.
-    public func resume() async { await driver.resume() }
+    public func resume() async { await lifecycle.resume() }
 
     /// Tells the connection the device's network path changed: what a path monitor
     /// (`NWPathMonitor`) calls on every update, and an app on coming to the foreground.
@@ -46,26 +49,26 @@ open class ManagedConnection: @unchecked Sendable {
     ///   reconnect delay) when no pong or other traffic comes within 2 s, a healthy one kept; a
     ///   Server-Sent Events stream is reopened at once with `Last-Event-ID`; a reconnect delay or a
     ///   connect on the old path is cut short. Streams resume with `.resumed(after:)`.
-    public func networkPathChanged(available: Bool = true) async { await driver.networkPathChanged(available: available) }
+    public func networkPathChanged(available: Bool = true) async { await lifecycle.networkPathChanged(available: available) }
 
     /// What the connection is doing now; `stateUpdates()` streams its changes.
-    public var state: ConnectionState { get async { await driver.state } }
+    public var state: ConnectionState { get async { await lifecycle.state } }
 
     /// Connection states, starting with the current one.
-    public func stateUpdates() async -> AsyncStream<ConnectionState> { await driver.stateUpdates() }
+    public func stateUpdates() async -> AsyncStream<ConnectionState> { await lifecycle.stateUpdates() }
 
     /// Ends a subscription: its stream and status sequence finish (and the wire is told, where it
     /// has such a message).
-    public func unsubscribe(_ id: String) async { await driver.unsubscribe(id) }
+    public func unsubscribe(_ id: String) async { await lifecycle.unsubscribe(id) }
 
     /// Channels with an active subscription, for diagnostics.
-    public var acknowledgedChannels: [String] { get async { await driver.acknowledgedChannels } }
+    public var acknowledgedChannels: [String] { get async { await lifecycle.acknowledgedChannels } }
 
     /// Where the subscription `id` stands now; `nil` once it ended.
-    public func status(ofSubscription id: String) async -> SubscriptionStatus? { await driver.status(ofSubscription: id) }
+    public func status(ofSubscription id: String) async -> SubscriptionStatus? { await lifecycle.status(ofSubscription: id) }
 
     /// The statuses of subscription `id`, starting with the current one; finishes when it ends.
     public func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> {
-        await driver.statusUpdates(ofSubscription: id)
+        await lifecycle.statusUpdates(ofSubscription: id)
     }
 }

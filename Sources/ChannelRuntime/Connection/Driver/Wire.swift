@@ -79,8 +79,11 @@ package enum WireInput {
     /// Events for subscription `id`, in order.
     case events([String], subscription: String)
     /// One event published on `channel` (the wire routes by channel: each subscription whose
-    /// channel matches gets it).
-    case channelEvent(String, channel: String)
+    /// channel matches gets it), with the name the wire gave it if it names events.
+    case channelEvent(String, channel: String, name: String? = nil)
+    /// The stream ended for good after a final event (`ChannelRequest.finalEventNames`): every
+    /// subscription's stream finishes and nothing reconnects.
+    case finished
     /// The service asked for this delay before the next reconnect.
     case reconnectDelay(Duration)
 }
