@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "channelgen", targets: ["channelgen"]),
         .executable(name: "appsync-emulator", targets: ["appsync-emulator"]),
         .executable(name: "vortex-demo", targets: ["vortex-demo"]),
+        .executable(name: "job-demo", targets: ["job-demo"]),
         .library(name: "AppSyncEmulator", targets: ["AppSyncEmulator"]),
         .plugin(name: "ChannelGenBuildPlugin", targets: ["ChannelGenBuildPlugin"]),
         .plugin(name: "ChannelGenCommandPlugin", targets: ["ChannelGenCommandPlugin"]),
@@ -175,6 +176,14 @@ let package = Package(
             plugins: ["ChannelGenBuildPlugin"]
         ),
 
+        // Seed 004's job streams (`spec/enrichment-jobs.asyncapi.yaml`): the second example client.
+        .target(
+            name: "EnrichmentJobs",
+            dependencies: ["ChannelRuntime"],
+            exclude: ["channelgen.yaml"],
+            plugins: ["ChannelGenBuildPlugin"]
+        ),
+
         // A local AppSync Events service (WebSocket + HTTP publish) for offline development and tests.
         .target(
             name: "AppSyncEmulator",
@@ -198,6 +207,16 @@ let package = Package(
             name: "vortex-demo",
             dependencies: [
                 "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "NIOChannelTransports", "URLSessionChannelTransports",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Seed 004's job stream end to end: the generated EnrichmentNotifier over SSE own streams.
+        .executableTarget(
+            name: "job-demo",
+            dependencies: [
+                "EnrichmentJobs", "SSERuntime", "AppSyncEmulator", "NIOChannelTransports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -235,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "ChildProcessSupport",
+                "VortexEvents", "EnrichmentJobs", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "job-demo", "ChildProcessSupport",
                 "NIOChannelTransports", "URLSessionChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

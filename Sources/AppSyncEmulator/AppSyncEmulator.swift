@@ -14,6 +14,7 @@ import NIOHTTP1
 public final class AppSyncEmulator: Sendable {
     public let configuration: EmulatorConfiguration
     private let broker: EmulatorBroker
+    private let jobs = JobStreams()
     private let logger: Logger
     private let state = NIOLockedValueBox<(listener: EmulatorListener?, endpoint: URL?, authorizer: EmulatorAuthorizer?)>((nil, nil, nil))
 
@@ -41,10 +42,12 @@ public final class AppSyncEmulator: Sendable {
         }
 
         let eventStreams = EventStreamEndpoint(configuration: configuration, streams: broker.streams, authorizer: authorizer, logger: logger)
+        let jobStreams = JobStreamEndpoint(configuration: configuration, jobs: jobs, refusals: broker.streams, authorizer: authorizer)
         // The port is known once listening; the console needs it to know its own address.
         let console = NIOLockedValueBox<EmulatorConsole?>(nil)
         let respond: EmulatorListener.Responder = { request in
             if let console = console.withLockedValue({ $0 }), let answer = await console.response(to: request) { return answer }
+            if let answer = await jobStreams.response(to: request) { return answer }
             return switch (request.method, request.path) {
             case (.POST, "/event"): await Self.publish(request, authorizer: authorizer, publishing: publishing)
             case (.GET, "/.well-known/mercure"): await eventStreams.response(to: request)
@@ -93,6 +96,7 @@ public final class AppSyncEmulator: Sendable {
             return state.listener
         }
         await broker.dropConnections()
+        jobs.dropAll()
         await listener?.stop()
     }
 
@@ -125,7 +129,18 @@ public final class AppSyncEmulator: Sendable {
     // MARK: Fault injection
 
     /// Closes every connection abnormally: the TCP socket goes away with no close frame.
-    public func dropConnections() async { await broker.dropConnections() }
+    public func dropConnections() async {
+        await broker.dropConnections()
+        jobs.dropAll()
+    }
+
+    /// The next `count` job stream opens (`GET /api/v2/enrichments/{jobId}/stream`) are answered
+    /// with an in-band `error` event carrying `code` (e.g. `AUTH_FAILURE`), and end.
+    public func failNextJobStreams(_ count: Int, code: String) { jobs.failNext(count, code: code) }
+
+    /// Job streams opened so far, and open now.
+    public var jobStreamsOpened: Int { jobs.streamsOpened }
+    public var jobStreamCount: Int { jobs.openStreams }
 
     /// Every open WebSocket stops answering anything (frames, pongs, keep-alives) with its socket
     /// left open: a frozen server, or a network path that went dead.

@@ -22,6 +22,8 @@ public struct EmulatorConfiguration: Sendable {
     public var eventStreamRetry: Duration
     /// Published events kept for `Last-Event-ID` replay on the event stream endpoint.
     public var replayBufferSize: Int
+    /// Time between the events of an emulated enrichment job (`POST /api/v2/enrichments`).
+    public var jobStepInterval: Duration = .milliseconds(200)
 
     public init(
         namespaces: Set<String> = ["default"],

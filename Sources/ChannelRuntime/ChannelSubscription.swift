@@ -43,6 +43,10 @@ public protocol ChannelSubscription: Hashable, Sendable {
     /// `failed`): such an event is delivered, then every consumer's stream finishes. Empty (the
     /// default): the stream runs until its consumers stop.
     @_spi(Generated) static var finalEventNames: Set<String> { get }
+
+    /// The names of the messages that are the service's in-band errors (`x-stream-error`): they
+    /// reach consumers typed, and the connection acts on them (re-authorize, back off, give up).
+    @_spi(Generated) static var errorEventNames: Set<String> { get }
 }
 
 extension ChannelSubscription {
@@ -55,6 +59,7 @@ extension ChannelSubscription {
     @_spi(Generated) public static var eventsAreText: Bool { false }
     @_spi(Generated) public static var isOwnStream: Bool { false }
     @_spi(Generated) public static var finalEventNames: Set<String> { [] }
+    @_spi(Generated) public static var errorEventNames: Set<String> { [] }
 
     // A subscription is its channel: the generated types need no synthesized conformance each.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.channel == rhs.channel }

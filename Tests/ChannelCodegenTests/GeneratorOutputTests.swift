@@ -8,7 +8,7 @@ import Testing
 struct GeneratorOutputTests {
     static let vortexConfig = TestSupport.packageRoot.appendingPathComponent("Sources/VortexEvents/channelgen.yaml")
 
-    @Test(arguments: ["VortexEvents", "VortexEventsTesting"])
+    @Test(arguments: ["EnrichmentJobs", "VortexEvents", "VortexEventsTesting"])
     func generatedFolderMatchesTheSpecByteForByte(_ target: String) throws {
         let config = TestSupport.packageRoot.appendingPathComponent("Sources/\(target)/channelgen.yaml")
         let result = Generator.generate(configAt: config.path)
@@ -218,7 +218,7 @@ struct GeneratorOutputTests {
         try "// swift-tools-version: 6.1\n".write(to: work.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try manager.copyItem(at: TestSupport.packageRoot.appendingPathComponent("spec"), to: work.appendingPathComponent("spec"))
         try manager.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Generated"), to: work.appendingPathComponent("Generated"))
-        for target in ["VortexEvents", "VortexEventsTesting"] {
+        for target in ["EnrichmentJobs", "VortexEvents", "VortexEventsTesting"] {
             try manager.createDirectory(at: work.appendingPathComponent("Sources/\(target)"), withIntermediateDirectories: true)
             for file in ["channelgen.yaml", "\(target).swift"] {
                 try manager.copyItem(
@@ -248,7 +248,7 @@ struct GeneratorOutputTests {
             to: package.appendingPathComponent("Generated/targets.yaml"), atomically: true, encoding: .utf8)
         let current = try await TestSupport.channelgen(["check"], in: package)
         #expect(current.status == 0, "\(current.stderr)")
-        #expect(current.stdout.contains("Generated/ is current (VortexEvents, VortexEventsTesting)"))
+        #expect(current.stdout.contains("Generated/ is current (EnrichmentJobs, VortexEvents, VortexEventsTesting)"))
 
         let models = package.appendingPathComponent("Generated/VortexEvents/Models.swift")
         try (try TestSupport.contents(models)).replacingOccurrences(of: "public var online: Bool?", with: "public var online: Bool")
@@ -278,7 +278,7 @@ struct GeneratorOutputTests {
         defer { try? FileManager.default.removeItem(at: package) }
         let result = try await TestSupport.channelgen(["check"], in: package)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("Generated/ is current (VortexEvents, VortexEventsTesting)"))
+        #expect(result.stdout.contains("Generated/ is current (EnrichmentJobs, VortexEvents, VortexEventsTesting)"))
     }
 
     @Test func checkFailsWithADiffAfterAHandEdit() async throws {

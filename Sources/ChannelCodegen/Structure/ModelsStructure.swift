@@ -67,7 +67,10 @@ struct ModelsStructure {
             }
         }
         let usesRuntime = usesJSON || api.types.contains(where: usesDates)
-        return SwiftFile(header: header, imports: [.foundation] + (usesRuntime ? [.runtime] : []), declarations: declarations)
+        // The enum of an own stream's messages reads the event's name (`CodingUserInfoKey.channelEventName`).
+        let readsEventNames = api.types.contains { if case .union(let union) = $0.kind { union.selectsByEventName } else { false } }
+        let runtime: [Import] = readsEventNames ? [.runtimeForGeneratedCode] : usesRuntime ? [.runtime] : []
+        return SwiftFile(header: header, imports: [.foundation] + runtime, declarations: declarations)
     }
 
     private func usesDates(_ type: NamedType) -> Bool {
@@ -550,7 +553,7 @@ struct ModelsStructure {
         result.append(Declaration(.function(Function(
             access: access, name: .initializer,
             parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
-            effects: "throws", body: decode))))
+            effects: "throws", body: union.selectsByEventName ? selectedByEventName(cases, otherwise: decode, in: type.id) : decode))))
         // A variant whose object does not declare the discriminator property gets its tag back when
         // encoded: without it, the JSON would decode as `.unknown` (an event cached or sent on).
         func encodeStatements(_ variant: UnionVariant) -> [Code] {
@@ -577,6 +580,19 @@ struct ModelsStructure {
             parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
             effects: "throws", body: encode))))
         return result
+    }
+
+    /// An own stream's messages: the event's name (`event:`, in `userInfo`) chooses the case; a
+    /// name no message has is `unknown`; with no name, or the default name `message`, `otherwise`
+    /// decides by the payload (as when the enum is decoded from JSON alone).
+    private func selectedByEventName(_ cases: [(UnionVariant, Identifier)], otherwise: [Statement], in owner: String) -> [Statement] {
+        let named = cases.compactMap { variant, name in
+            variant.eventName.map { SwitchCase(pattern: "\(literal: $0)?", body: [.code("self = .\(name)(\(decodedValue(variant.type, in: owner)))")]) }
+        }
+        let undeclared = SwitchCase(pattern: "let name? where name != \(literal: "message")", body: [.code("self = .unknown(try decoder.value())")])
+        return [.switch(
+            "decoder.userInfo[.channelEventName] as? \(types.string)",
+            named + [undeclared, SwitchCase(pattern: nil, body: otherwise)])]
     }
 
     /// Unions with more variants encode through `if case` statements instead of one `switch`.

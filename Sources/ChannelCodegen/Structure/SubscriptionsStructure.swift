@@ -30,8 +30,10 @@ struct SubscriptionsStructure {
         if channel.message.name != nil {
             return channel.message.eventTypeAliases.isEmpty ? nil : channel.message.eventTypes
         }
-        guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id],
-              let tagged = taggedMessageUnion(type) else { return nil }
+        guard case .named(let id) = channel.message.payload, let type = types.namedTypes[id] else { return nil }
+        // An own stream's events name their message: the names are what is declared.
+        if case .union(let union) = type.kind, union.selectsByEventName { return union.variants.compactMap(\.eventName) }
+        guard let tagged = taggedMessageUnion(type) else { return nil }
         return tagged.union.variants.flatMap(\.tags)
     }
 
@@ -107,6 +109,30 @@ struct SubscriptionsStructure {
                 .variable(Variable(
                     access: access, isStatic: true, binding: .let, name: Identifier("eventsAreText"), type: types.swift("Bool"),
                     value: .code("true")))))
+        }
+        if channel.isOwnStream {
+            members.append(Declaration(
+                documentation: DocComment(["Each instance is its own stream (`x-request-stream`), whose events name their message."]),
+                spi: types.spi(for: access),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: Identifier("isOwnStream"), type: types.swift("Bool"),
+                    value: .code("true")))))
+        }
+        if !channel.finalEventNames.isEmpty {
+            members.append(Declaration(
+                documentation: DocComment(["The messages that end the stream (`x-ends-stream`): it finishes after one of them."]),
+                spi: types.spi(for: access),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: Identifier("finalEventNames"), type: "\(types.swift("Set"))<\(string)>",
+                    value: .array(channel.finalEventNames.map(Code.literal))))))
+        }
+        if !channel.errorEventNames.isEmpty {
+            members.append(Declaration(
+                documentation: DocComment(["The messages that are the service's in-band errors (`x-stream-error`)."]),
+                spi: types.spi(for: access),
+                .variable(Variable(
+                    access: access, isStatic: true, binding: .let, name: Identifier("errorEventNames"), type: "\(types.swift("Set"))<\(string)>",
+                    value: .array(channel.errorEventNames.map(Code.literal))))))
         }
         if let shared = channel.sharedAddress {
             let routing = types.runtime("SharedAddressRouting")

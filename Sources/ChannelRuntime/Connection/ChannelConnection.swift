@@ -51,12 +51,17 @@ public struct ChannelRequest: Sendable, Hashable {
     /// `x-ends-stream`, such as a job's `completed` and `failed`): the event is delivered, the
     /// stream finishes and nothing reopens it.
     public var finalEventNames: Set<String>
+    /// Event names of the service's in-band errors on the stream (messages marked
+    /// `x-stream-error`, such as `error` with `{"code": "AUTH_FAILURE"}`): delivered like any
+    /// event, and acted on by the connection (`SSEConfiguration.streamErrorAction`).
+    public var errorEventNames: Set<String>
 
     /// A request for `channel`; by default carried on the connection's shared stream and never ended by an event.
-    public init(channel: String, isOwnStream: Bool = false, finalEventNames: Set<String> = []) {
+    public init(channel: String, isOwnStream: Bool = false, finalEventNames: Set<String> = [], errorEventNames: Set<String> = []) {
         self.channel = channel
         self.isOwnStream = isOwnStream
         self.finalEventNames = finalEventNames
+        self.errorEventNames = errorEventNames
     }
 }
 

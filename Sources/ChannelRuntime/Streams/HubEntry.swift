@@ -122,7 +122,9 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
     }
 
     func request(for channel: String) -> ChannelRequest {
-        ChannelRequest(channel: channel, isOwnStream: Subscription.isOwnStream, finalEventNames: Subscription.finalEventNames)
+        ChannelRequest(
+            channel: channel, isOwnStream: Subscription.isOwnStream, finalEventNames: Subscription.finalEventNames,
+            errorEventNames: Subscription.errorEventNames)
     }
 
     /// Adds a consumer; an update consumer first learns the current status; with `replaying`, the

@@ -74,6 +74,13 @@ package struct Channel: Sendable {
     package var origin: Origin
     /// Set when other channels have the same address: how this one's events are told from theirs.
     package var sharedAddress: SharedAddress? = nil
+    /// `x-request-stream: true`: each instance is its own stream (an HTTP path requested on its
+    /// own over Server-Sent Events), whose events name their message.
+    package var isOwnStream = false
+    /// The names of the messages marked `x-ends-stream` (own streams only), sorted.
+    package var finalEventNames: [String] = []
+    /// The names of the messages marked `x-stream-error` (own streams only), sorted.
+    package var errorEventNames: [String] = []
 }
 
 /// Channels on one address, told apart by a top-level string property whose value names the
@@ -138,6 +145,10 @@ package struct Message: Sendable {
     /// A `text/*` message: its payload is `.string`, carried as text (not JSON) where the transport
     /// allows it (Server-Sent Events), else as a JSON string (AppSync Events).
     package var isText = false
+    /// `x-ends-stream: true`: an event of this message is the stream's last.
+    package var endsStream = false
+    /// `x-stream-error: true`: an event of this message is the service's in-band error.
+    package var isStreamError = false
 
     /// `name` and its aliases: every event type that announces this message.
     package var eventTypes: [String] { name.map { [$0] + eventTypeAliases } ?? [] }
@@ -211,6 +222,9 @@ package struct Union: Sendable {
 
     package var decoding: Decoding
     package var variants: [UnionVariant]
+    /// The messages of an own stream: the name the transport gives an event (its `event:` field)
+    /// chooses the variant (`UnionVariant.eventName`) before `decoding` is asked.
+    package var selectsByEventName = false
 }
 
 package struct UnionVariant: Sendable {
@@ -222,6 +236,8 @@ package struct UnionVariant: Sendable {
     package var origin: Origin
     /// The case name `names:` in channelgen.yaml gives it.
     package var swiftName: String? = nil
+    /// With `Union.selectsByEventName`, the event name that selects this variant.
+    package var eventName: String? = nil
 }
 
 package struct Property: Sendable {

@@ -221,10 +221,13 @@ extension SchemaTranslator {
     /// The messages of a channel that carries several: one union of their payloads, a case per
     /// message (named by its key). A payload is recognized by a property each message fixes, or by
     /// its `eventType` naming the message (the AppSync Events convention), or else by trying each.
-    mutating func messageUnion(of messages: [Message], name: String, declaredAt cursor: Cursor, reference: String) -> Message {
+    mutating func messageUnion(of messages: [Message], name: String, declaredAt cursor: Cursor, reference: String, selectedByName: Bool = false) -> Message {
         let id = Self.id(of: cursor)
+        // A name two messages share chooses the first (the translator warned).
+        var named: Set<String> = []
         var variants = messages.map { message in
-            UnionVariant(preferredName: message.key, type: message.payload, tags: [], origin: message.origin)
+            let eventName = selectedByName ? message.name.flatMap { named.insert($0).inserted ? $0 : nil } : nil
+            return UnionVariant(preferredName: message.key, type: message.payload, tags: [], origin: message.origin, eventName: eventName)
         }
         var decoding = constantProperty(tagging: &variants)
         let names = messages.compactMap(\.name)
@@ -245,7 +248,7 @@ extension SchemaTranslator {
         typeIndex[id] = types.count
         types.append(NamedType(
             id: id, preferredName: name, swiftName: nil,
-            kind: .union(Union(decoding: decoding ?? .firstThatDecodes, variants: variants)),
+            kind: .union(Union(decoding: decoding ?? .firstThatDecodes, variants: variants, selectsByEventName: selectedByName)),
             documentation: Documentation(summary: "One of the messages of the channel."),
             origin: Origin(location: cursor.declarationLocation, reference: reference), parent: nil))
         return Message(

@@ -333,6 +333,8 @@ struct Translation {
             }
             messages.removeAll(where: \.isText)
         }
+        let isOwnStream = flag("x-request-stream", of: cursor, in: "channel '\(key)'")
+        let (finalEventNames, errorEventNames) = ownStreamNames(of: &messages, channel: key, isOwnStream: isOwnStream)
         channelMessages[key] = messages
         if messages.allSatisfy(\.isText) {
             // Text messages are all `String`s: nothing to tell apart.
@@ -340,16 +342,18 @@ struct Translation {
                 key: "messages", name: nil, payload: .string, documentation: Documentation(), origin: messages[0].origin, isText: true)
             return Channel(
                 key: key, swiftName: cursor.node["x-swift-name"]?.string, address: address, parameters: parameters,
-                message: only, documentation: documentation(cursor), origin: origin)
+                message: only, documentation: documentation(cursor), origin: origin,
+                isOwnStream: isOwnStream, finalEventNames: finalEventNames, errorEventNames: errorEventNames)
         }
         // Several messages on one channel (a multiplexed socket): the channel carries an enum of them.
         let message = messages.count == 1 ? messages[0] : schemas.messageUnion(
             of: messages, name: upperFirst(key) + "Message", declaredAt: messagesCursor,
-            reference: workspace.displayReference(messagesCursor))
+            reference: workspace.displayReference(messagesCursor), selectedByName: isOwnStream)
 
         return Channel(
             key: key, swiftName: cursor.node["x-swift-name"]?.string, address: address, parameters: parameters,
-            message: message, documentation: documentation(cursor), origin: origin)
+            message: message, documentation: documentation(cursor), origin: origin,
+            isOwnStream: isOwnStream, finalEventNames: finalEventNames, errorEventNames: errorEventNames)
     }
 
     /// The target transport's channel rules (AppSync Events: 1–5 segments of `[A-Za-z0-9-]`, 1–50
@@ -434,6 +438,8 @@ struct Translation {
         let aliases = eventTypeAliases(of: cursor, message: key, name: name)
         guard var message = messageBody(key: key, cursor, name: name, origin: origin, payloadName: payloadName) else { return nil }
         message.eventTypeAliases = aliases
+        message.endsStream = flag("x-ends-stream", of: cursor, in: "message '\(key)'")
+        message.isStreamError = flag("x-stream-error", of: cursor, in: "message '\(key)'")
         return message
     }
 

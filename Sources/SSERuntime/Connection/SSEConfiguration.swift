@@ -41,6 +41,20 @@ public struct SSEConfiguration: Sendable {
     /// character): a header a proxy refuses (8 KiB is a common limit) would stop every reopen.
     public var maximumEventIDBytes: Int = 1024
 
+    /// What an in-band error event of an own stream (a message marked `x-stream-error`) does to
+    /// it, by the error's `code` (the payload's top-level `code` string, `nil` without one). The
+    /// event reaches the app typed either way. Default: `defaultStreamErrorAction`.
+    public var streamErrorAction: @Sendable (_ code: String?) -> StreamErrorAction = SSEConfiguration.defaultStreamErrorAction
+
+    /// Codes naming credentials (`AUTH_FAILURE`, `TOKEN_EXPIRED`, `UNAUTHORIZED`, `FORBIDDEN`, …)
+    /// re-authorize; `NOT_FOUND` and `GONE` fail; any other code, or none, retries with backoff.
+    public static func defaultStreamErrorAction(_ code: String?) -> StreamErrorAction {
+        let code = (code ?? "").prefix(200).uppercased()
+        if ["AUTH", "TOKEN", "FORBIDDEN", "CREDENTIAL", "PERMISSION", "DENIED"].contains(where: code.contains) { return .reauthorize }
+        if ["NOT_FOUND", "NOTFOUND", "GONE"].contains(where: code.contains) { return .fail }
+        return .retry
+    }
+
     /// Settings with the defaults above; the hub is `/.well-known/mercure` on `endpoint`'s host.
     public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
         self.endpoint = endpoint
@@ -86,4 +100,16 @@ public struct SSEConfiguration: Sendable {
             retriesUnauthorizedOnce: true
         )
     }
+}
+
+/// What an in-band error event does to its own stream.
+public enum StreamErrorAction: Sendable, Equatable {
+    /// The credentials were refused: the stream reopens at once with credentials asked anew from
+    /// the provider; a second such error in a row fails it (`.failed(.unauthorized)`).
+    case reauthorize
+    /// Reopen after the reconnect policy's delay, counted as a failed open (it backs off; a
+    /// `.limited(to:)` policy gives up).
+    case retry
+    /// The stream ends for good: its subscription's status is `.failed` with the error.
+    case fail
 }

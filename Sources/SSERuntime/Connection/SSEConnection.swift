@@ -61,7 +61,7 @@ public final class SSEConnection: ManagedConnection, ChannelConnection, @uncheck
         let clock = RuntimeClock(clock)
         let driver = ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
         group = OwnStreamGroup(shared: driver) { request in
-            let wire = SSEWire(configuration: configuration, transport: transport, style: .ownStream(finalEventNames: request.finalEventNames))
+            let wire = SSEWire(configuration: configuration, transport: transport, style: .ownStream(finalEventNames: request.finalEventNames, errorEventNames: request.errorEventNames))
             return ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
         }
         super.init(driver: driver, lifecycle: group)

@@ -12,8 +12,9 @@ final class SSEWire: Wire {
         /// Mercure: `GET <hub>?topic=…` for every channel; `event:` names the channel.
         case hub
         /// One channel's own stream: `GET <API host><channel path>`; `event:` names the message,
-        /// and an event named one of `finalEventNames` ends the stream for good.
-        case ownStream(finalEventNames: Set<String>)
+        /// an event named one of `finalEventNames` ends the stream for good, and one named one of
+        /// `errorEventNames` is the service's in-band error (`SSEConfiguration.streamErrorAction`).
+        case ownStream(finalEventNames: Set<String>, errorEventNames: Set<String>)
     }
 
     let configuration: SSEConfiguration
@@ -204,11 +205,15 @@ final class SSESession: WireSession {
         return .dropped
     }
 
-    /// Hands `event` to the driver; true when it was the stream's final event.
+    /// Hands `event` to the driver; true when it ended the stream (a final event, an in-band error).
     private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) -> Bool {
         if let id = event.lastEventID { wire.eventReceived(withID: id, channels: channels) }
         context.metrics.countFrame()
-        if case .ownStream(let finalEventNames) = wire.style, let channel = channels.first {
+        if case .ownStream(let finalEventNames, let errorEventNames) = wire.style, let channel = channels.first {
+            if errorEventNames.contains(event.type) {
+                handle(.inBandError(event.data, channel: channel, name: event.type, refusal(forInBandError: event.data)))
+                return true
+            }
             handle(.channelEvent(event.data, channel: channel, name: event.type))
             guard finalEventNames.contains(event.type) else { return false }
             handle(.finished)
@@ -223,6 +228,18 @@ final class SSESession: WireSession {
             context.diagnostics.debug("dropping an event with no type on a stream of several channels")
         }
         return false
+    }
+
+    /// How the session ends after an in-band error, by its `code` and the configuration's policy.
+    private func refusal(forInBandError data: String) -> ConnectionStateMachine.Refusal {
+        let code = try? JSONReader.peekString(forKey: "code", in: data)
+        let message = try? JSONReader.peekString(forKey: "message", in: data)
+        let errors = [ServiceError(errorType: "StreamError", message: message, code: code)]
+        switch wire.configuration.streamErrorAction(code) {
+        case .reauthorize: return .unauthorized(errors)
+        case .retry: return .retryable(errors)
+        case .fail: return .rejected(errors)
+        }
     }
 
     func sendHandshake() {}  // The `200` was the handshake.

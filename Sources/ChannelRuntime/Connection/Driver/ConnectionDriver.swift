@@ -261,6 +261,10 @@ package actor ConnectionDriver {
         case .channelEvent(let text, let channel, let name):
             eventArrived(on: id)
             deliver(text, on: channel, name: name)
+        case .inBandError(let text, let channel, let name, let refusal):
+            deliver(text, on: channel, name: name)
+            diagnostics.error("the service sent an error on the stream", metadata: ["channel": "\(channel)", "refusal": "\(refusal)"])
+            run(machine.sessionRefused(id, refusal))
         case .finished:
             finishForGood()
         case .accepted(let keepAliveTimeout):

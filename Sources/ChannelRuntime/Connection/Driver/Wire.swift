@@ -81,6 +81,9 @@ package enum WireInput {
     /// One event published on `channel` (the wire routes by channel: each subscription whose
     /// channel matches gets it), with the name the wire gave it if it names events.
     case channelEvent(String, channel: String, name: String? = nil)
+    /// An in-band error event on `channel` (an own stream's `error`): delivered like any event,
+    /// but proving nothing about the session's health, then `refusal` ends the session.
+    case inBandError(String, channel: String, name: String, ConnectionStateMachine.Refusal)
     /// The stream ended for good after a final event (`ChannelRequest.finalEventNames`): every
     /// subscription's stream finishes and nothing reconnects.
     case finished
