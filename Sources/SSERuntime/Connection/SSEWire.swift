@@ -40,6 +40,8 @@ final class SSEWire: Wire {
     /// The id of the last event received, sent as `Last-Event-ID` when the stream reopens.
     var lastEventID: String? { resumption.withLock { $0?.id } }
 
+    func forgetResumption() { resumption.withLock { $0 = nil } }
+
     /// The `Last-Event-ID` for a stream of `channels`: only when it keeps a channel of the stream
     /// the id was read on, which resumes from there without a gap. A stream of other channels only
     /// (another user's, after a switch) starts afresh: the id is no point of theirs. (A hub's one id

@@ -117,6 +117,9 @@ package actor ConnectionDriver {
 
     package var state: ConnectionState { board.connectionState }
 
+    /// See `Wire.forgetResumption()`.
+    package nonisolated func forgetResumption() { wire.forgetResumption() }
+
     package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
     /// The current session when it is connected (for a wire's own requests, such as a publish).

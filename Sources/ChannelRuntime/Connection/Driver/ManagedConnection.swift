@@ -18,6 +18,10 @@ open class ManagedConnection: @unchecked Sendable {
         self.lifecycle = lifecycle ?? driver
     }
 
+    /// The channels' events will come over another connection: a reopen must not replay them
+    /// (see `Wire.forgetResumption()`).
+    package func forgetResumption() { driver.forgetResumption() }
+
     /// Counters of frames, reconnects and per-channel events.
     public var metrics: RuntimeMetrics { driver.metrics }
 

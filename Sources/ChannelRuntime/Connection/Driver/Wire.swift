@@ -10,6 +10,14 @@ package protocol Wire: Sendable {
     /// Opens an authorized session carrying `channels` (every subscribed channel now; a wire that
     /// subscribes per channel ignores them). Throws when it cannot; the machine then retries.
     func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession
+
+    /// Forgets where the channels would resume from (a Server-Sent Events `Last-Event-ID`): their
+    /// events came over another connection meanwhile, and a replay would deliver them twice.
+    func forgetResumption()
+}
+
+extension Wire {
+    package func forgetResumption() {}
 }
 
 /// What a wire's sessions may use of the driver's: its counters, its log and its clock.

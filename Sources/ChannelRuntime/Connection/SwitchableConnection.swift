@@ -1,0 +1,267 @@
+import Foundation
+import Logging
+
+/// A connection that runs over one of several transports and can be moved to another while it
+/// runs: seed 004's staged rollout from WebSocket to Server-Sent Events and its instant rollback.
+/// The hub and the generated notifier on top see one connection; `switchTransport(to:)` moves
+/// every subscription, and no consumer's stream ends.
+///
+/// ```swift
+/// let connection = SwitchableConnection(["websocket": appSync, "sse": sse], using: flags.useSSE ? "sse" : "websocket")
+/// let notifier = BackendNotifier(source: ChannelEventHub(connection: connection))
+/// await connection.start()
+/// // Later, a remote flag flips:
+/// try await connection.switchTransport(to: "websocket")
+/// ```
+///
+/// A switch leaves the old transport before it joins the new one, so no event arrives twice; what
+/// is published in between is not delivered. Each subscription's status goes to `.subscribing`
+/// and back to `.active` over the new transport, so `updates(_:)` consumers get
+/// `.resumed(after:)` and can catch up; the connection's state follows the new transport (its
+/// `connecting`, then `connected`) and `transportUpdates()` names it. The transport left forgets
+/// its resumption point (an SSE `Last-Event-ID`): coming back later must not replay events the
+/// other transport delivered.
+public final class SwitchableConnection: ChannelConnection {
+    private let transports: [String: any ManagedConnection & ChannelConnection]
+    private let core: Core
+
+    /// A connection over `transports` (each by its name), starting with `active`.
+    public init(_ transports: [String: any ManagedConnection & ChannelConnection], using active: String, logger: Logger = Logger(label: "ChannelRuntime.SwitchableConnection")) {
+        precondition(transports[active] != nil, "SwitchableConnection: no transport named '\(active)'")
+        self.transports = transports
+        core = Core(transports: transports, active: active, logger: logger)
+    }
+
+    /// The name of the transport in use.
+    public var activeTransport: String { get async { await core.active } }
+
+    /// The names of the transports in use, starting with the current one.
+    public func transportUpdates() async -> AsyncStream<String> { await core.transportUpdates() }
+
+    /// Moves every subscription to `name`'s transport (started if the connection runs) and stops
+    /// the one in use; nothing when it is already in use. Returns once every subscription was
+    /// made anew (its status shows when it is active).
+    public func switchTransport(to name: String) async throws(SwitchError) {
+        guard transports[name] != nil else { throw .unknownTransport(name, known: transports.keys.sorted()) }
+        await core.switchTransport(to: name)
+    }
+
+    /// Why a switch could not be made.
+    public enum SwitchError: Error, Equatable, CustomStringConvertible {
+        case unknownTransport(String, known: [String])
+
+        public var description: String {
+            switch self {
+            case .unknownTransport(let name, let known): "no transport named '\(name)' (known: \(known.joined(separator: ", ")))"
+            }
+        }
+    }
+
+    // MARK: Lifecycle, forwarded to the transport in use
+
+    public func start() async { await core.start() }
+    public func disconnect() async { await core.disconnect() }
+    public func suspend() async { await transports[await core.active]?.suspend() }
+    public func resume() async { await transports[await core.active]?.resume() }
+    public func networkPathChanged(available: Bool = true) async {
+        for transport in transports.values { await transport.networkPathChanged(available: available) }
+    }
+
+    // MARK: ChannelConnection
+
+    /// The counters of the transport in use when asked.
+    public var metrics: RuntimeMetrics { core.metricsOfActive }
+
+    public func subscribe(to channel: String) async throws -> RawChannelSubscription {
+        try await core.subscribe(ChannelRequest(channel: channel))
+    }
+
+    public func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
+        try await core.subscribe(request)
+    }
+
+    public func unsubscribe(_ id: String) async { await core.unsubscribe(id) }
+
+    public func status(ofSubscription id: String) async -> SubscriptionStatus? { core.board.status(of: id) }
+
+    public func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> { core.board.statusUpdates(of: id) }
+
+    public var state: ConnectionState { get async { await core.activeState } }
+
+    public func stateUpdates() async -> AsyncStream<ConnectionState> { await core.stateUpdates() }
+}
+
+extension SwitchableConnection {
+    /// The switching state: which transport, and each subscription's place on it.
+    actor Core {
+        let transports: [String: any ManagedConnection & ChannelConnection]
+        private(set) var active: String
+        let board = ConnectionStatusBoard()
+        private let logger: Logger
+        private var running = false
+        private var activeNames: [UUID: AsyncStream<String>.Continuation] = [:]
+        private let activeMetrics: LockedValue<RuntimeMetrics>
+        private var stateWatcher: Task<Void, Never>?
+
+        private struct Subscription {
+            let request: ChannelRequest
+            let continuation: AsyncStream<RawChannelEvent>.Continuation
+            /// Its id on the transport in use; `nil` while it is being made anew.
+            var inner: String?
+            var forwarders: [Task<Void, Never>] = []
+        }
+
+        private var subscriptions: [String: Subscription] = [:]
+        private var made = 0
+
+        init(transports: [String: any ManagedConnection & ChannelConnection], active: String, logger: Logger) {
+            self.transports = transports
+            self.active = active
+            self.logger = logger
+            activeMetrics = LockedValue(transports[active]!.metrics)
+        }
+
+        nonisolated var metricsOfActive: RuntimeMetrics { activeMetrics.withLock { $0 } }
+
+        var activeState: ConnectionState { get async { await transports[active]!.state } }
+
+        func start() async {
+            running = true
+            watchState()
+            await transports[active]!.start()
+        }
+
+        func disconnect() async {
+            running = false
+            await transports[active]!.disconnect()
+        }
+
+        func stateUpdates() -> AsyncStream<ConnectionState> {
+            watchState()
+            return board.connectionStateUpdates()
+        }
+
+        func transportUpdates() -> AsyncStream<String> {
+            let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(8))
+            let id = UUID()
+            activeNames[id] = continuation
+            continuation.yield(active)
+            continuation.onTermination = { _ in Task { await self.removeNameObserver(id) } }
+            return stream
+        }
+
+        private func removeNameObserver(_ id: UUID) { activeNames[id] = nil }
+
+        /// Republishes the states of the transport in use.
+        private func watchState() {
+            stateWatcher?.cancel()
+            let transport = transports[active]!
+            stateWatcher = Task { [board] in
+                for await state in await transport.stateUpdates() {
+                    guard !Task.isCancelled else { return }
+                    board.setConnectionState(state)
+                }
+            }
+        }
+
+        // MARK: Subscriptions
+
+        func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
+            made += 1
+            let id = "switchable\(made)"
+            let (events, continuation) = AsyncStream.makeStream(of: RawChannelEvent.self, bufferingPolicy: .bufferingNewest(ConnectionDriver.undecodedLimit.events))
+            subscriptions[id] = Subscription(request: request, continuation: continuation)
+            continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+            board.setStatus(.subscribing, of: id)
+            do {
+                try await join(id, on: active)
+            } catch {
+                subscriptions[id] = nil
+                board.forget(id)
+                throw error
+            }
+            return RawChannelSubscription(id: id, channel: request.channel, events: events)
+        }
+
+        /// Makes subscription `id` on transport `name`, forwarding its events and statuses.
+        private func join(_ id: String, on name: String) async throws {
+            guard let request = subscriptions[id]?.request else { return }
+            let transport = transports[name]!
+            let inner = try await transport.subscribe(request)
+            guard var subscription = subscriptions[id], active == name else {
+                await transport.unsubscribe(inner.id)
+                return
+            }
+            let statuses = await transport.statusUpdates(ofSubscription: inner.id)
+            let continuation = subscription.continuation
+            let board = self.board
+            subscription.inner = inner.id
+            subscription.forwarders = [
+                Task {
+                    for await event in inner.events {
+                        guard !Task.isCancelled else { return }
+                        continuation.yield(event)
+                    }
+                    // The transport ended the stream (its final event): so does this one.
+                    if !Task.isCancelled { continuation.finish() }
+                },
+                Task {
+                    for await status in statuses {
+                        guard !Task.isCancelled else { return }
+                        board.setStatus(status, of: id)
+                    }
+                },
+            ]
+            subscriptions[id] = subscription
+        }
+
+        /// Leaves the transport in use for subscription `id`: nothing of it is forwarded any more.
+        private func leave(_ id: String) async {
+            guard var subscription = subscriptions[id] else { return }
+            for forwarder in subscription.forwarders { forwarder.cancel() }
+            let inner = subscription.inner
+            subscription.forwarders = []
+            subscription.inner = nil
+            subscriptions[id] = subscription
+            if let inner { await transports[active]!.unsubscribe(inner) }
+        }
+
+        func unsubscribe(_ id: String) async {
+            guard subscriptions[id] != nil else { return }
+            await leave(id)
+            subscriptions[id]?.continuation.finish()
+            subscriptions[id] = nil
+            board.forget(id)
+        }
+
+        // MARK: Switching
+
+        func switchTransport(to name: String) async {
+            guard name != active else { return }
+            let old = active
+            logger.info("switching transport", metadata: ["from": "\(old)", "to": "\(name)"])
+            // Leave first: an event is never delivered by both.
+            for id in subscriptions.keys.sorted() {
+                await leave(id)
+                board.setStatus(.subscribing, of: id)
+            }
+            transports[old]!.forgetResumption()
+            active = name
+            activeMetrics.withLock { $0 = transports[name]!.metrics }
+            for continuation in activeNames.values { continuation.yield(name) }
+            if running {
+                watchState()
+                await transports[name]!.start()
+            }
+            for id in subscriptions.keys.sorted() {
+                do {
+                    try await join(id, on: name)
+                } catch {
+                    logger.error("cannot subscribe on the new transport", metadata: ["channel": "\(subscriptions[id]?.request.channel ?? "?")", "error": "\(error)"])
+                    board.setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: id)
+                }
+            }
+            if running { await transports[old]!.disconnect() }
+        }
+    }
+}
