@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "ChannelRuntimeTesting", targets: ["ChannelRuntimeTesting"]),
         .library(name: "VortexEvents", targets: ["VortexEvents"]),
         .library(name: "VortexEventsTesting", targets: ["VortexEventsTesting"]),
+        .library(name: "EnrichmentJobs", targets: ["EnrichmentJobs"]),
     ],
     // The embedded emulator's token signing (jwt-kit) is a trait, on by
     // default so `swift run vortex-demo` and `swift test` work here; an app that depends on the

@@ -20,6 +20,7 @@ let package = Package(
             name: "runtime-bench",
             dependencies: [
                 .product(name: "VortexEvents", package: root),
+                .product(name: "EnrichmentJobs", package: root),
                 .product(name: "AppSyncRuntime", package: root),
                 .product(name: "AppSyncEmulator", package: root),
                 .product(name: "SSERuntime", package: root),

@@ -142,6 +142,10 @@ public final class AppSyncEmulator: Sendable {
     public var jobStreamsOpened: Int { jobs.streamsOpened }
     public var jobStreamCount: Int { jobs.openStreams }
 
+    /// When each event of `job` was emitted, by event id (1 is the first `progress`): for
+    /// measuring how long an event takes to reach a consumer.
+    public func jobEventEmissionTimes(_ job: String) -> [Int: ContinuousClock.Instant] { jobs.emissionTimes(of: job) }
+
     /// Every open WebSocket stops answering anything (frames, pongs, keep-alives) with its socket
     /// left open: a frozen server, or a network path that went dead.
     public func freezeConnections() async { await broker.freezeConnections() }

@@ -11,6 +11,8 @@ final class JobStreams: Sendable {
         let id: Int
         let name: String
         let data: String
+        /// When the job emitted it (for latency measurements).
+        let emittedAt: ContinuousClock.Instant
         var isFinal: Bool { name == "completed" || name == "failed" }
     }
 
@@ -72,7 +74,7 @@ final class JobStreams: Sendable {
     private func append(to job: String, name: String, data: String) {
         let followers = state.withLockedValue { state -> [AsyncStream<Event>.Continuation] in
             guard var entry = state.jobs[job] else { return [] }
-            let event = Event(id: entry.events.count + 1, name: name, data: data)
+            let event = Event(id: entry.events.count + 1, name: name, data: data, emittedAt: .now)
             entry.events.append(event)
             state.jobs[job] = entry
             return Array(entry.followers.values)
@@ -123,6 +125,13 @@ final class JobStreams: Sendable {
     }
 
     var streamsOpened: Int { state.withLockedValue { $0.streamsOpened } }
+
+    /// When each event of `job` was emitted, by event id.
+    func emissionTimes(of job: String) -> [Int: ContinuousClock.Instant] {
+        state.withLockedValue { state in
+            Dictionary(uniqueKeysWithValues: (state.jobs[job]?.events ?? []).map { ($0.id, $0.emittedAt) })
+        }
+    }
 
     var openStreams: Int { state.withLockedValue { $0.jobs.values.reduce(0) { $0 + $1.followers.count } } }
 

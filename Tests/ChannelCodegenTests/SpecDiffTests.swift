@@ -300,6 +300,24 @@ struct SpecDiffTests {
         #expect(changes.first?.reason.contains("'gone'") == true)
     }
 
+    /// Own streams: the same Swift, but the stream is requested, ended and retried another way.
+    @Test func ownStreamFlagsAreWireBreakingAndSourceCompatible() throws {
+        let own = Self.base.replacingOccurrences(of: "            address: shop/user/{userId}/orders\n", with: "            address: shop/user/{userId}/orders\n            x-request-stream: true\n")
+        let becameOwn = try Self.diff(Self.base, own)
+        #expect(becameOwn.map(\.symbol) == ["OrdersSubscription"], "\(becameOwn.map(\.reason))")
+        #expect(becameOwn.map(\.wire) == [.breaking] && becameOwn.map(\.source) == [.compatible])
+        #expect(becameOwn.first?.reason.contains("its own request") == true)
+
+        let ending = own.replacingOccurrences(of: "                name: order/changed\n", with: "                name: order/changed\n                x-ends-stream: true\n")
+        let ends = try Self.diff(own, ending)
+        #expect(ends.map(\.reason) == [
+            "the events that end the stream change from none to 'order/changed' (x-ends-stream): shipped apps end, or keep, the stream the old way",
+        ])
+        let erring = ending.replacingOccurrences(of: "x-ends-stream: true", with: "x-stream-error: true")
+        let errors = try Self.diff(ending, erring)
+        #expect(errors.count == 2 && errors.allSatisfy { $0.wire == .breaking && $0.source == .compatible }, "\(errors.map(\.reason))")
+    }
+
     /// `café` as U+00E9, then as `e` + U+0301: shipped apps' JSONDecoder reads either; Swift
     /// identifiers are not normalized, so the property is another name.
     @Test func aPropertyKeyRespelledInAnotherNormalizationIsSourceBreakingOnly() throws {

@@ -157,7 +157,30 @@ package struct SpecDiff {
         }
         compareAddress(before.channel, channel, subscription: subscription)
         compareSharedAddress(before.channel, channel, subscription: subscription)
+        compareOwnStream(before.channel, channel, subscription: subscription)
         compareMessages(before.channel, channel, subscription: subscription)
+    }
+
+    /// How the channel is carried (`x-request-stream`) and which events end it or are errors: the
+    /// same Swift, but shipped apps request, end and retry the stream the old way.
+    private mutating func compareOwnStream(_ before: Channel, _ channel: Channel, subscription: String) {
+        let location = channel.origin.location
+        if before.isOwnStream != channel.isOwnStream {
+            record(.breaking, .compatible, location, subscription, channel.isOwnStream
+                ? "each instance becomes its own request (x-request-stream): shipped apps look for its events on the shared stream"
+                : "the channel joins the shared stream (x-request-stream removed): shipped apps request each instance on its own")
+        }
+        func names(_ values: [String]) -> String { values.isEmpty ? "none" : values.map { "'\($0)'" }.joined(separator: ", ") }
+        if before.finalEventNames != channel.finalEventNames {
+            record(.breaking, .compatible, location, subscription,
+                   "the events that end the stream change from \(names(before.finalEventNames)) to \(names(channel.finalEventNames)) (x-ends-stream): "
+                       + "shipped apps end, or keep, the stream the old way")
+        }
+        if before.errorEventNames != channel.errorEventNames {
+            record(.breaking, .compatible, location, subscription,
+                   "the in-band error events change from \(names(before.errorEventNames)) to \(names(channel.errorEventNames)) (x-stream-error): "
+                       + "shipped apps re-authorize, back off or give up the old way")
+        }
     }
 
     /// Channels on one address: a shipped app's stream skips the events whose property names the

@@ -28,6 +28,9 @@ import Logging
 ///   control characters) is not kept: counted (`ignoredEventIDs`) and logged;
 /// - events larger than `maximumEventBytes` and events naming no subscribed channel are counted
 ///   and dropped.
+///
+/// Beside the hub's stream, channels whose spec marks them `x-request-stream` (seed 004's job
+/// streams) are each their own request: see `subscribe(_:)`.
 public final class SSEConnection: ManagedConnection, ChannelConnection, @unchecked Sendable {
     /// The settings the connection was made with.
     public let configuration: SSEConfiguration
