@@ -50,13 +50,18 @@ struct Jobs: AsyncParsableCommand {
         let runningJob = try EnrichmentSubscription(jobId: running)
         try await waitUntil { emulator.jobEventEmissionTimes(running).count >= 3 }
         let opened = ContinuousClock.now
-        let first = Task {
-            for await _ in await hub.events(for: runningJob) { return ContinuousClock.now }
-            return nil
+        var active: ContinuousClock.Instant?
+        var firstEvent: ContinuousClock.Instant?
+        for await update in await hub.updates(for: runningJob) {
+            switch update {
+            case .status(let status) where status.isActive: active = active ?? .now
+            case .event: firstEvent = firstEvent ?? .now
+            default: break
+            }
+            if active != nil, firstEvent != nil { break }
         }
-        try await waitUntil { await hub.status(ofInstance: runningJob)?.isActive == true }
-        let connected = ContinuousClock.now - opened
-        guard let firstEvent = await first.value else { throw BenchFailure("the job's stream ended with no event") }
+        guard let active, let firstEvent else { throw BenchFailure("the job's stream ended early") }
+        let connected = active - opened
 
         // Event → consumer, and the reconnect after a drop halfway.
         let job = try await Self.startJob(at: base, key: key, total: events)
