@@ -94,55 +94,35 @@ struct SubscriptionsStructure {
                 access: access, isStatic: true, binding: .let, name: Identifier("eventType"), type: "\(string)?",
                 value: .code(channel.message.name.map(Code.literal) ?? "nil")))),
         ]
-        if let declared = declaredEventTypes(channel) {
+        // What only the runtime reads (`@_spi(Generated)`), each where the spec sets it.
+        func runtimeFact(_ name: String, _ type: Code, _ value: Expression, _ documentation: String) {
             members.append(Declaration(
-                documentation: DocComment(["Every event type the spec declares for the channel's messages."]),
-                spi: types.spi(for: access),
-                .variable(Variable(
-                    access: access, isStatic: true, binding: .let, name: Identifier("eventTypes"), type: "\(types.swift("Set"))<\(string)>",
-                    value: .array(declared.map(Code.literal))))))
+                documentation: DocComment([documentation]), spi: types.spi(for: access),
+                .variable(Variable(access: access, isStatic: true, binding: .let, name: Identifier(name), type: type, value: value))))
+        }
+        let stringSet: Code = "\(types.swift("Set"))<\(string)>"
+        if let declared = declaredEventTypes(channel) {
+            runtimeFact("eventTypes", stringSet, .array(declared.map(Code.literal)), "Every event type the spec declares for the channel's messages.")
         }
         if channel.message.isText, api.channelRules == .serverSentEvents {
-            members.append(Declaration(
-                documentation: DocComment(["A `text/*` message: each event is the text as the server sent it."]),
-                spi: types.spi(for: access),
-                .variable(Variable(
-                    access: access, isStatic: true, binding: .let, name: Identifier("eventsAreText"), type: types.swift("Bool"),
-                    value: .code("true")))))
+            runtimeFact("eventsAreText", types.swift("Bool"), .code("true"), "A `text/*` message: each event is the text as the server sent it.")
         }
         if channel.isOwnStream {
-            members.append(Declaration(
-                documentation: DocComment(["Each instance is its own stream (`x-request-stream`), whose events name their message."]),
-                spi: types.spi(for: access),
-                .variable(Variable(
-                    access: access, isStatic: true, binding: .let, name: Identifier("isOwnStream"), type: types.swift("Bool"),
-                    value: .code("true")))))
+            runtimeFact("isOwnStream", types.swift("Bool"), .code("true"), "Each instance is its own stream (`x-request-stream`), whose events name their message.")
         }
         if !channel.finalEventNames.isEmpty {
-            members.append(Declaration(
-                documentation: DocComment(["The messages that end the stream (`x-ends-stream`): it finishes after one of them."]),
-                spi: types.spi(for: access),
-                .variable(Variable(
-                    access: access, isStatic: true, binding: .let, name: Identifier("finalEventNames"), type: "\(types.swift("Set"))<\(string)>",
-                    value: .array(channel.finalEventNames.map(Code.literal))))))
+            runtimeFact("finalEventNames", stringSet, .array(channel.finalEventNames.map(Code.literal)),
+                        "The messages that end the stream (`x-ends-stream`): it finishes after one of them.")
         }
         if !channel.errorEventNames.isEmpty {
-            members.append(Declaration(
-                documentation: DocComment(["The messages that are the service's in-band errors (`x-stream-error`)."]),
-                spi: types.spi(for: access),
-                .variable(Variable(
-                    access: access, isStatic: true, binding: .let, name: Identifier("errorEventNames"), type: "\(types.swift("Set"))<\(string)>",
-                    value: .array(channel.errorEventNames.map(Code.literal))))))
+            runtimeFact("errorEventNames", stringSet, .array(channel.errorEventNames.map(Code.literal)),
+                        "The messages that are the service's in-band errors (`x-stream-error`).")
         }
         if let shared = channel.sharedAddress {
             let routing = types.runtime("SharedAddressRouting")
             let values = Code.joined(shared.otherChannelsValues.map { "\(literal: $0)" }, separator: ", ")
-            members.append(Declaration(
-                documentation: DocComment(["Other channels have this address: their events are told apart by `\(shared.property)`."]),
-                spi: types.spi(for: access),
-                .variable(Variable(
-                    access: access, isStatic: true, binding: .let, name: Identifier("sharedAddress"), type: "\(routing)?",
-                    value: .code("\(routing)(property: \(literal: shared.property), otherChannelsValues: [\(values)])")))))
+            runtimeFact("sharedAddress", "\(routing)?", .code("\(routing)(property: \(literal: shared.property), otherChannelsValues: [\(values)])"),
+                        "Other channels have this address: their events are told apart by `\(shared.property)`.")
         }
         if channel.address.isOpen {
             members += openAddressMembers(channel)
