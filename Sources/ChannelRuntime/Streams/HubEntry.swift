@@ -161,7 +161,7 @@ final class Entry<Subscription: ChannelSubscription>: HubEntry, @unchecked Senda
                 ? EventDecoding.textDecoder(for: Subscription.Event.self)
                 : EventDecoding.decoder(for: Subscription.Event.self)
             // A named event (an own stream's `event:`) tells the decoder which message it is.
-            let decodeNamed = Subscription.eventsAreText ? nil : EventDecoding.namedDecoder(for: Subscription.Event.self)
+            let decodeNamed = Subscription.isOwnStream && !Subscription.eventsAreText ? EventDecoding.namedDecoder(for: Subscription.Event.self) : nil
             let finalEventNames = Subscription.finalEventNames
             let eventType = EventDecoding.eventTypeReader(for: Subscription.Event.self)
             // The event type only tells several messages apart; one that no message declares is

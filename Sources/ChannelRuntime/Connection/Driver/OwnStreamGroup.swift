@@ -60,6 +60,11 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         self.makeDriver = makeDriver
     }
 
+    deinit {
+        sharedWatcher?.cancel()
+        for stream in streams.values { for watcher in stream.watchers { watcher.cancel() } }
+    }
+
     // MARK: Own streams
 
     /// Opens `request`'s own stream: its driver is started when the connection runs.
@@ -74,13 +79,16 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         let statuses = await driver.statusUpdates(ofSubscription: inner.id)
         let states = await driver.stateUpdates()
         streams[id]?.watchers = [
-            Task {
-                for await status in statuses { self.setStatus(status, of: id) }
+            Task { [weak self] in
+                for await status in statuses { await self?.setStatus(status, of: id) }
                 // The subscription ended (unsubscribed, or its final event came): so does its stream.
-                await self.ended(id)
+                await self?.ended(id)
             },
-            Task {
-                for await state in states { self.streamStateChanged(state, of: id) }
+            Task { [weak self] in
+                for await state in states {
+                    guard let self else { return }
+                    await self.streamStateChanged(state, of: id)
+                }
             },
         ]
         switch lifecycle {
@@ -125,8 +133,12 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     private func watchSharedState() {
         guard sharedWatcher == nil else { return }
         let shared = self.shared
-        sharedWatcher = Task {
-            for await state in await shared.stateUpdates() { self.sharedStateChanged(state) }
+        // Weak: the shared stream's states never end, and the group must not outlive its connection.
+        sharedWatcher = Task { [weak self] in
+            for await state in await shared.stateUpdates() {
+                guard let self else { return }
+                await self.sharedStateChanged(state)
+            }
         }
     }
 
