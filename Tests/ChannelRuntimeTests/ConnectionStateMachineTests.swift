@@ -244,6 +244,43 @@ struct ConnectionStateMachineTests {
         #expect(machine.transportClosed(Self.session(2), .dropped).last == .publishState(.failed(.unauthorized(Self.refusal))))
     }
 
+    /// SSE promises a floor between opens: its retry with fresh credentials waits for it, and an
+    /// event (an in-band error proves nothing) does not make a second refusal retry again.
+    @Test func anAuthorizationRetryWaitsItsDelayWhenTheTransportAsksForOne() {
+        var settings = Self.settings
+        settings.unauthorizedRetryDelay = .seconds(3)
+        var machine = Self.connected(settings: settings)
+        _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
+        let actions = machine.transportClosed(Self.session(1), .dropped)
+        #expect(!actions.contains(.openTransport(Self.session(2))))
+        #expect(actions.contains(.startTimer(.reconnect, .seconds(3))))
+        #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(2))))
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        _ = machine.sessionRefused(Self.session(2), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(2), .dropped).last == .publishState(.failed(.unauthorized(Self.refusal))))
+    }
+
+    /// A session that delivered an event is healthy at once (issue 47): its end starts the count
+    /// of failed attempts over, where one that ended before any event adds to it.
+    @Test func anEventSettlesTheSessionBeforeTheSettleTime() {
+        var settings = Self.settings
+        settings.reconnectPolicy = ReconnectPolicy.fixed(.seconds(1)).limited(to: 1)
+        var machine = Self.connected(settings: settings)
+        #expect(machine.eventArrived(Self.session(1)) == [.cancelTimer(.settled)])
+        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
+        _ = machine.timerFired(.reconnect)
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        _ = machine.eventArrived(Self.session(2))
+        #expect(machine.transportClosed(Self.session(2), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
+        // No event this time: a second failure in a row, and the policy (one at most) gives up.
+        _ = machine.timerFired(.reconnect)
+        _ = machine.transportOpened(Self.session(3))
+        _ = machine.sessionAccepted(Self.session(3), keepAliveTimeout: nil)
+        #expect(machine.transportClosed(Self.session(3), .dropped).last == .publishState(.failed(.gaveUp)))
+    }
+
     @Test func withoutTheRetryAnAuthorizationFailureFailsAtOnce() {
         var settings = Self.settings
         settings.retriesUnauthorizedOnce = false

@@ -34,6 +34,9 @@ package struct ConnectionStateMachine: Sendable {
         /// On an authorization failure, try once more at once with credentials asked anew from the
         /// provider (an expired token) before ending in `.failed(.unauthorized)`.
         package var retriesUnauthorizedOnce: Bool
+        /// How long that retry waits: zero (at once) unless the transport promises a floor
+        /// between opens (SSE: its policy's first delay, so a stream never opens twice a second).
+        package var unauthorizedRetryDelay: Duration = .zero
         /// Close codes of the peer that end the connection until the app starts it again
         /// (`.closed`); any other close reconnects.
         package var finalCloseCodes: Set<Int>
@@ -527,7 +530,9 @@ package struct ConnectionStateMachine: Sendable {
         case .unauthorized(let errors):
             if settings.retriesUnauthorizedOnce && !unauthorizedRetryUsed {
                 unauthorizedRetryUsed = true
-                return close(session, then: .reconnectNow, wasConnected: wasConnected, attempts: attempts)
+                let then: AfterClose = settings.unauthorizedRetryDelay > .zero
+                    ? .reconnectNoSooner(than: settings.unauthorizedRetryDelay, because: .refused(errors)) : .reconnectNow
+                return close(session, then: then, wasConnected: wasConnected, attempts: attempts)
             }
             return close(session, then: .fail(.unauthorized(errors)), wasConnected: wasConnected, attempts: attempts)
         case .rejected(let errors):

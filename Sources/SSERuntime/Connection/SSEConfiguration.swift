@@ -85,7 +85,7 @@ public struct SSEConfiguration: Sendable {
 
     /// The connection machine's settings from these.
     var machineSettings: ConnectionStateMachine.Settings {
-        ConnectionStateMachine.Settings(
+        var settings = ConnectionStateMachine.Settings(
             reconnectPolicy: reconnectPolicy,
             // The stream carries every channel the request names: there is no per-channel refusal to retry.
             subscribeRetryPolicy: .never,
@@ -99,13 +99,18 @@ public struct SSEConfiguration: Sendable {
             closeGracePeriod: .seconds(1),
             retriesUnauthorizedOnce: true
         )
+        // The retry with fresh credentials waits the policy's first delay too: a stream is never
+        // opened more often than the policy allows, also when the server refuses it in-band.
+        settings.unauthorizedRetryDelay = reconnectPolicy.delay(afterFailedAttempts: 1) ?? .zero
+        return settings
     }
 }
 
 /// What an in-band error event does to its own stream.
 public enum StreamErrorAction: Sendable, Equatable {
-    /// The credentials were refused: the stream reopens at once with credentials asked anew from
-    /// the provider; a second such error in a row fails it (`.failed(.unauthorized)`).
+    /// The credentials were refused: the stream reopens (after the reconnect policy's first delay)
+    /// with credentials asked anew from the provider; a second such error in a row fails it
+    /// (`.failed(.unauthorized)`).
     case reauthorize
     /// Reopen after the reconnect policy's delay, counted as a failed open (it backs off; a
     /// `.limited(to:)` policy gives up).

@@ -18,7 +18,8 @@ import Logging
 /// - a subscription to a channel the stream does not carry reopens the stream with the new channel
 ///   set (changes within `resubscribeDelay` are gathered into one reopen); an unsubscribed channel
 ///   stays in the stream until the next reopen, its events dropped;
-/// - `401`/`403` is an authorization failure (tried once more with fresh credentials), `429`/`503`
+/// - `401`/`403` is an authorization failure (tried once more with fresh credentials, after the
+///   policy's first delay), `429`/`503`
 ///   wait for `Retry-After` (at most `maximumRetryAfter`), other `5xx` reconnect, `204` and other
 ///   `4xx` fail for good;
 /// - the server's `retry:` is a hint: it can lengthen the reconnect policy's delay (up to
