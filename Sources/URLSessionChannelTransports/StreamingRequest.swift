@@ -10,8 +10,9 @@ import FoundationNetworking
 /// the host they were meant for) and nothing outlives the request.
 ///
 /// The body held for the reader is bounded: past `bodyCapacity` bytes the task is suspended (URLSession
-/// stops reading the socket where it honours that), and past twice that the request is cancelled and
-/// the body ends after what was held. A server sending faster than its reader costs this bound here;
+/// stops reading the socket where it honours that; not on Linux, where FoundationNetworking traps when
+/// a suspend races its own reading, `NativeProtocol.swift:69`), and past twice that the request is
+/// cancelled and the body ends after what was held. A server sending faster than its reader costs this bound here;
 /// FoundationNetworking on Linux also reads ahead of the delegate without a bound of its own (a
 /// flooding server got ~140 MB out before a cancel took effect), one reason NIO is the default there.
 final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -35,6 +36,11 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     private let state = LockedValue(State())
     private let bodyCapacity: Int
+    #if canImport(Darwin)
+    private static let suspendsWhenFull = true
+    #else
+    private static let suspendsWhenFull = false
+    #endif
     private let request: URLRequest
     private let configuration: URLSessionConfiguration
     private let task = LockedValue<(session: URLSession, task: URLSessionDataTask)?>(nil)
@@ -168,7 +174,7 @@ final class StreamingRequest: NSObject, URLSessionDataDelegate, @unchecked Senda
             state.chunks.append([UInt8](data))
             state.bufferedBytes += data.count
             if state.bufferedBytes > 2 * bodyCapacity { return (nil, .overflow) }
-            if state.bufferedBytes > bodyCapacity, !state.suspended {
+            if state.bufferedBytes > bodyCapacity, !state.suspended, Self.suspendsWhenFull {
                 state.suspended = true
                 return (nil, .suspend)
             }
