@@ -101,3 +101,35 @@ struct TransportSwitchTests {
         }
     }
 }
+
+extension TransportSwitchTests {
+    /// A switch while the app is in the background does not open the new transport; coming back
+    /// opens it, and the stream goes on.
+    @Test func aSwitchWhileSuspendedWaitsForTheResume() async throws {
+        let stack = try await Stack.start(authorization: { _ in .apiKey(Stack.publisherKey) })
+        var sseConfiguration = SSEConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
+        sseConfiguration.connectTimeout = boundForLoadedMachines
+        let sse = SSEConnection(configuration: sseConfiguration, logger: SSEConnectionTests.quiet)
+        let connection = SwitchableConnection(["websocket": stack.connection, "sse": sse], using: "websocket", logger: SSEConnectionTests.quiet)
+        let hub = ChannelEventHub(connection: connection, logger: SSEConnectionTests.quiet)
+        let notifier = BackendNotifier(source: hub)
+        try await notifier.setUserId("alice")
+        let events = Collected { await notifier.revokeValues() }
+        await connection.start()
+        try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+        await connection.suspend()
+        try await connection.switchTransport(to: "sse")
+        #expect(await sse.state == .idle)
+        #expect(emulatorStreams(stack) == 0)
+        await connection.resume()
+        try await waitFor("the subscription to be active over SSE") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+        let channel = try UserTokenRevokeEventsSubscription(userId: "alice").channel
+        _ = try await stack.publisher.publish([try UserSwitchEndToEndTests.revocation(of: "alice", 1)], to: channel)
+        try await waitFor("the event over SSE") { events.count == 1 }
+        events.cancel()
+        await connection.disconnect()
+        await stack.stop()
+    }
+
+    private func emulatorStreams(_ stack: Stack) -> Int { stack.emulator.eventStreamCount }
+}

@@ -61,8 +61,8 @@ public final class SwitchableConnection: ChannelConnection {
 
     public func start() async { await core.start() }
     public func disconnect() async { await core.disconnect() }
-    public func suspend() async { await transports[await core.active]?.suspend() }
-    public func resume() async { await transports[await core.active]?.resume() }
+    public func suspend() async { await core.suspend() }
+    public func resume() async { await core.resume() }
     public func networkPathChanged(available: Bool = true) async {
         for transport in transports.values { await transport.networkPathChanged(available: available) }
     }
@@ -99,6 +99,8 @@ extension SwitchableConnection {
         let board = ConnectionStatusBoard()
         private let logger: Logger
         private var running = false
+        /// Suspended by the app: a transport switched to meanwhile waits for `resume()`.
+        private var suspended = false
         private var activeNames: [UUID: AsyncStream<String>.Continuation] = [:]
         private let activeMetrics: LockedValue<RuntimeMetrics>
         private var stateWatcher: Task<Void, Never>?
@@ -134,6 +136,18 @@ extension SwitchableConnection {
         func disconnect() async {
             running = false
             await transports[active]!.disconnect()
+        }
+
+        func suspend() async {
+            suspended = true
+            await transports[active]!.suspend()
+        }
+
+        func resume() async {
+            suspended = false
+            // A transport switched to while suspended has not started yet.
+            if running { await transports[active]!.start() }
+            await transports[active]!.resume()
         }
 
         func stateUpdates() -> AsyncStream<ConnectionState> {
@@ -251,7 +265,8 @@ extension SwitchableConnection {
             for continuation in activeNames.values { continuation.yield(name) }
             if running {
                 watchState()
-                await transports[name]!.start()
+                // While suspended the new transport starts with `resume()`.
+                if !suspended { await transports[name]!.start() }
             }
             for id in subscriptions.keys.sorted() {
                 do {
