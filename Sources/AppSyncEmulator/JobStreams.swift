@@ -72,14 +72,14 @@ final class JobStreams: Sendable {
     }
 
     private func append(to job: String, name: String, data: String) {
-        let followers = state.withLockedValue { state -> [AsyncStream<Event>.Continuation] in
-            guard var entry = state.jobs[job] else { return [] }
+        let appended = state.withLockedValue { state -> (event: Event, followers: [AsyncStream<Event>.Continuation])? in
+            guard var entry = state.jobs[job] else { return nil }
             let event = Event(id: entry.events.count + 1, name: name, data: data, emittedAt: .now)
             entry.events.append(event)
             state.jobs[job] = entry
-            return Array(entry.followers.values)
+            return (event, Array(entry.followers.values))
         }
-        guard let event = state.withLockedValue({ $0.jobs[job]?.events.last }) else { return }
+        guard let (event, followers) = appended else { return }
         for follower in followers {
             follower.yield(event)
             if event.isFinal { follower.finish() }

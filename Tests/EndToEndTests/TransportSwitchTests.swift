@@ -13,15 +13,7 @@ import VortexEvents
 @Suite("Live transport switch")
 struct TransportSwitchTests {
     @Test func theAppsLoopSurvivesEverySwitchAndNoEventArrivesTwice() async throws {
-        let stack = try await Stack.start(authorization: { _ in .apiKey(Stack.publisherKey) })
-        var sseConfiguration = SSEConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
-        sseConfiguration.reconnectPolicy = .fixed(.milliseconds(100))
-        sseConfiguration.connectTimeout = boundForLoadedMachines
-        let sse = SSEConnection(configuration: sseConfiguration, logger: SSEConnectionTests.quiet)
-        let connection = SwitchableConnection(["websocket": stack.connection, "sse": sse], using: "sse", logger: SSEConnectionTests.quiet)
-        let hub = ChannelEventHub(connection: connection, logger: SSEConnectionTests.quiet)
-        let notifier = BackendNotifier(source: hub)
-        try await notifier.setUserId("alice")
+        let (stack, sse, connection, hub, notifier) = try await Self.setUp(using: "sse")
         let transports = Collected { await connection.transportUpdates() }
         let updates = await notifier.updates(UserTokenRevokeEventsSubscription.self)
         let seen = NIOLockedValueBox((events: [Int](), resumed: 0, ended: false))
@@ -92,6 +84,22 @@ struct TransportSwitchTests {
         await stack.stop()
     }
 
+    /// The emulator's WebSocket and its SSE hub behind one switchable connection, alice's notifier on it.
+    static func setUp(using active: String) async throws
+        -> (Stack, SSEConnection, SwitchableConnection, ChannelEventHub, BackendNotifier)
+    {
+        let stack = try await Stack.start(authorization: { _ in .apiKey(Stack.publisherKey) })
+        var sseConfiguration = SSEConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
+        sseConfiguration.reconnectPolicy = .fixed(.milliseconds(100))
+        sseConfiguration.connectTimeout = boundForLoadedMachines
+        let sse = SSEConnection(configuration: sseConfiguration, logger: SSEConnectionTests.quiet)
+        let connection = SwitchableConnection(["websocket": stack.connection, "sse": sse], using: active, logger: SSEConnectionTests.quiet)
+        let hub = ChannelEventHub(connection: connection, logger: SSEConnectionTests.quiet)
+        let notifier = BackendNotifier(source: hub)
+        try await notifier.setUserId("alice")
+        return (stack, sse, connection, hub, notifier)
+    }
+
     @Test func anUnknownTransportIsRefusedWithTheKnownOnes() async throws {
         let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:1/event")
         let sse = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: SSEConnectionTests.quiet)
@@ -106,14 +114,7 @@ extension TransportSwitchTests {
     /// A switch while the app is in the background does not open the new transport; coming back
     /// opens it, and the stream goes on.
     @Test func aSwitchWhileSuspendedWaitsForTheResume() async throws {
-        let stack = try await Stack.start(authorization: { _ in .apiKey(Stack.publisherKey) })
-        var sseConfiguration = SSEConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
-        sseConfiguration.connectTimeout = boundForLoadedMachines
-        let sse = SSEConnection(configuration: sseConfiguration, logger: SSEConnectionTests.quiet)
-        let connection = SwitchableConnection(["websocket": stack.connection, "sse": sse], using: "websocket", logger: SSEConnectionTests.quiet)
-        let hub = ChannelEventHub(connection: connection, logger: SSEConnectionTests.quiet)
-        let notifier = BackendNotifier(source: hub)
-        try await notifier.setUserId("alice")
+        let (stack, sse, connection, hub, notifier) = try await Self.setUp(using: "websocket")
         let events = Collected { await notifier.revokeValues() }
         await connection.start()
         try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
