@@ -58,7 +58,9 @@ struct JobStreamEmulatorTests {
         let processed = received.compactMap { if case .progress(let progress) = $0 { progress.processed } else { nil } }
         #expect(processed == Array(1...40))
         #expect(received.last == .completed(EnrichmentCompleted(jobId: job, resultsUrl: "/api/v2/enrichments/\(job)/results")))
-        #expect(emulator.jobStreamsOpened == 3)
+        // The first drop always meets an open stream; the second may come after the job ended
+        // (a loaded consumer reads event 25 after `completed` closed the stream).
+        #expect((2...3).contains(emulator.jobStreamsOpened))
         await connection.disconnect()
         await emulator.stop()
     }

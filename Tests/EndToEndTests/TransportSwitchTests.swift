@@ -65,6 +65,8 @@ struct TransportSwitchTests {
             }
         }
         for next in ["sse", "websocket"] {
+            // Each switch from an active subscription, so each one ends in one `.resumed`.
+            try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
             try await Task.sleep(for: .milliseconds(100))
             try await connection.switchTransport(to: next)
         }
