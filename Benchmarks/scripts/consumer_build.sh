@@ -84,7 +84,7 @@ cat > "$work/Sources/ShopApp/main.swift" <<'SWIFT'
 import AppSyncRuntime
 import ShopEvents
 
-let endpoint = try AppSyncEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
+let endpoint = try ChannelEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
 let connection = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("da2-example")))
 let notifier = ShopNotifier(source: ChannelEventHub(connection: connection))
 _ = notifier

@@ -83,7 +83,7 @@ struct JobDemo: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .critical
         let status: Int32
         if let endpoint, let jobId {
-            let authorization: AppSyncAuthorization = if let apiKey {
+            let authorization: ChannelAuthorization = if let apiKey {
                 .apiKey(apiKey)
             } else if auth == .query {
                 .queryToken { [token] in token ?? "" }
@@ -128,14 +128,14 @@ struct JobDemo: AsyncParsableCommand {
     }
 
     /// Follows the job's stream; the exit status by how it ended.
-    private func follow(_ jobId: String, at base: String, authorization: AppSyncAuthorization, logger: Logger) async throws -> Int32 {
+    private func follow(_ jobId: String, at base: String, authorization: ChannelAuthorization, logger: Logger) async throws -> Int32 {
         let subscription: EnrichmentSubscription
         do {
             subscription = try EnrichmentSubscription(jobId: jobId)
         } catch {
             throw ValidationError("\(error)")
         }
-        var configuration = SSEConfiguration(endpoint: try AppSyncEndpoint(http: base), authorization: authorization)
+        var configuration = SSEConfiguration(endpoint: try ChannelEndpoint(http: base), authorization: authorization)
         configuration.reconnectPolicy = Self.reconnectPolicy
         let connection = SSEConnection(configuration: configuration, logger: logger)
         let hub = ChannelEventHub(connection: connection, logger: logger)

@@ -100,8 +100,8 @@ struct VortexDemo: AsyncParsableCommand {
         // 1. Where to connect, and as whom.
         var stopEmulator: () async -> Void = {}
         let httpEndpoint: String
-        let subscriberAuthorization: AppSyncAuthorization
-        let publisherAuthorization: AppSyncAuthorization
+        let subscriberAuthorization: ChannelAuthorization
+        let publisherAuthorization: ChannelAuthorization
         if let endpoint {
             httpEndpoint = endpoint
             subscriberAuthorization = apiKey.map { .apiKey($0) } ?? .token { [token] in token ?? "" }
@@ -135,9 +135,9 @@ struct VortexDemo: AsyncParsableCommand {
         await stopEmulator()
     }
 
-    private func demo(httpEndpoint: String, subscriber subscriberAuthorization: AppSyncAuthorization, publisher publisherAuthorization: AppSyncAuthorization, logger: Logger) async throws {
+    private func demo(httpEndpoint: String, subscriber subscriberAuthorization: ChannelAuthorization, publisher publisherAuthorization: ChannelAuthorization, logger: Logger) async throws {
         // 2. The generated notifier on one connection; the transport is configuration, not a regenerate.
-        let appSync = try AppSyncEndpoint(http: httpEndpoint)
+        let appSync = try ChannelEndpoint(http: httpEndpoint)
         let connection: any DemoConnection
         switch (transport.isSSE, transport.usesURLSession) {
         case (false, let urlSession):

@@ -115,67 +115,67 @@ struct CodecTests {
 @Suite("Endpoints and authorization")
 struct EndpointAuthTests {
     @Test func standardAWSEndpoint() throws {
-        let endpoint = try AppSyncEndpoint(http: "https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/event")
+        let endpoint = try ChannelEndpoint(http: "https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/event")
         #expect(endpoint.realtime.absoluteString == "wss://abcdefghijklmnopqrstuvwxyz.appsync-realtime-api.us-east-1.amazonaws.com/event/realtime")
         #expect(endpoint.host == "abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com")
         #expect(endpoint.http.absoluteString == "https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/event")
-        let china = try AppSyncEndpoint(http: "https://x.appsync-api.cn-north-1.amazonaws.com.cn/event")
+        let china = try ChannelEndpoint(http: "https://x.appsync-api.cn-north-1.amazonaws.com.cn/event")
         #expect(china.realtime.host == "x.appsync-realtime-api.cn-north-1.amazonaws.com.cn")
     }
 
     @Test func customDomainKeepsItsHost() throws {
-        let endpoint = try AppSyncEndpoint(http: "https://api.example.com/event")
+        let endpoint = try ChannelEndpoint(http: "https://api.example.com/event")
         #expect(endpoint.realtime.absoluteString == "wss://api.example.com/event/realtime")
         #expect(endpoint.host == "api.example.com")
         // A custom domain that merely contains "appsync-api" is not rewritten.
-        #expect(try AppSyncEndpoint(http: "https://appsync-api.example.com/event").realtime.host == "appsync-api.example.com")
+        #expect(try ChannelEndpoint(http: "https://appsync-api.example.com/event").realtime.host == "appsync-api.example.com")
     }
 
     @Test func loopbackMayUsePlainHTTPWithAPort() throws {
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:8123/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:8123/event")
         #expect(endpoint.realtime.absoluteString == "ws://127.0.0.1:8123/event/realtime")
         #expect(endpoint.host == "127.0.0.1:8123")
-        #expect(try AppSyncEndpoint(http: "https://api.example.com:8443/event").host == "api.example.com:8443")
+        #expect(try ChannelEndpoint(http: "https://api.example.com:8443/event").host == "api.example.com:8443")
     }
 
     @Test func plainHTTPElsewhereIsRefused() {
-        #expect(throws: AppSyncEndpoint.Failure.insecureScheme("http://api.example.com/event")) {
-            try AppSyncEndpoint(http: "http://api.example.com/event")
+        #expect(throws: ChannelEndpoint.Failure.insecureScheme("http://api.example.com/event")) {
+            try ChannelEndpoint(http: "http://api.example.com/event")
         }
-        #expect(throws: AppSyncEndpoint.Failure.self) { try AppSyncEndpoint(http: "ftp://x/event") }
+        #expect(throws: ChannelEndpoint.Failure.self) { try ChannelEndpoint(http: "ftp://x/event") }
     }
 
     /// Issue 44: any host name starting with `127.` counted as loopback, so an API key would have
     /// gone out unencrypted to `127.attacker.example`. Loopback is a literal now.
     @Test func loopbackIsALiteralNotANamePrefix() throws {
         for host in ["127.attacker.example", "127.0.0.1.nip.io", "127.0.0", "127.0.0.256", "127.0.0.1x", "128.0.0.1", "localhost.example"] {
-            #expect(throws: AppSyncEndpoint.Failure.insecureScheme("http://\(host)/event")) { try AppSyncEndpoint(http: "http://\(host)/event") }
+            #expect(throws: ChannelEndpoint.Failure.insecureScheme("http://\(host)/event")) { try ChannelEndpoint(http: "http://\(host)/event") }
         }
         for host in ["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "[::1]"] {
-            #expect(throws: Never.self) { try AppSyncEndpoint(http: "http://\(host):8080/event") }
+            #expect(throws: Never.self) { try ChannelEndpoint(http: "http://\(host):8080/event") }
         }
     }
 
     /// Found with the test above: an IPv6 literal's brackets were doubled and the URL built from
     /// them force-unwrapped, so `https://[::1]/event` trapped.
     @Test func anIPv6LiteralEndpointIsBracketedOnce() throws {
-        let endpoint = try AppSyncEndpoint(http: "https://[2001:db8::1]:8443/event")
+        let endpoint = try ChannelEndpoint(http: "https://[2001:db8::1]:8443/event")
         #expect(endpoint.http.absoluteString == "https://[2001:db8::1]:8443/event")
         #expect(endpoint.realtime.absoluteString == "wss://[2001:db8::1]:8443/event/realtime")
-        #expect(try AppSyncEndpoint(http: "http://[::1]/event").realtime.absoluteString == "ws://[::1]/event/realtime")
+        #expect(try ChannelEndpoint(http: "http://[::1]/event").realtime.absoluteString == "ws://[::1]/event/realtime")
     }
 
     @Test func headerSubprotocolIsBase64URLWithoutPadding() throws {
         // 1 byte of padding would appear for this length; '+' and '/' would appear for these bytes.
-        let subprotocol = AppSyncAuthorization.headerSubprotocol(["host": "example1234567890000.appsync-api.us-east-1.amazonaws.com", "x-api-key": "da2-12345678901234567890123456"])
+        let subprotocol = ChannelAuthorization.headerSubprotocol(["host": "example1234567890000.appsync-api.us-east-1.amazonaws.com", "x-api-key": "da2-12345678901234567890123456"])
         #expect(subprotocol.hasPrefix("header-"))
         #expect(!subprotocol.contains("=") && !subprotocol.contains("+") && !subprotocol.contains("/"))
-        #expect(AppSyncAuthorization.base64URL(Data([0xfb, 0xff])) == "-_8")
-        #expect(AppSyncAuthorization.base64URL(Data("a".utf8)) == "YQ")
+        #expect(ChannelAuthorization.base64URL(Data([0xfb, 0xff])) == "-_8")
+        #expect(ChannelAuthorization.base64URL(Data("a".utf8)) == "YQ")
     }
 
     @Test func signedBodiesForIAM() throws {
-        let endpoint = try AppSyncEndpoint(http: "https://api.example.com/event")
+        let endpoint = try ChannelEndpoint(http: "https://api.example.com/event")
         #expect(AuthorizationRequest(operation: .connect, endpoint: endpoint).body == "{}")
         #expect(AuthorizationRequest(operation: .subscribe(channel: "/ns/a/*"), endpoint: endpoint).body == #"{"channel":"/ns/a/*"}"#)
         #expect(AuthorizationRequest(operation: .publish(channel: "ns/a", events: [#"{"x":1}"#]), endpoint: endpoint).body

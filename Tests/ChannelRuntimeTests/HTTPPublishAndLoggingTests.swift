@@ -128,8 +128,8 @@ struct DiagnosticLogTests {
     func credentialsOfEveryAuthorizationSchemeAreRedacted(_ headers: [String: String]) throws {
         let lines = LockedBox<[String]>([])
         let log = Self.log(lines: lines, burst: 10)  // every line written: this test is about redaction
-        let subprotocol = AppSyncAuthorization.headerSubprotocol(headers)
-        log.setSecrets(AppSyncAuthorization.secrets(in: headers))
+        let subprotocol = ChannelAuthorization.headerSubprotocol(headers)
+        log.setSecrets(ChannelAuthorization.secrets(in: headers))
         for (_, value) in headers {
             log.error("connect failed", metadata: ["error": "the server chose \(subprotocol) and said \(value)"])
         }

@@ -14,10 +14,10 @@ final class RawClient: Sendable {
     let session: any WebSocketSession
     private let frames = NIOLockedValueBox<(texts: [String], read: Int, closed: Bool)>(([], 0, false))
 
-    init(endpoint: AppSyncEndpoint, headers: [String: String]) async throws {
+    init(endpoint: ChannelEndpoint, headers: [String: String]) async throws {
         session = try await WSClientTransport(logger: Logger(label: "raw") { _ in SwiftLogNoOpLogHandler() }).connect(
             to: endpoint.realtime,
-            subprotocols: [AppSyncAuthorization.eventSubprotocol, AppSyncAuthorization.headerSubprotocol(headers)])
+            subprotocols: [ChannelAuthorization.eventSubprotocol, ChannelAuthorization.headerSubprotocol(headers)])
         let (inbound, frames) = (session.inbound, frames)
         Task {
             for await text in inbound { frames.withLockedValue { $0.texts.append(text) } }
@@ -54,16 +54,16 @@ final class RawClient: Sendable {
 struct EmulatorProtocolTests {
     static let key = "da2-emulator-test"
 
-    func start(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> (AppSyncEmulator, AppSyncEndpoint) {
+    func start(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> (AppSyncEmulator, ChannelEndpoint) {
         var configuration = EmulatorConfiguration(namespaces: ["vortex-app", "default"], apiKeys: [Self.key], jwtSecret: Stack.secret)
         configure(&configuration)
         let emulator = AppSyncEmulator(configuration: configuration, logger: Logger(label: "emulator") { _ in SwiftLogNoOpLogHandler() })
-        return (emulator, try AppSyncEndpoint(http: try await emulator.start()))
+        return (emulator, try ChannelEndpoint(http: try await emulator.start()))
     }
 
-    func auth(_ endpoint: AppSyncEndpoint) -> [String: String] { ["host": endpoint.host, "x-api-key": Self.key] }
+    func auth(_ endpoint: ChannelEndpoint) -> [String: String] { ["host": endpoint.host, "x-api-key": Self.key] }
 
-    func connected(_ endpoint: AppSyncEndpoint) async throws -> RawClient {
+    func connected(_ endpoint: ChannelEndpoint) async throws -> RawClient {
         let client = try await RawClient(endpoint: endpoint, headers: auth(endpoint))
         try await client.send(["type": "connection_init"])
         let ack = try await client.next()

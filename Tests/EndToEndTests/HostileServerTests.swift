@@ -14,7 +14,7 @@ struct HostileServerTests {
 
     static func connection(to server: ScriptedServer, _ configure: (inout AppSyncConfiguration) -> Void = { _ in }) throws -> AppSyncConnection {
         var configuration = AppSyncConfiguration(
-            endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-test"))
+            endpoint: try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-test"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         configuration.allowForLoadedMachines()
         configure(&configuration)
@@ -152,7 +152,7 @@ extension HostileServerTests {
             return bytes
         }
         let session = try await WSClientTransport(logger: Self.quiet)
-            .connect(to: URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")!, subprotocols: [AppSyncAuthorization.eventSubprotocol])
+            .connect(to: URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")!, subprotocols: [ChannelAuthorization.eventSubprotocol])
         let ended = NIOLockedValueBox(false)
         let reader = Task {
             for await _ in session.inbound {}

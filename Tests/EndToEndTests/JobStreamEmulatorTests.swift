@@ -31,8 +31,8 @@ struct JobStreamEmulatorTests {
         return try #require(object?["jobId"] as? String)
     }
 
-    static func connection(to base: URL, _ authorization: AppSyncAuthorization) throws -> SSEConnection {
-        var configuration = SSEConfiguration(endpoint: try AppSyncEndpoint(http: base.absoluteString), authorization: authorization)
+    static func connection(to base: URL, _ authorization: ChannelAuthorization) throws -> SSEConnection {
+        var configuration = SSEConfiguration(endpoint: try ChannelEndpoint(http: base.absoluteString), authorization: authorization)
         configuration.reconnectPolicy = .fixed(.milliseconds(20))
         configuration.connectTimeout = boundForLoadedMachines
         return SSEConnection(configuration: configuration, transport: NIOEventStreamTransport(), logger: SSEConnectionTests.quiet)

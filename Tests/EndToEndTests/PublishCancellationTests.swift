@@ -12,7 +12,7 @@ struct PublishCancellationTests {
         let emulator = AppSyncEmulator(
             configuration: EmulatorConfiguration(namespaces: ["app"], apiKeys: ["da2-key"]),
             logger: Logger(label: "emulator") { _ in SwiftLogNoOpLogHandler() })
-        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        let endpoint = try ChannelEndpoint(http: try await emulator.start())
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"))
         try await bounded("300 cancelled publishes") {
             for round in 0..<300 {

@@ -24,7 +24,7 @@ struct SSEConnectionTests {
 
     struct Setup {
         let emulator: AppSyncEmulator
-        let endpoint: AppSyncEndpoint
+        let endpoint: ChannelEndpoint
         let connection: SSEConnection
 
         var publisher: AppSyncHTTPPublisher { AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(SSEConnectionTests.publisherKey)) }
@@ -37,14 +37,14 @@ struct SSEConnectionTests {
 
     static func start(
         emulator configureEmulator: (inout EmulatorConfiguration) -> Void = { _ in },
-        authorization: AppSyncAuthorization = .apiKey(publisherKey),
+        authorization: ChannelAuthorization = .apiKey(publisherKey),
         _ configure: (inout SSEConfiguration) -> Void = { _ in }
     ) async throws -> Setup {
         var emulatorSettings = EmulatorConfiguration(namespaces: ["app", "vortex-app"], apiKeys: [publisherKey], jwtSecret: "sse-test-jwt-secret-0123456789abcdef")
         emulatorSettings.eventStreamRetry = .milliseconds(50)
         configureEmulator(&emulatorSettings)
         let emulator = AppSyncEmulator(configuration: emulatorSettings, logger: quiet)
-        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        let endpoint = try ChannelEndpoint(http: try await emulator.start())
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: authorization)
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         configuration.connectTimeout = boundForLoadedMachines
@@ -182,7 +182,7 @@ struct SSEConnectionTests {
         let server = try await ScriptedServer.start(tls: certificate.serverConfiguration, closing: false) { _, _ in
             Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nid: 1\nevent: /app/a\ndata: {\"n\":1}\n\n".utf8)
         }
-        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "https://localhost:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key"))
         configuration.connectTimeout = boundForLoadedMachines  // a reconnect would deliver the event again
         let connection = SSEConnection(
@@ -205,7 +205,7 @@ struct SSEConnectionTests {
             requests.append(request)
             return Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n".utf8)
         }
-        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "https://localhost:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("secret-key"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         let connection = SSEConnection(configuration: configuration, transport: adapter.make(), logger: Self.quiet)  // system trust roots
@@ -236,7 +236,7 @@ struct SSEConnectionTests {
     }
 
     @Test func anInsecureHubIsRefusedBeforeAnyCredentialLeaves() throws {
-        let endpoint = try AppSyncEndpoint(http: "https://api.example.com/event")
+        let endpoint = try ChannelEndpoint(http: "https://api.example.com/event")
         #expect(throws: SSEConnectionError.insecureHub("http://hub.example.com/.well-known/mercure")) {
             try SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"), hub: URL(string: "http://hub.example.com/.well-known/mercure")!)
         }

@@ -18,7 +18,7 @@ struct SSEHostileServerTests {
         to server: ScriptedServer, transport: any EventStreamTransport = NIOEventStreamTransport(),
         _ configure: (inout SSEConfiguration) -> Void = { _ in }
     ) throws -> SSEConnection {
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         configuration.connectTimeout = boundForLoadedMachines

@@ -16,7 +16,7 @@ struct SSEOwnStreamTests {
     static func connection(
         to server: ScriptedServer, logger: Logger = SSEConnectionTests.quiet, _ configure: (inout SSEConfiguration) -> Void = { _ in }
     ) throws -> SSEConnection {
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         var configuration = SSEConfiguration(endpoint: endpoint, authorization: .bearerToken { "job-token-123" })
         configuration.reconnectPolicy = .fixed(.milliseconds(20))
         configuration.connectTimeout = boundForLoadedMachines
@@ -174,8 +174,8 @@ struct SSEOwnStreamTests {
     }
 
     @Test func aQueryTokenCannotBeSentOverAWebSocketOrAPublish() async throws {
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:1/event")
-        let authorization = AppSyncAuthorization.queryToken { "t" }
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:1/event")
+        let authorization = ChannelAuthorization.queryToken { "t" }
         await #expect(throws: AuthorizationPlacementError.queryOnly(parameter: "token")) {
             try await authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: endpoint))
         }

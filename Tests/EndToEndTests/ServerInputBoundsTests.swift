@@ -112,7 +112,7 @@ struct ServerInputBoundsTests {
         let server = try await StreamingServer.start(
             head: "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2000000000\r\n\r\n",
             chunk: Array(repeating: UInt8(ascii: "x"), count: 64 * 1024), total: 2_000_000_000)
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter())
         let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 500", code: "500")])) { try outcome.get() }
@@ -149,7 +149,7 @@ struct ServerInputBoundsTests {
         let length = 10_000
         let server = try await StreamingServer.start(
             head: "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n", chunk: [UInt8(ascii: " ")], total: length, every: .milliseconds(50))
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
         let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
@@ -163,7 +163,7 @@ struct ServerInputBoundsTests {
     func aServerThatNeverAcceptsIsATimeOut(_ adapter: PostAdapter) async throws {
         let listener = try FrozenListener()
         defer { listener.close() }
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(listener.port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(listener.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
         let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
@@ -180,7 +180,7 @@ struct ServerInputBoundsTests {
         let lines = NIOLockedValueBox<[String]>([])
         let logger = Logger(label: "capture") { _ in LineCapture(lines: lines) }
         var configuration = AppSyncConfiguration(
-            endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-secretkey0123456789"))
+            endpoint: try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-secretkey0123456789"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         let connection = AppSyncConnection(configuration: configuration, transport: WSClientTransport(logger: logger), logger: logger)
         await connection.start()

@@ -54,20 +54,20 @@ struct Stack {
     static let publisherKey = "da2-publisher"
 
     let emulator: AppSyncEmulator
-    let endpoint: AppSyncEndpoint
+    let endpoint: ChannelEndpoint
     let connection: AppSyncConnection
     let notifier: BackendNotifier
 
     static func start(
         user: String = "alice",
         emulatorConfiguration: (inout EmulatorConfiguration) -> Void = { _ in },
-        authorization: ((AppSyncEmulator) -> AppSyncAuthorization)? = nil,
+        authorization: ((AppSyncEmulator) -> ChannelAuthorization)? = nil,
         configure: (inout AppSyncConfiguration) -> Void = { _ in }
     ) async throws -> Stack {
         var emulatorSettings = EmulatorConfiguration(namespaces: ["vortex-app"], apiKeys: [publisherKey], jwtSecret: secret)
         emulatorConfiguration(&emulatorSettings)
         let emulator = AppSyncEmulator(configuration: emulatorSettings, logger: Logger(label: "emulator") { _ in SwiftLogNoOpLogHandler() })
-        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        let endpoint = try ChannelEndpoint(http: try await emulator.start())
         let token = try await emulator.token(forUser: user)
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: authorization?(emulator) ?? .token { token })
         configuration.reconnectPolicy = .fixed(.milliseconds(100))

@@ -103,7 +103,7 @@ struct TransportSwitchTests {
     }
 
     @Test func anUnknownTransportIsRefusedWithTheKnownOnes() async throws {
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:1/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:1/event")
         let sse = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: SSEConnectionTests.quiet)
         let connection = SwitchableConnection(["sse": sse], using: "sse")
         await #expect(throws: SwitchableConnection.SwitchError.unknownTransport("mqtt", known: ["sse"])) {

@@ -160,7 +160,7 @@ struct TransportTests {
     func connectFails(_ transport: any WebSocketTransport, to url: URL) async throws -> Bool {
         try await bounded("the connect to end") {
             do {
-                _ = try await transport.connect(to: url, subprotocols: [AppSyncAuthorization.eventSubprotocol])
+                _ = try await transport.connect(to: url, subprotocols: [ChannelAuthorization.eventSubprotocol])
                 return false
             } catch {
                 return true
@@ -190,7 +190,7 @@ struct TransportTests {
                 + ScriptedServer.frame(opcode: 0x8, [0x03, 0xE8])
         }
         for _ in 0..<5 {
-            let session = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
+            let session = try await transport.connect(to: url(server), subprotocols: [ChannelAuthorization.eventSubprotocol])
             #expect(try await drain(session) == [error])
         }
         await server.stop()
@@ -204,7 +204,7 @@ struct TransportTests {
             ScriptedServer.switchingProtocols(accept: accept) + ScriptedServer.frame(opcode: 0x1, Array(error.utf8))
                 + ScriptedServer.frame(opcode: 0x8, [0x03, 0xE8])
         }
-        var configuration = AppSyncConfiguration(endpoint: try AppSyncEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-wrong"))
+        var configuration = AppSyncConfiguration(endpoint: try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event"), authorization: .apiKey("da2-wrong"))
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         let connection = AppSyncConnection(configuration: configuration, transport: transport, logger: quiet)
         await connection.start()
@@ -220,7 +220,7 @@ struct TransportTests {
     func theServerClosingRightAfterTheUpgradeEndsTheSession(_ adapter: Adapter<any WebSocketTransport>) async throws {
         let transport = adapter.make()
         let server = try await ScriptedServer.start { ScriptedServer.switchingProtocols(accept: $0) }
-        let session = try await transport.connect(to: url(server), subprotocols: [AppSyncAuthorization.eventSubprotocol])
+        let session = try await transport.connect(to: url(server), subprotocols: [ChannelAuthorization.eventSubprotocol])
         #expect(try await drain(session).isEmpty)
         await server.stop()
     }
@@ -244,7 +244,7 @@ struct TransportTests {
             return []
         }
         let target = url(server)
-        let connect = Task { try await transport.connect(to: target, subprotocols: [AppSyncAuthorization.eventSubprotocol]) }
+        let connect = Task { try await transport.connect(to: target, subprotocols: [ChannelAuthorization.eventSubprotocol]) }
         try await waitFor("the upgrade request to arrive") { requested.withLockedValue { $0 } }
         connect.cancel()
         await #expect(throws: (any Error).self) { _ = try await connect.value }
@@ -294,7 +294,7 @@ struct TransportTests {
         }
         let secure = URL(string: "wss://localhost:\(server.port)/event/realtime")!
         let trusting = WSClientTransport(logger: quiet, tlsConfiguration: localhost.clientConfiguration)
-        let session = try await bounded("the TLS connect") { try await trusting.connect(to: secure, subprotocols: [AppSyncAuthorization.eventSubprotocol]) }
+        let session = try await bounded("the TLS connect") { try await trusting.connect(to: secure, subprotocols: [ChannelAuthorization.eventSubprotocol]) }
         #expect(try await drain(session) == [frame])
 
         // The default configuration trusts the system's roots only, so the self-signed server is refused.
@@ -377,7 +377,7 @@ struct HTTPPublishRedirectTests {
         let redirecting = try await ScriptedServer.start { _ in
             Array("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:\(other.port)/event\r\nContent-Length: 0\r\n\r\n".utf8)
         }
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(redirecting.port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(redirecting.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: client)
         await #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 307", code: "307")])) {
             try await publisher.publish(["{}"], to: "default/channel")
@@ -403,7 +403,7 @@ struct HTTPPublishRedirectTests {
     func anUntrustedServerGetsNoRequest(_ adapter: PostAdapter) async throws {
         let localhost = try LocalhostCertificate()
         let (server, requests) = try await Self.tlsPublishServer(localhost)
-        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "https://localhost:\(server.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: adapter())
         await #expect(throws: AppSyncError.connectionLost) { try await publisher.publish(["{}"], to: "default/channel") }
         #expect(requests.count == 0)
@@ -415,7 +415,7 @@ struct HTTPPublishRedirectTests {
     @Test func aTrustedServerAnswers() async throws {
         let localhost = try LocalhostCertificate()
         let (server, requests) = try await Self.tlsPublishServer(localhost)
-        let endpoint = try AppSyncEndpoint(http: "https://localhost:\(server.port)/event")
+        let endpoint = try ChannelEndpoint(http: "https://localhost:\(server.port)/event")
         let trusting = AppSyncHTTPPublisher(
             endpoint: endpoint, authorization: .apiKey("da2-secret"), client: NIOHTTPPostClient(tlsConfiguration: localhost.clientConfiguration))
         let result = try await trusting.publish(["{}"], to: "default/channel")

@@ -143,7 +143,7 @@ struct URLSessionWebSocketSessionTests {
     /// server's normal close ending the connection (issue 45's close codes on this adapter too).
     @Test func anAppSyncConnectionRunsOverTheAdapter() async throws {
         let tasks = FakeTasks()
-        let endpoint = try AppSyncEndpoint(http: "https://abc.appsync-api.eu-west-1.amazonaws.com/event")
+        let endpoint = try ChannelEndpoint(http: "https://abc.appsync-api.eu-west-1.amazonaws.com/event")
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("da2-key"))
         configuration.allowForLoadedMachines()  // a connect timeout would make a new task the test never takes
         let connection = AppSyncConnection(configuration: configuration, transport: Self.transport(tasks))

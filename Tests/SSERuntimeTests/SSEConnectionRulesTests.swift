@@ -64,7 +64,7 @@ struct SSEConnectionRulesTests {
     /// Topics are checked by the SSE rules before they reach the hub's URL: a space or `#` there
     /// would change the topic, or the URL.
     @Test func aTopicTheSSERulesRefuseIsNotSubscribed() async throws {
-        let endpoint = try AppSyncEndpoint(http: "https://hub.example.com/event")
+        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
         let connection = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")))
         await #expect(throws: Self.pathError("rooms/a b")!) {
             try await connection.subscribe(to: "rooms/a b")

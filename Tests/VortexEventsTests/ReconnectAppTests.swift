@@ -13,7 +13,7 @@ struct ReconnectAppTests {
         let clock = ManualClock()
         let transport = InMemoryTransport()
         var configuration = AppSyncConfiguration(
-            endpoint: try AppSyncEndpoint(http: "https://example.appsync-api.eu-west-1.amazonaws.com/event"), authorization: .apiKey("da2-test"))
+            endpoint: try ChannelEndpoint(http: "https://example.appsync-api.eu-west-1.amazonaws.com/event"), authorization: .apiKey("da2-test"))
         configuration.reconnectPolicy = .fixed(.seconds(2))
         let connection = AppSyncConnection(configuration: configuration, transport: transport, clock: clock)
         let notifier = BackendNotifier(source: ChannelEventHub(connection: connection))

@@ -82,7 +82,7 @@ enum DecodeBench {
     static func ours(_ model: Model, count: Int) async throws -> Throughput {
         let transport = AutoServerTransport()
         let connection = AppSyncConnection(
-            configuration: AppSyncConfiguration(endpoint: try AppSyncEndpoint(http: "https://bench.appsync-api.us-east-1.amazonaws.com/event"), authorization: .apiKey("k")),
+            configuration: AppSyncConfiguration(endpoint: try ChannelEndpoint(http: "https://bench.appsync-api.us-east-1.amazonaws.com/event"), authorization: .apiKey("k")),
             transport: transport, logger: quiet)
         // A buffer that holds every frame: throughput is measured, not what a slow consumer loses.
         let notifier = BackendNotifier(source: ChannelEventHub(

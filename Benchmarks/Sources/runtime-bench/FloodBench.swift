@@ -31,7 +31,7 @@ struct Flood: AsyncParsableCommand {
               let port = first.split(separator: "\n").first?.split(separator: " ").last.flatMap({ Int($0) })
         else { throw BenchFailure("the flood server printed no port") }
 
-        let endpoint = try AppSyncEndpoint(http: "http://127.0.0.1:\(port)/event")
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(port)/event")
         let connection: any ChannelConnection & Sendable
         let start: @Sendable () async -> Void
         let stop: @Sendable () async -> Void

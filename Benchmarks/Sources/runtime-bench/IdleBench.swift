@@ -27,7 +27,7 @@ struct Idle: AsyncParsableCommand {
     func run() async throws {
         let (child, endpoint) = try startEmulatorProcess()
         defer { child.terminate() }
-        let authorization = AppSyncAuthorization.apiKey(Loopback.publisherKey)
+        let authorization = ChannelAuthorization.apiKey(Loopback.publisherKey)
 
         var consumers: [Task<Void, Never>] = []
         var connection: (any BenchConnection)?

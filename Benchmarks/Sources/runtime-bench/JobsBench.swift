@@ -40,7 +40,7 @@ struct Jobs: AsyncParsableCommand {
 
     private func measure(emulator: AppSyncEmulator, base: URL, key: String) async throws -> [String: [Double]] {
         let connection = SSEConnection(
-            configuration: SSEConfiguration(endpoint: try AppSyncEndpoint(http: base.absoluteString), authorization: .apiKey(key)), logger: quiet)
+            configuration: SSEConfiguration(endpoint: try ChannelEndpoint(http: base.absoluteString), authorization: .apiKey(key)), logger: quiet)
         let hub = ChannelEventHub(connection: connection, logger: quiet)
         await connection.start()
         try await waitUntil { await connection.state == .connected }

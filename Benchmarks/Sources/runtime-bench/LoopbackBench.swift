@@ -8,13 +8,13 @@ import VortexEvents
 struct Loopback {
     static let publisherKey = "da2-bench"
     let emulator: AppSyncEmulator
-    let endpoint: AppSyncEndpoint
+    let endpoint: ChannelEndpoint
     let connection: AppSyncConnection
     let notifier: BackendNotifier
 
     static func start(reconnectDelay: Duration = .seconds(10)) async throws -> Loopback {
         let emulator = AppSyncEmulator(configuration: EmulatorConfiguration(namespaces: ["vortex-app"], apiKeys: [publisherKey], jwtSecret: "benchmark-jwt-secret-0123456789abcdef"), logger: quiet)
-        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        let endpoint = try ChannelEndpoint(http: try await emulator.start())
         let token = try await emulator.token(forUser: "bench")
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: .token { token })
         configuration.reconnectPolicy = .fixed(reconnectDelay)

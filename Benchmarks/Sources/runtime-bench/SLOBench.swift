@@ -38,7 +38,7 @@ struct SLO: AsyncParsableCommand {
         let emulator = AppSyncEmulator(
             configuration: EmulatorConfiguration(namespaces: ["vortex-app"], apiKeys: [Loopback.publisherKey], jwtSecret: "benchmark-jwt-secret-0123456789abcdef"),
             logger: quiet)
-        let endpoint = try AppSyncEndpoint(http: try await emulator.start())
+        let endpoint = try ChannelEndpoint(http: try await emulator.start())
         let token = try await emulator.token(forUser: "bench")
         let channel = try RoleChangeEventsSubscription(userId: "bench").channel
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(Loopback.publisherKey))

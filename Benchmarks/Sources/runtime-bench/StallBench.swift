@@ -17,7 +17,7 @@ struct Stall: AsyncParsableCommand {
         let policy: StreamBufferPolicy = buffer == "default" ? .default : .bufferingNewest(Int(buffer) ?? 1_000)
         let transport = AutoServerTransport()
         let connection = AppSyncConnection(
-            configuration: AppSyncConfiguration(endpoint: try AppSyncEndpoint(http: "https://bench.appsync-api.us-east-1.amazonaws.com/event"), authorization: .apiKey("k")),
+            configuration: AppSyncConfiguration(endpoint: try ChannelEndpoint(http: "https://bench.appsync-api.us-east-1.amazonaws.com/event"), authorization: .apiKey("k")),
             transport: transport, logger: quiet)
         let hub = ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("bench")], bufferPolicy: policy, logger: quiet)
         let notifier = BackendNotifier(source: hub)

@@ -41,7 +41,7 @@ func residentMemoryKB() -> Int? { procStatusKB("VmRSS:") }
 
 /// The emulator in a child process (`runtime-bench serve`), so its threads and memory are not
 /// counted as the client's; terminate the process when done.
-func startEmulatorProcess() throws -> (process: Process, endpoint: AppSyncEndpoint) {
+func startEmulatorProcess() throws -> (process: Process, endpoint: ChannelEndpoint) {
     let child = Process()
     child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
     child.arguments = ["serve"]
@@ -53,7 +53,7 @@ func startEmulatorProcess() throws -> (process: Process, endpoint: AppSyncEndpoi
         throw BenchFailure("the emulator printed nothing")
     }
     do {
-        return (child, try AppSyncEndpoint(http: String(line)))
+        return (child, try ChannelEndpoint(http: String(line)))
     } catch {
         child.terminate()
         throw error

@@ -12,8 +12,8 @@ struct AppSyncWire: Wire {
 
     func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession {
         let headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
-        let subprotocols = [AppSyncAuthorization.eventSubprotocol, AppSyncAuthorization.headerSubprotocol(headers)]
-        context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers) + [subprotocols[1]])
+        let subprotocols = [ChannelAuthorization.eventSubprotocol, ChannelAuthorization.headerSubprotocol(headers)]
+        context.diagnostics.setSecrets(ChannelAuthorization.secrets(in: headers) + [subprotocols[1]])
         let socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
         return AppSyncSession(socket: socket, configuration: configuration, context: context)
     }
@@ -105,7 +105,7 @@ final class AppSyncSession: WireSession {
         do {
             headers = try await configuration.authorization.headers(
                 for: AuthorizationRequest(operation: .subscribe(channel: channel), endpoint: configuration.endpoint))
-            context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers))
+            context.diagnostics.setSecrets(ChannelAuthorization.secrets(in: headers))
         } catch {
             context.diagnostics.error("no authorization for subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
             return .failed([ServiceError(errorType: "AuthorizationProviderFailed", message: "the authorization provider failed")])

@@ -2,7 +2,7 @@ import ChannelRuntime
 import Foundation
 
 /// How AppSync Events' WebSocket carries the connect authorization: in a subprotocol.
-extension AppSyncAuthorization {
+extension ChannelAuthorization {
     /// The `header-<base64url(JSON)>` WebSocket subprotocol that carries connect authorization.
     package static func headerSubprotocol(_ headers: [String: String]) -> String {
         let json = try! JSONSerialization.data(withJSONObject: headers, options: [.sortedKeys, .withoutEscapingSlashes])

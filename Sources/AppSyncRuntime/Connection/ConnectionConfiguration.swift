@@ -2,9 +2,9 @@
 /// a planned reconnect shortly before the service's 24 h connection limit.
 public struct AppSyncConfiguration: Sendable {
     /// The API to connect to.
-    public var endpoint: AppSyncEndpoint
+    public var endpoint: ChannelEndpoint
     /// How every connect, subscribe and publish is authorized.
-    public var authorization: AppSyncAuthorization
+    public var authorization: ChannelAuthorization
     /// Delay before reconnecting after an abnormal end. Default: fixed 10 s.
     public var reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10))
     /// Asked before every connection attempt; while it returns false the connection waits
@@ -41,7 +41,7 @@ public struct AppSyncConfiguration: Sendable {
     public var maximumQueuedPublishBytes: Int = 4 << 20
 
     /// Settings with the defaults above for `endpoint` and `authorization`.
-    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
+    public init(endpoint: ChannelEndpoint, authorization: ChannelAuthorization) {
         self.endpoint = endpoint
         self.authorization = authorization
     }

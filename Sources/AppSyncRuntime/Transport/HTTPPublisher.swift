@@ -5,9 +5,9 @@ import Foundation
 /// Per-event failures come back inside a successful response (`PublishResult.failed`).
 public struct AppSyncHTTPPublisher: Sendable {
     /// The API published to.
-    public let endpoint: AppSyncEndpoint
+    public let endpoint: ChannelEndpoint
     /// How each publish is authorized.
-    public let authorization: AppSyncAuthorization
+    public let authorization: ChannelAuthorization
     private let client: any HTTPPostClient
     private let metrics: RuntimeMetrics?
 
@@ -16,7 +16,7 @@ public struct AppSyncHTTPPublisher: Sendable {
     /// With `metrics` (e.g. the connection's), each successful publish's duration is recorded there
     /// (swift-metrics timer `channelgen_publish_duration`).
     public init(
-        endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization,
+        endpoint: ChannelEndpoint, authorization: ChannelAuthorization,
         client: any HTTPPostClient = defaultHTTPPostClient(), metrics: RuntimeMetrics? = nil
     ) {
         self.endpoint = endpoint

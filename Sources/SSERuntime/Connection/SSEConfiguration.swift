@@ -4,15 +4,15 @@ import Foundation
 /// Settings of an `SSEConnection`: where the Mercure hub is, how to authorize, and timing.
 ///
 /// The hub defaults to `/.well-known/mercure` on the API's host (Mercure's well-known URL), so the
-/// same `AppSyncEndpoint` and `AppSyncAuthorization` serve both transports. Plain `http` is allowed
+/// same `ChannelEndpoint` and `ChannelAuthorization` serve both transports. Plain `http` is allowed
 /// for loopback hosts only, as for the WebSocket.
 public struct SSEConfiguration: Sendable {
     /// The API whose host serves the hub; authorization is asked for it (operation `.connect`).
-    public var endpoint: AppSyncEndpoint
+    public var endpoint: ChannelEndpoint
     /// The Mercure hub URL the stream is opened on.
     public var hub: URL
     /// How every stream is authorized (headers sent with the `GET`).
-    public var authorization: AppSyncAuthorization
+    public var authorization: ChannelAuthorization
     /// Delay before reconnecting after a drop, and how many attempts are made (`.limited(to:)`).
     /// A server's `retry:` can lengthen a delay, never shorten it: the policy's delay is the floor.
     /// Default: 1 s doubling to 30 s.
@@ -56,7 +56,7 @@ public struct SSEConfiguration: Sendable {
     }
 
     /// Settings with the defaults above; the hub is `/.well-known/mercure` on `endpoint`'s host.
-    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization) {
+    public init(endpoint: ChannelEndpoint, authorization: ChannelAuthorization) {
         self.endpoint = endpoint
         self.authorization = authorization
         var components = URLComponents(url: endpoint.http, resolvingAgainstBaseURL: false)!
@@ -67,18 +67,18 @@ public struct SSEConfiguration: Sendable {
 
     /// Settings with the defaults above and a hub of its own; it must be `https` (plain `http`
     /// only on loopback), as credentials go to it.
-    public init(endpoint: AppSyncEndpoint, authorization: AppSyncAuthorization, hub: URL) throws(SSEConnectionError) {
+    public init(endpoint: ChannelEndpoint, authorization: ChannelAuthorization, hub: URL) throws(SSEConnectionError) {
         guard Self.allowsScheme(of: hub) else { throw .insecureHub(hub.absoluteString) }
         self.init(endpoint: endpoint, authorization: authorization)
         self.hub = hub
     }
 
-    /// `https`, or plain `http` on a loopback host (as `AppSyncEndpoint` requires for the API).
+    /// `https`, or plain `http` on a loopback host (as `ChannelEndpoint` requires for the API).
     static func allowsScheme(of url: URL) -> Bool {
         guard let host = url.host, !host.isEmpty else { return false }
         switch url.scheme?.lowercased() {
         case "https": return true
-        case "http": return AppSyncEndpoint.isLoopback(host)
+        case "http": return ChannelEndpoint.isLoopback(host)
         default: return false
         }
     }

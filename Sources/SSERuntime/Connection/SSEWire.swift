@@ -58,7 +58,7 @@ final class SSEWire: Wire {
         // A hub needs at least one topic: with no subscription the session is open but idle.
         guard !channels.isEmpty else { return SSESession(response: nil, channels: [], resumingFrom: nil, wire: self, context: context) }
         var (headers, query) = try await configuration.authorization.credentials(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
-        context.diagnostics.setSecrets(AppSyncAuthorization.secrets(in: headers) + query.compactMap(\.value))
+        context.diagnostics.setSecrets(ChannelAuthorization.secrets(in: headers) + query.compactMap(\.value))
         let resumingFrom = lastEventID(for: channels)
         if let resumingFrom { headers["Last-Event-ID"] = resumingFrom }
         let url = switch style {

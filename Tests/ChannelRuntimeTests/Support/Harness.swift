@@ -7,14 +7,14 @@ import NIOConcurrencyHelpers
 
 /// A connection wired to a manual clock and an in-memory transport.
 struct Harness {
-    static let endpoint = try! AppSyncEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
+    static let endpoint = try! ChannelEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
 
     let clock = ManualClock()
     let transport: InMemoryTransport
     let connection: AppSyncConnection
 
     init(
-        authorization: AppSyncAuthorization = .apiKey("da2-test-key"), offersInboundReader: Bool = true,
+        authorization: ChannelAuthorization = .apiKey("da2-test-key"), offersInboundReader: Bool = true,
         configure: (inout AppSyncConfiguration) -> Void = { _ in }
     ) {
         transport = InMemoryTransport(offersInboundReader: offersInboundReader)

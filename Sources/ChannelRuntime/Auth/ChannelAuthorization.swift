@@ -16,10 +16,10 @@ public struct AuthorizationRequest: Sendable {
     /// What is being authorized.
     public var operation: Operation
     /// The API it is authorized against.
-    public var endpoint: AppSyncEndpoint
+    public var endpoint: ChannelEndpoint
 
     /// A request to authorize `operation` against `endpoint`.
-    public init(operation: Operation, endpoint: AppSyncEndpoint) {
+    public init(operation: Operation, endpoint: ChannelEndpoint) {
         self.operation = operation
         self.endpoint = endpoint
     }
@@ -38,11 +38,11 @@ public struct AuthorizationRequest: Sendable {
     }
 }
 
-/// How the client authorizes connect, subscribe and publish, on either transport (AppSync Events'
-/// header scheme: the SSE hub takes the same headers). Providers are called for every
+/// How the client authorizes connect, subscribe and publish, on every transport (AppSync Events'
+/// header scheme, which the SSE hub takes too, bearer tokens, or a token in the query). Providers are called for every
 /// operation, so rotated tokens are picked up without reconnecting. Header values are secrets:
 /// the runtime never logs them.
-public struct AppSyncAuthorization: Sendable {
+public struct ChannelAuthorization: Sendable {
     private let makeHeaders: @Sendable (AuthorizationRequest) async throws -> [String: String]
     /// The query parameter a token goes in instead of a header (`queryToken(name:_:)`).
     private var queryParameter: String?
@@ -70,36 +70,36 @@ public struct AppSyncAuthorization: Sendable {
 
     /// A bearer token in `Authorization` (`Authorization: Bearer <token>`), as most HTTP APIs
     /// take it; `token` is called for every request.
-    public static func bearerToken(_ token: @escaping @Sendable () async throws -> String) -> AppSyncAuthorization {
-        AppSyncAuthorization { _ in ["Authorization": "Bearer " + (try await token())] }
+    public static func bearerToken(_ token: @escaping @Sendable () async throws -> String) -> ChannelAuthorization {
+        ChannelAuthorization { _ in ["Authorization": "Bearer " + (try await token())] }
     }
 
     /// A token as a query parameter (`?token=<token>`), for Server-Sent Events servers that read
     /// it there (a browser's `EventSource` cannot send headers). `token` is called for every
     /// request; the value never reaches logs. Only `SSEConnection` can send it: over a WebSocket or
     /// an HTTP publish, asking for headers throws `AuthorizationPlacementError.queryOnly`.
-    public static func queryToken(name: String = "token", _ token: @escaping @Sendable () async throws -> String) -> AppSyncAuthorization {
-        var authorization = AppSyncAuthorization { _ in [:] }
+    public static func queryToken(name: String = "token", _ token: @escaping @Sendable () async throws -> String) -> ChannelAuthorization {
+        var authorization = ChannelAuthorization { _ in [:] }
         authorization.queryParameter = name
         authorization.makeToken = token
         return authorization
     }
 
     /// An API key (`x-api-key`).
-    public static func apiKey(_ key: String) -> AppSyncAuthorization {
-        AppSyncAuthorization { _ in ["x-api-key": key] }
+    public static func apiKey(_ key: String) -> ChannelAuthorization {
+        ChannelAuthorization { _ in ["x-api-key": key] }
     }
 
     /// A token in `Authorization`: a Cognito user pool or OIDC JWT, or a Lambda authorizer token.
     /// `token` is called on every connect and every subscribe.
-    public static func token(_ token: @escaping @Sendable () async throws -> String) -> AppSyncAuthorization {
-        AppSyncAuthorization { _ in ["Authorization": try await token()] }
+    public static func token(_ token: @escaping @Sendable () async throws -> String) -> ChannelAuthorization {
+        ChannelAuthorization { _ in ["Authorization": try await token()] }
     }
 
     /// Any other scheme, e.g. IAM: return every header of the request signed with SigV4
     /// (service `appsync`, a `POST` of `request.body` to `request.endpoint.http`).
-    public static func custom(_ sign: @escaping @Sendable (AuthorizationRequest) async throws -> [String: String]) -> AppSyncAuthorization {
-        AppSyncAuthorization(makeHeaders: sign)
+    public static func custom(_ sign: @escaping @Sendable (AuthorizationRequest) async throws -> [String: String]) -> ChannelAuthorization {
+        ChannelAuthorization(makeHeaders: sign)
     }
 
     /// The values of `headers` that are credentials, for `DiagnosticLog` to keep out of logs: all but

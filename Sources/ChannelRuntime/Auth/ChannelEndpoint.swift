@@ -1,10 +1,11 @@
 import Foundation
 
-/// The two URLs of an AppSync Event API, derived from its HTTP endpoint:
+/// Where an event API lives, for every transport: its HTTP URL (publish, Server-Sent Events) and
+/// the WebSocket URL derived from it the way AppSync Events names it:
 /// `https://<id>.appsync-api.<region>.amazonaws.com/event` →
 /// `wss://<id>.appsync-realtime-api.<region>.amazonaws.com/event/realtime`. Custom domains (and a
 /// local emulator) keep their host: `https://api.example.com/event` → `wss://api.example.com/event/realtime`.
-public struct AppSyncEndpoint: Sendable, Hashable {
+public struct ChannelEndpoint: Sendable, Hashable {
     /// `POST` target for HTTP publish.
     public let http: URL
     /// The WebSocket URL.
@@ -12,7 +13,7 @@ public struct AppSyncEndpoint: Sendable, Hashable {
     /// The HTTP host (with its port, when the URL has one): the `host` of every auth object.
     public let host: String
 
-    /// Why a URL cannot be an AppSync Event API endpoint.
+    /// Why a URL cannot be an event API endpoint.
     public enum Failure: Error, Equatable, CustomStringConvertible {
         /// The text is not an `http`/`https` URL with a host.
         case invalidURL(String)
