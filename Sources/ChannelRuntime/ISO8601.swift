@@ -33,13 +33,14 @@ extension ISO8601: CustomStringConvertible, CustomDebugStringConvertible {
 }
 
 /// A value `ISO8601` can code: `Date`, and optionals, arrays and string-keyed dictionaries of them.
+/// How they code is the wrapper's business, so apps do not see it on every `Date`.
 public protocol ISO8601Coded: Hashable, Sendable {
-    init(iso8601From decoder: any Decoder) throws
-    func encodeISO8601(to encoder: any Encoder) throws
+    @_spi(Generated) init(iso8601From decoder: any Decoder) throws
+    @_spi(Generated) func encodeISO8601(to encoder: any Encoder) throws
 }
 
 extension Date: ISO8601Coded {
-    public init(iso8601From decoder: any Decoder) throws {
+    @_spi(Generated) public init(iso8601From decoder: any Decoder) throws {
         // The runtime's payload decoder: everyday dates straight from the bytes.
         if let fast = decoder as? ScannerDecoder, let date = fast.readEverydayDate() {
             self = date
@@ -59,18 +60,18 @@ extension Date: ISO8601Coded {
         }
     }
 
-    public func encodeISO8601(to encoder: any Encoder) throws {
+    @_spi(Generated) public func encodeISO8601(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 }
 
 extension Optional: ISO8601Coded where Wrapped: ISO8601Coded {
-    public init(iso8601From decoder: any Decoder) throws {
+    @_spi(Generated) public init(iso8601From decoder: any Decoder) throws {
         self = try decoder.singleValueContainer().decodeNil() ? nil : try Wrapped(iso8601From: decoder)
     }
 
-    public func encodeISO8601(to encoder: any Encoder) throws {
+    @_spi(Generated) public func encodeISO8601(to encoder: any Encoder) throws {
         guard let self else {
             var container = encoder.singleValueContainer()
             try container.encodeNil()
@@ -81,21 +82,21 @@ extension Optional: ISO8601Coded where Wrapped: ISO8601Coded {
 }
 
 extension Array: ISO8601Coded where Element: ISO8601Coded {
-    public init(iso8601From decoder: any Decoder) throws {
+    @_spi(Generated) public init(iso8601From decoder: any Decoder) throws {
         self = try [ISO8601<Element>](from: decoder).map(\.wrappedValue)
     }
 
-    public func encodeISO8601(to encoder: any Encoder) throws {
+    @_spi(Generated) public func encodeISO8601(to encoder: any Encoder) throws {
         try map(ISO8601.init(wrappedValue:)).encode(to: encoder)
     }
 }
 
 extension Dictionary: ISO8601Coded where Key == String, Value: ISO8601Coded {
-    public init(iso8601From decoder: any Decoder) throws {
+    @_spi(Generated) public init(iso8601From decoder: any Decoder) throws {
         self = try [String: ISO8601<Value>](from: decoder).mapValues(\.wrappedValue)
     }
 
-    public func encodeISO8601(to encoder: any Encoder) throws {
+    @_spi(Generated) public func encodeISO8601(to encoder: any Encoder) throws {
         try mapValues(ISO8601.init(wrappedValue:)).encode(to: encoder)
     }
 }
