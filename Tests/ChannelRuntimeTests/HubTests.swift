@@ -256,6 +256,39 @@ struct SharedAddressTests {
         await harness.connection.disconnect()
     }
 
+    /// Regression: the hub kept one entry per address, so the second type on a shared address
+    /// replaced the first one's: the first type's status read the second's, and its last consumer
+    /// leaving never unsubscribed. Entries are per type now.
+    @Test func eachTypeOnASharedAddressHasItsOwnSubscriptionStatusAndEnd() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
+        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
+        let server = try await harness.connect()
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let message = try #require(await server.nextMessage())
+            let id = try #require(message["id"] as? String)
+            ids.append(id)
+            server.push(["type": "subscribe_success", "id": id])
+        }
+        try await eventually("both active") {
+            let pings = await hub.status(of: SocketPingSubscription.self)
+            let heartbeats = await hub.status(of: SocketHeartbeatSubscription.self)
+            return pings == .active && heartbeats == .active
+        }
+        pings.cancel()
+        let unsubscribe = try #require(await server.nextMessage())
+        #expect(unsubscribe["type"] as? String == "unsubscribe")
+        #expect(unsubscribe["id"] as? String == ids[0])
+        try await eventually("the pings' entry gone") { await hub.status(of: SocketPingSubscription.self) == nil }
+        #expect(await hub.status(of: SocketHeartbeatSubscription.self) == .active)
+        heartbeats.cancel()
+        let last = try #require(await server.nextMessage())
+        #expect(last["type"] as? String == "unsubscribe" && last["id"] as? String == ids[1])
+        await harness.connection.disconnect()
+    }
+
     @Test func textThatIsNotAnObjectWithTheStringGoesOnToDecoding() {
         let routing = SharedAddressRouting(property: "event", otherChannelsValues: ["ping"])
         #expect(routing.isOtherChannelsEvent(#"{"event":"ping"}"#))

@@ -16,26 +16,20 @@ import Logging
 /// channel (`RuntimeMetrics.Channel.overflowed`), logged, and reported to `updates(_:)` consumers as
 /// a `ChannelUpdate.gap`, so an app can refetch what it missed.
 public actor ChannelEventHub: ChannelEventSource {
+    // An actor so its API is what apps `await`, and so each operation's calls on the connection
+    // (unsubscribe, subscribe) run in the order its decision gave them. What it knows is one value
+    // behind one lock (`HubState`), which the delivery tasks read too; `HubStateMachine` decides.
+
     /// The connection the subscriptions run on.
     public nonisolated let connection: any ChannelConnection
     /// Where typed publishes go: the `publisher` given, else the connection when it publishes.
     private let publisher: (any ChannelPublishing)?
     /// How many undelivered events each consumer's stream may hold.
     public nonisolated let bufferPolicy: StreamBufferPolicy
-    private var parameters: [String: ChannelSegment]
-    private var entries: [String: any HubEntry] = [:]
-    /// What the connection says of each subscription.
-    private var serviceStatuses: [String: SubscriptionStatus] = [:]
-    /// What consumers are told: the connection's word, `.degraded` while active with delivery problems.
-    private var statuses: [String: SubscriptionStatus] = [:]
-    private var statusObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
-    /// When each subscription stopped being active, for `.resumed(after:)`.
-    private var inactiveSince: [String: Duration] = [:]
-    /// Opt-in histories, by entry key; they outlive the entries (a consumer may come late).
-    private var histories: [String: any Sendable] = [:]
+    private nonisolated let state: LockedValue<HubState>
     private let clock: RuntimeClock
     /// Error and warning lines, repeats summarised: undecodable events can come at socket speed.
-    private let diagnostics: DiagnosticLog
+    private nonisolated let diagnostics: DiagnosticLog
 
     /// A hub serving typed streams from `connection`.
     ///
@@ -58,7 +52,7 @@ public actor ChannelEventHub: ChannelEventSource {
     ) {
         self.connection = connection
         self.publisher = publisher ?? connection as? any ChannelPublishing
-        self.parameters = parameters
+        self.state = LockedValue(HubState(machine: HubStateMachine(parameters: parameters)))
         self.bufferPolicy = bufferPolicy
         self.clock = RuntimeClock(clock)
         self.diagnostics = DiagnosticLog(logger: logger, clock: self.clock)
@@ -119,30 +113,21 @@ public actor ChannelEventHub: ChannelEventSource {
         whenEnded: (@escaping @Sendable () -> Void) -> Void
     ) async {
         let key = target.key
-        if let existing = entries[key] as? Entry<Subscription> {
-            if !existing.isFinished {
-                let id = existing.add(consumer, status: statuses[key], priority: priority, replaying: replayed(replayingHistory, existing))
-                whenEnded { Task { await self.removeConsumer(id, from: key, of: existing) } }
-                return
+        let (entry, consumerID, calls, cancelled) = state.withLock { state in
+            let (entry, isNew, effects) = state.machine.join(key: key, address: target.address)
+            if isNew {
+                state.deliveries[entry] = TypedDelivery<Subscription>(history: state.histories[key] as? HistoryStore<Subscription.Event>)
             }
-            // Its stream ended with a final event (a job that completed): a new consumer starts a new one.
-            removeEntry(key)
-            if let old = await existing.stopPump() { await connection.unsubscribe(old) }
+            let cancelled = state.apply(effects.onConsumers)
+            // An update consumer first learns where the subscription stands.
+            if case .updates(let updates) = consumer, let status = state.machine.status(ofKey: key) { updates.deliver(status) }
+            let replaying = replayingHistory ? state.machine.channel(of: target.address) : nil
+            let delivery = unsafeDowncast(state.deliveries[entry]!, to: TypedDelivery<Subscription>.self)
+            return (entry, delivery.add(consumer, priority: priority, replaying: replaying), effects.calls, cancelled)
         }
-        // A new entry's first status comes from routing it (waiting for a parameter, subscribing).
-        let entry = Entry<Subscription>(instance: target.instance, metrics: connection.metrics, log: diagnostics) { [weak self] in
-            Task { await self?.publishStatus(ofKey: key) }
-        }
-        if let store = histories[key] as? HistoryStore<Subscription.Event> { entry.setHistory(store) }
-        entries[key] = entry
-        let id = entry.add(consumer, status: nil, priority: priority, replaying: replayed(replayingHistory, entry))
-        whenEnded { Task { await self.removeConsumer(id, from: key, of: entry) } }
-        await route(entry, key: key)
-    }
-
-    /// The channel whose kept history a new consumer of `entry` gets: the one the parameters name now.
-    private func replayed(_ replayingHistory: Bool, _ entry: any HubEntry) -> String? {
-        replayingHistory ? try? entry.channel(for: parameters) : nil
+        cancelled.forEach { $0.cancel() }
+        whenEnded { Task { await self.removeConsumer(consumerID, from: entry, key: key) } }
+        await perform(calls)
     }
 
     /// The events of `subscription` with their channel, event type, arrival time and sequence
@@ -171,13 +156,18 @@ public actor ChannelEventHub: ChannelEventSource {
     public func keepHistory<Subscription: ChannelSubscription>(of subscription: Subscription.Type, _ retention: HistoryRetention) {
         let key = Target<Subscription>.parameters.key
         let store = HistoryStore<Subscription.Event>(retention: retention, clock: clock)
-        histories[key] = store
-        (entries[key] as? Entry<Subscription>)?.setHistory(store)
+        state.withLock { state in
+            state.histories[key] = store
+            if let entry = state.machine.entries[key] { state.deliveries[entry.id]?.setHistory(store) }
+        }
     }
 
     /// The kept events of `subscription`, oldest first (empty without `keepHistory(of:_:)`).
     public func history<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> [ChannelEnvelope<Subscription.Event>] {
-        (histories[Target<Subscription>.parameters.key] as? HistoryStore<Subscription.Event>)?.snapshot(of: try? Subscription.channel(for: parameters)) ?? []
+        state.withLock { state in
+            let store = state.histories[Target<Subscription>.parameters.key] as? HistoryStore<Subscription.Event>
+            return store?.snapshot(of: try? Subscription.channel(for: state.machine.parameters)) ?? []
+        }
     }
 
     private func envelopes<Subscription: ChannelSubscription>(
@@ -202,7 +192,7 @@ public actor ChannelEventHub: ChannelEventSource {
         let texts = Subscription.eventsAreText ? try ChannelPublishError.texts(events) : try ChannelPublishError.encoded(events)
         let channel: String
         do {
-            channel = try Subscription.channel(for: parameters)
+            channel = try Subscription.channel(for: state.withLock { $0.machine.parameters })
         } catch {
             throw .parameters(error)
         }
@@ -218,36 +208,27 @@ public actor ChannelEventHub: ChannelEventSource {
     /// When this returns, no stream hands out an event of a channel it left, buffered ones
     /// included: after a user switch, nothing of the previous user's.
     public func setParameter(_ name: String, to value: ChannelSegment) async {
-        guard parameters[name] != value else { return }
-        parameters[name] = value
-        // Every old channel is left before any new one is joined, so the connection never carries
-        // the old user's channels beside the new user's (an SSE stream would resume them together).
-        for key in entries.keys.sorted() {
-            guard let entry = entries[key], let current = entry.currentChannel, current != (try? entry.channel(for: parameters)) else { continue }
-            if let old = await entry.stopPump() { await connection.unsubscribe(old) }
+        let (calls, cancelled) = state.withLock { state in
+            let effects = state.machine.setParameter(name, to: value)
+            return (effects.calls, state.apply(effects.onConsumers))
         }
-        for key in entries.keys.sorted() {
-            if let entry = entries[key] { await route(entry, key: key) }
-        }
+        cancelled.forEach { $0.cancel() }
+        await perform(calls)
     }
 
     /// The current value of a parameter.
-    public func parameter(_ name: String) -> ChannelSegment? { parameters[name] }
+    public func parameter(_ name: String) -> ChannelSegment? { state.withLock { $0.machine.parameters[name] } }
 
     // MARK: Status
 
     /// Where the shared subscription of `subscription` stands; `nil` while it has no consumer.
     public func status<Subscription: ChannelSubscription>(of subscription: Subscription.Type) -> SubscriptionStatus? {
-        status(forKey: Target<Subscription>.parameters.key)
+        state.withLock { $0.machine.status(ofKey: Target<Subscription>.parameters.key) }
     }
 
     /// Where the subscription of one instance (`events(for:)`) stands; `nil` while it has no consumer.
     public func status<Subscription: ChannelSubscription>(ofInstance instance: Subscription) -> SubscriptionStatus? {
-        status(forKey: Target.instance(instance).key)
-    }
-
-    private func status(forKey key: String) -> SubscriptionStatus? {
-        entries[key] == nil ? nil : statuses[key]
+        state.withLock { $0.machine.status(ofKey: Target.instance(instance).key) }
     }
 
     /// The statuses of the shared subscription of `subscription`, starting with the current one
@@ -255,10 +236,14 @@ public actor ChannelEventHub: ChannelEventSource {
     public func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) -> AsyncStream<SubscriptionStatus> {
         let key = Target<Subscription>.parameters.key
         let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
-        let id = UUID()
-        statusObservers[key, default: [:]][id] = continuation
-        if entries[key] != nil, let current = statuses[key] { continuation.yield(current) }
-        continuation.onTermination = { _ in Task { await self.removeStatusObserver(id, of: key) } }
+        let id = state.withLock { state in
+            state.lastObserverID += 1
+            state.statusObservers[key, default: [:]][state.lastObserverID] = continuation
+            if let current = state.machine.status(ofKey: key) { continuation.yield(current) }
+            return state.lastObserverID
+        }
+        let state = self.state
+        continuation.onTermination = { _ in state.withLock { $0.statusObservers[key]?[id] = nil } }
         return stream
     }
 
@@ -272,79 +257,63 @@ public actor ChannelEventHub: ChannelEventSource {
         await connection.stateUpdates()
     }
 
-    private func removeStatusObserver(_ id: UUID, of key: String) { statusObservers[key]?[id] = nil }
+    // MARK: Performing the machine's calls
 
-    private func setStatus(_ status: SubscriptionStatus, of key: String, subscriptionID: String?) {
-        guard let entry = entries[key], entry.subscriptionID == subscriptionID, serviceStatuses[key] != status else { return }
-        if serviceStatuses[key] == .active { inactiveSince[key] = clock.now() }
-        serviceStatuses[key] = status
-        publishStatus(ofKey: key)
-        if status == .active, let since = inactiveSince.removeValue(forKey: key) {
-            entry.deliverResumed(after: clock.now() - since)
+    /// Asks the connection what the state machine decided, in order.
+    private func perform(_ calls: [HubStateMachine.Call]) async {
+        for call in calls {
+            switch call {
+            case .unsubscribe(let id):
+                await connection.unsubscribe(id)
+            case .subscribe(let entry, let key, let ticket, let request):
+                await subscribe(request, entry: entry, key: key, ticket: ticket)
+            }
         }
     }
 
-    /// Tells consumers and observers the status of `key` when what they see changed: the
-    /// connection's word, or its delivery problems while it is active.
-    private func publishStatus(ofKey key: String) {
-        guard let entry = entries[key], let service = serviceStatuses[key] else { return }
-        let problems = service == .active ? entry.problems : DeliveryProblems()
-        let shown = problems.isEmpty ? service : .degraded(problems)
-        guard statuses[key] != shown else { return }
-        statuses[key] = shown
-        entry.deliver(shown)
-        for observer in (statusObservers[key] ?? [:]).values { observer.yield(shown) }
-    }
-
-    // MARK: Routing
-
-    /// Points `entry` at the channel its parameters name now (subscribing anew when it changed).
-    private func route(_ entry: any HubEntry, key: String) async {
-        let channel: String
-        do {
-            channel = try entry.channel(for: parameters)
-        } catch {
-            diagnostics.debug("stream waits for its channel parameters", metadata: ["reason": "\(error)"])
-            if let old = await entry.stopPump() { await connection.unsubscribe(old) }
-            setStatus(.waitingForParameter, of: key, subscriptionID: nil)
-            return
-        }
-        guard entry.currentChannel != channel else { return }
-        // Another channel (another user): not a resumption of the old one.
-        inactiveSince[key] = nil
-        if let old = await entry.stopPump() { await connection.unsubscribe(old) }
+    private func subscribe(_ request: ChannelRequest, entry: HubStateMachine.EntryID, key: String, ticket: Int) async {
         let raw: RawChannelSubscription
         do {
-            raw = try await connection.subscribe(entry.request(for: channel))
+            raw = try await connection.subscribe(request)
         } catch {
-            diagnostics.error("cannot subscribe", metadata: ["channel": "\(channel)", "error": "\(error)"])
-            setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: key, subscriptionID: nil)
+            diagnostics.error("cannot subscribe", metadata: ["channel": "\(request.channel)", "error": "\(error)"])
+            let cancelled = state.withLock { state in
+                state.apply(state.machine.subscribeFailed(key: key, ticket: ticket, error: "\(error)").onConsumers)
+            }
+            cancelled.forEach { $0.cancel() }
             return
         }
-        // Parameters may have changed, or the last consumer left, while subscribing.
-        guard entries[key] === entry, (try? entry.channel(for: parameters)) == channel else {
-            await connection.unsubscribe(raw.id)
-            return
+        let statuses = await connection.statusUpdates(ofSubscription: raw.id)
+        let context = HubDelivery.Context(
+            state: state, clock: clock, log: diagnostics, metrics: connection.metrics, key: key, entry: entry, ticket: ticket)
+        let wanted = state.withLock { state in
+            // Parameters may have changed, or the last consumer left, while subscribing.
+            guard state.machine.subscribed(key: key, ticket: ticket, subscriptionID: raw.id), let delivery = state.deliveries[entry] else { return false }
+            delivery.ticket = ticket
+            let watcher = Task.detached { for await status in statuses { Self.serviceStatus(status, of: raw.id, context) } }
+            state.tasks[entry] = [delivery.startPump(raw, context: context), watcher]
+            return true
         }
-        let statusUpdates = await connection.statusUpdates(ofSubscription: raw.id)
-        let watcher = Task {
-            for await status in statusUpdates { self.setStatus(status, of: key, subscriptionID: raw.id) }
-        }
-        if let replaced = entry.startPump(raw, statusWatcher: watcher) { await connection.unsubscribe(replaced) }
+        if !wanted { await connection.unsubscribe(raw.id) }
     }
 
-    private func removeConsumer(_ consumer: Int, from key: String, of entry: any HubEntry) async {
-        // An entry that was replaced (after its final event) is no longer the key's.
-        guard entries[key] === entry, entry.remove(consumer) else { return }
-        // The last consumer stopped.
-        removeEntry(key)
-        if let old = await entry.stopPump() { await connection.unsubscribe(old) }
+    /// The connection's word on a subscription, to the machine.
+    private static func serviceStatus(_ status: SubscriptionStatus, of subscriptionID: String, _ context: HubDelivery.Context) {
+        let cancelled = context.state.withLock { state in
+            let now = context.clock.now()
+            return state.apply(state.machine.serviceStatus(status, key: context.key, subscriptionID: subscriptionID, now: now).onConsumers)
+        }
+        cancelled.forEach { $0.cancel() }
     }
 
-    private func removeEntry(_ key: String) {
-        entries[key] = nil
-        statuses[key] = nil
-        serviceStatuses[key] = nil
-        inactiveSince[key] = nil
+    private func removeConsumer(_ consumer: Int, from entry: HubStateMachine.EntryID, key: String) async {
+        let (calls, cancelled) = state.withLock { state -> ([HubStateMachine.Call], [Task<Void, Never>]) in
+            // An entry that was replaced (after its final event) is gone with its consumers.
+            guard let delivery = state.deliveries[entry], delivery.remove(consumer) else { return ([], []) }
+            let effects = state.machine.lastConsumerLeft(key: key, entry: entry)
+            return (effects.calls, state.apply(effects.onConsumers))
+        }
+        cancelled.forEach { $0.cancel() }
+        await perform(calls)
     }
 }

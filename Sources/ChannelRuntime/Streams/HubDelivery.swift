@@ -1,0 +1,322 @@
+import Foundation
+
+/// What an entry subscribes to: the channel the hub's parameters name, or one fixed instance.
+enum Target<Subscription: ChannelSubscription> {
+    case parameters
+    case instance(Subscription)
+
+    /// Entries are shared per key: per subscription type for parameters, per type and channel path
+    /// for instances. The type is part of it: channels sharing an address are several types.
+    var key: String {
+        switch self {
+        case .parameters: String(reflecting: Subscription.self)
+        case .instance(let instance): String(reflecting: Subscription.self) + " instance:" + instance.channel
+        }
+    }
+
+    /// How the hub's state machine asks for it.
+    var address: HubStateMachine.Address {
+        let request = ChannelRequest(
+            channel: "", isOwnStream: Subscription.isOwnStream, finalEventNames: Subscription.finalEventNames,
+            errorEventNames: Subscription.errorEventNames)
+        switch self {
+        case .parameters: return .init(channel: { try Subscription.channel(for: $0) }, request: request)
+        case .instance(let instance):
+            let channel = instance.channel
+            return .init(channel: { _ in channel }, request: request)
+        }
+    }
+}
+
+/// A consumer of one subscription type: a plain event stream, or an update stream.
+enum Consumer<Event: Sendable>: Sendable {
+    case events(BatchedStream<Event>.Continuation)
+    case updates(UpdateConsumer<Event>)
+    case envelopes(BatchedStream<ChannelEnvelope<Event>>.Continuation)
+
+    /// Ends the consumer's stream after what it holds.
+    func finish() {
+        switch self {
+        case .events(let continuation): continuation.finish()
+        case .updates(let updates): updates.finish()
+        case .envelopes(let continuation): continuation.finish()
+        }
+    }
+
+    /// Drops what the consumer has not read yet (see `BatchedStream.Continuation.discardBuffered()`).
+    func discardBuffered() {
+        switch self {
+        case .events(let continuation): continuation.discardBuffered()
+        case .updates(let updates): updates.discardBuffered()
+        case .envelopes(let continuation): continuation.discardBuffered()
+        }
+    }
+}
+
+/// The consumers of one entry as the hub's effects reach them, whatever their event type.
+protocol AnyHubDelivery: AnyObject {
+    /// The ticket of the subscription whose events are delivered now; `nil`: none.
+    var ticket: Int? { get set }
+    func deliver(_ status: SubscriptionStatus)
+    func deliverResumed(after: Duration)
+    func discardBuffered()
+    func finish()
+    /// Removes a consumer; true when it was the last one.
+    func remove(_ consumer: Int) -> Bool
+    func setHistory(_ history: any Sendable)
+    /// Starts the task that decodes and delivers `raw`'s events.
+    func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context) -> Task<Void, Never>
+}
+
+/// Namespace of the per-entry delivery.
+enum HubDelivery {
+    /// What a pump reaches beyond its events: the hub's state (under its lock), the log, the metrics.
+    struct Context: Sendable {
+        let state: LockedValue<HubState>
+        let clock: RuntimeClock
+        let log: DiagnosticLog
+        let metrics: RuntimeMetrics
+        let key: String
+        let entry: HubStateMachine.EntryID
+        let ticket: Int
+
+        /// Notes a delivery problem in the state machine and performs what it says, under the lock.
+        func note(_ problem: HubStateMachine.Problem) -> HubStateMachine.ProblemNews {
+            let (news, cancelled) = state.withLock { state in
+                let (news, effects) = state.machine.note(problem, key: key, entry: entry, ticket: ticket)
+                return (news, state.apply(effects.onConsumers))
+            }
+            cancelled.forEach { $0.cancel() }
+            return news
+        }
+    }
+}
+
+/// The typed consumers of one entry (one subscription type): the hub's state holds one per entry and
+/// touches it only under its lock; the entry's pump reaches it through that lock.
+final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
+    typealias Event = Subscription.Event
+    /// Who gets the events: the delivery rules, a value.
+    var fanOut = FanOut<Event>()
+    var ticket: Int?
+
+    init(history: HistoryStore<Event>?) {
+        fanOut.history = history
+    }
+
+    /// Adds a consumer; with `replaying`, the kept history of that channel comes first.
+    func add(_ consumer: Consumer<Event>, priority: Int, replaying channel: String?) -> Int {
+        let (id, replay) = fanOut.add(consumer, priority: priority, replaying: channel)
+        // Under the hub's lock: no live event reaches the consumer before its replay.
+        if case .envelopes(let continuation) = consumer {
+            for envelope in replay { continuation.yield(envelope) }
+        }
+        return id
+    }
+
+    func remove(_ consumer: Int) -> Bool { fanOut.remove(consumer) }
+
+    func setHistory(_ history: any Sendable) { fanOut.history = history as? HistoryStore<Event> }
+
+    func deliver(_ status: SubscriptionStatus) {
+        for case .updates(let consumer) in fanOut.consumers { consumer.deliver(status) }
+    }
+
+    func deliverResumed(after gap: Duration) {
+        for case .updates(let consumer) in fanOut.consumers { consumer.deliverResumed(after: gap) }
+    }
+
+    func discardBuffered() {
+        for consumer in fanOut.consumers { consumer.discardBuffered() }
+    }
+
+    func finish() {
+        for consumer in fanOut.consumers { consumer.finish() }
+    }
+
+    func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context) -> Task<Void, Never> {
+        Task.detached { await TypedDelivery<Subscription>.pump(raw, context) }
+    }
+
+    /// This entry's delivery, found in the state under its lock: the entry's id names one type.
+    private static func delivery(in state: HubState, _ context: HubDelivery.Context) -> TypedDelivery? {
+        guard let delivery = state.deliveries[context.entry], delivery.ticket == context.ticket else { return nil }
+        return unsafeDowncast(delivery, to: TypedDelivery.self)
+    }
+
+    // MARK: The pump
+
+    /// Decodes and delivers the events of `raw` until it ends, the stream's final event comes, or
+    /// the hub stops delivering it (its ticket is no longer the entry's).
+    private static func pump(_ raw: RawChannelSubscription, _ context: HubDelivery.Context) async {
+        let channel = raw.channel
+        let metrics = context.metrics
+        let counter = metrics.counter(forChannel: channel, template: Subscription.template.address)
+        let decodePayload = Subscription.eventsAreText
+            ? EventDecoding.textDecoder(for: Event.self)
+            : EventDecoding.decoder(for: Event.self)
+        // A named event (an own stream's `event:`) tells the decoder which message it is.
+        let decodeNamed = Subscription.isOwnStream && !Subscription.eventsAreText ? EventDecoding.namedDecoder(for: Event.self) : nil
+        let finalEventNames = Subscription.finalEventNames
+        let eventType = EventDecoding.eventTypeReader(for: Event.self)
+        // The event type only tells several messages apart; one that no message declares is
+        // delivered all the same (the channel's address already chose the message), and counted.
+        let expected = Subscription.eventType
+        let declared = Subscription.eventTypes
+        let sharedAddress = Subscription.sharedAddress
+        // Per event, this generic code (not specialized for the subscription type) builds no
+        // optionals or tuples of the event type: each would cost a metadata lookup.
+        var events = raw.events.makeAsyncIterator()
+        while let event = await nextEvent(of: raw, from: &events) {
+            if event.droppedBefore > 0 { noteDroppedUndecoded(event.droppedBefore, context) }
+            if let sharedAddress, sharedAddress.isOtherChannelsEvent(event.text) {
+                metrics.channel(channel, template: Subscription.template.address) { $0.otherChannels += 1 }
+                continue
+            }
+            let value: Event
+            do {
+                if let name = event.eventName, let decodeNamed { value = try decodeNamed(event.text, name) } else { value = try decodePayload(event.text) }
+            } catch {
+                dropUndecodable(channel: channel, error: error, context)
+                if let name = event.eventName, finalEventNames.contains(name) { return finish(channel: channel, afterUndecodable: name, context) }
+                continue
+            }
+            // `message` is the name of an event that names none (Server-Sent Events' default).
+            let reported = eventType?(value) ?? event.eventName.flatMap { $0 == "message" ? nil : $0 }
+            if let reported, reported != expected, !declared.isEmpty, !declared.contains(reported) {
+                noteUndeclared(reported, declared: declared, channel: channel, context)
+            }
+            counter.decodedOne()
+            guard deliver(value, reportedType: reported, raw: event, channel: channel, context) else { return }
+            if let name = event.eventName, finalEventNames.contains(name) { return finish(channel: channel, afterUndecodable: nil, context) }
+        }
+    }
+
+    /// Delivers one event under the hub's lock (so it keeps its order with statuses, and nothing
+    /// reaches a consumer after the hub stopped this subscription); false when it had stopped.
+    private static func deliver(_ event: Event, reportedType: String?, raw: RawChannelEvent, channel: String, _ context: HubDelivery.Context) -> Bool {
+        let outcome = context.state.withLock { state -> (delivered: Bool, report: FanOut<Event>.OverflowReport) in
+            guard let delivery = delivery(in: state, context) else { return (false, .nothing) }
+            if delivery.fanOut.wantsEnvelopes {
+                return (true, delivery.deliverWithEnvelopes(event, reportedType: reportedType, raw: raw, channel: channel))
+            }
+            // The common case, plain streams and update streams, touches no generic type but the
+            // event's (this code is not specialized; each other one would cost a metadata lookup).
+            var overflowed = 0
+            var index = 0
+            let consumers = delivery.fanOut.consumers
+            while index < consumers.count {
+                switch consumers[index] {
+                case .events(let continuation):
+                    if continuation.send(event) == .dropped { overflowed += 1 }
+                case .updates(let updates):
+                    overflowed += updates.deliver(event)
+                case .envelopes:
+                    break  // none, or `wantsEnvelopes` would hold
+                }
+                index += 1
+            }
+            // The common case asks nothing more of the fan-out.
+            guard overflowed > 0 || delivery.fanOut.overflowing else { return (true, .nothing) }
+            return (true, delivery.fanOut.delivered(overflowed: overflowed))
+        }
+        noteOverflow(outcome.report, channel: channel, context)
+        return outcome.delivered
+    }
+
+    /// Recorded in the history and fanned out to the consumers of the same moment (see `add`).
+    private func deliverWithEnvelopes(_ event: Event, reportedType: String?, raw: RawChannelEvent, channel: String) -> FanOut<Event>.OverflowReport {
+        let envelope = ChannelEnvelope(
+            event: event, channel: channel, eventType: reportedType ?? Subscription.eventType,
+            receivedAt: raw.receivedAt, sequence: raw.sequence)
+        fanOut.history?.append(envelope)
+        var overflowed = 0
+        for consumer in fanOut.consumers {
+            switch consumer {
+            case .events(let continuation):
+                if continuation.send(event) == .dropped { overflowed += 1 }
+            case .updates(let updates):
+                overflowed += updates.deliver(event)
+            case .envelopes(let continuation):
+                if continuation.send(envelope) == .dropped { overflowed += 1 }
+            }
+        }
+        guard overflowed > 0 || fanOut.overflowing else { return .nothing }
+        return fanOut.delivered(overflowed: overflowed)
+    }
+
+    /// Counts and logs (once per run of overflows) events that did not fit consumers' buffers.
+    private static func noteOverflow(_ report: FanOut<Event>.OverflowReport, channel: String, _ context: HubDelivery.Context) {
+        let overflowed: Int
+        switch report {
+        case .nothing: return
+        case .count(let count): overflowed = count
+        case .countAndWarn(let count):
+            overflowed = count
+            context.log.warning("a consumer is not keeping up; dropping its oldest undelivered events", metadata: [
+                "channel": "\(channel)", "type": "\(Event.self)",
+            ])
+        }
+        context.metrics.channel(channel, template: Subscription.template.address) { $0.overflowed += overflowed }
+    }
+
+    /// The stream's final event came: every consumer's stream finishes once it read what it holds
+    /// (and, the last consumer gone, the hub unsubscribes as for any consumer that stops).
+    private static func finish(channel: String, afterUndecodable name: String?, _ context: HubDelivery.Context) {
+        if let name {
+            context.log.error("the final event did not decode; ending the stream all the same", metadata: ["channel": "\(channel)", "event": "\(name)"])
+        }
+        let cancelled = context.state.withLock { state in
+            state.apply(state.machine.finalEventArrived(key: context.key, entry: context.entry, ticket: context.ticket).onConsumers)
+        }
+        cancelled.forEach { $0.cancel() }
+    }
+
+    /// Events the connection dropped before decoding (counted and logged there): shown in the
+    /// status, and a gap for update consumers before the next event.
+    private static func noteDroppedUndecoded(_ count: Int, _ context: HubDelivery.Context) {
+        context.state.withLock { state in
+            guard let delivery = delivery(in: state, context) else { return }
+            for case .updates(let updates) in delivery.fanOut.consumers { updates.deliverGap(missed: count) }
+        }
+        _ = context.note(.undecodedEventsDropped)
+    }
+
+    private static func dropUndecodable(channel: String, error: any Error, _ context: HubDelivery.Context) {
+        context.metrics.channel(channel, template: Subscription.template.address) { $0.dropped += 1 }
+        context.log.error("dropping an event that does not decode", metadata: [
+            "channel": "\(channel)", "type": "\(Event.self)", "error": "\(error)",
+        ])
+        _ = context.note(.undecodablePayload)
+    }
+
+    /// Counts an event whose type no message of the channel declares; the first of each value (up
+    /// to a limit: the values come from the server) is logged and shown in the status.
+    private static func noteUndeclared(_ reported: String, declared: Set<String>, channel: String, _ context: HubDelivery.Context) {
+        context.metrics.channel(channel, template: Subscription.template.address) { $0.undeclaredEventTypes += 1 }
+        // Looking at 201 characters at most: a server may send megabytes of event type per event.
+        let head = reported.prefix(201)
+        let value = head.count > 200 ? String(head.prefix(200)) + "…" : reported
+        switch context.note(.undeclaredEventType(value)) {
+        case .none:
+            return
+        case .beyondLimit:
+            context.log.warning("more event types no message of the channel declares; they are counted, not logged", metadata: [
+                "channel": "\(channel)", "limit": "\(DeliveryProblems.undeclaredEventTypesLimit)",
+            ])
+        case .new:
+            // On a channel of several messages the event arrives as the enum's `unknown` case.
+            context.log.warning("delivering an event whose event type no message of the channel declares", metadata: [
+                "channel": "\(channel)", "eventType": "\(value)", "declared": "\(declared.sorted().joined(separator: ", "))",
+                "type": "\(Event.self)",
+            ])
+        }
+    }
+}
+
+/// The subscription's next event: from the connection's batched reader when it made one (no
+/// `AsyncStream` work per element), else from its stream.
+private func nextEvent(of subscription: RawChannelSubscription, from events: inout AsyncStream<RawChannelEvent>.Iterator) async -> RawChannelEvent? {
+    if let reader = subscription.reader { return await reader.next() }
+    return await events.next()
+}
