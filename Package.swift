@@ -244,7 +244,7 @@ let package = Package(
                 "ChannelStreams",
                 "SeededRandom",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                "AppSyncRuntime", "NIOChannelTransports",
+                "AppSyncRuntime", "SSERuntime", "NIOChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

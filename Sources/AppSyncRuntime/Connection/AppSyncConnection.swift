@@ -1,4 +1,4 @@
-@_spi(Generated) import ChannelRuntime
+@_spi(Generated) @_spi(Transport) import ChannelRuntime
 import Foundation
 import Logging
 
@@ -16,9 +16,12 @@ import Logging
 /// - A refused subscribe is reported and tried again with backoff; an authorization failure is
 ///   tried once more with credentials asked anew before ending in `.failed(.unauthorized)`.
 /// - Malformed frames are logged, counted in `metrics` and dropped.
-public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unchecked Sendable {
+public final class AppSyncConnection: ManagedConnection, ChannelConnection {
     /// The settings the connection was made with.
     public let configuration: AppSyncConfiguration
+    private let driver: ConnectionDriver
+    /// The driver's wire, typed: its sessions publish.
+    private let wire: AppSyncWire
     /// Subscriptions per connection that AppSync allows.
     public static let maximumSubscriptions = 200
     /// The longest keep-alive silence accepted from `connection_ack` (1 hour; AppSync sends 5 minutes).
@@ -45,10 +48,12 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
         let settings = ConnectionDriver.Settings(
             machine: configuration.machineSettings, isSignedIn: configuration.isSignedIn,
             channelRules: .appSyncEvents, maximumSubscriptions: Self.maximumSubscriptions)
-        super.init(driver: ConnectionDriver(
-            wire: AppSyncWire(configuration: configuration, transport: transport), settings: settings,
-            clock: RuntimeClock(clock), metrics: metrics, logger: logger))
+        wire = AppSyncWire(configuration: configuration, transport: transport)
+        driver = ConnectionDriver(wire: wire, settings: settings, clock: RuntimeClock(clock), metrics: metrics, logger: logger)
     }
+
+    public var metrics: RuntimeMetrics { driver.metrics }
+    @_spi(Transport) public var lifecycle: any ConnectionLifecycle { driver }
 
     /// Subscribes to `channel`. The stream stays open across reconnects (every active subscription
     /// is resubscribed); `unsubscribe(_:)` or the consumer stopping ends it.
@@ -69,7 +74,7 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }
         do { try ChannelPathError.check(channel, rules: .appSyncEvents, allowingWildcard: false) } catch { throw .invalidChannel(error) }
-        guard let session = driver.connectedSession() as? AppSyncSession else { throw .notConnected }
+        guard let session = wire.lastSession, driver.isConnected(session) else { throw .notConnected }
         let headers: [String: String]
         do {
             headers = try await configuration.authorization.headers(
@@ -77,7 +82,7 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection, @unc
         } catch {
             throw .invalidPublish("authorization failed: \(error)")
         }
-        guard driver.connectedSession() === session else { throw .connectionLost }
+        guard driver.isConnected(session) else { throw .connectionLost }
         do {
             return try await session.publish(events, to: channel, authorization: headers)
         } catch let error as AppSyncError {

@@ -7,6 +7,20 @@ import Foundation
 struct AppSyncWire: Wire {
     let configuration: AppSyncConfiguration
     let transport: any WebSocketTransport
+    private let opened = LockedValue(LastSession())
+
+    private struct LastSession {
+        weak var session: AppSyncSession?
+    }
+
+    init(configuration: AppSyncConfiguration, transport: any WebSocketTransport) {
+        self.configuration = configuration
+        self.transport = transport
+    }
+
+    /// The last session this wire opened, while the driver keeps it; publishes go through it when
+    /// the driver says it is connected.
+    var lastSession: AppSyncSession? { opened.withLock { $0.session } }
 
     var vocabulary: WireVocabulary { WireVocabulary(acceptance: "connection_ack", keepAlive: "frame within connectionTimeoutMs") }
 
@@ -15,7 +29,9 @@ struct AppSyncWire: Wire {
         let subprotocols = [ChannelAuthorization.eventSubprotocol, ChannelAuthorization.headerSubprotocol(headers)]
         context.diagnostics.setSecrets(ChannelAuthorization.secrets(in: headers) + [subprotocols[1]])
         let socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
-        return AppSyncSession(socket: socket, configuration: configuration, context: context)
+        let session = AppSyncSession(socket: socket, configuration: configuration, context: context)
+        opened.withLock { $0.session = session }
+        return session
     }
 }
 

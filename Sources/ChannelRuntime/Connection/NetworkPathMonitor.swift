@@ -10,7 +10,7 @@ public final class NetworkPathMonitor: @unchecked Sendable {
     private let queue = DispatchQueue(label: "ChannelRuntime.NetworkPathMonitor")
 
     /// Starts watching; each change after the first report calls `connection.networkPathChanged`.
-    public init(connection: ManagedConnection) {
+    public init(connection: any ManagedConnection) {
         let reported = LockedValue(false)  // the first report is the current path, not a change
         monitor.pathUpdateHandler = { path in
             let isFirst = reported.withLock { reported in

@@ -1,4 +1,4 @@
-import ChannelRuntime
+@_spi(Transport) import ChannelRuntime
 import Foundation
 import Logging
 
@@ -32,10 +32,12 @@ import Logging
 ///
 /// Beside the hub's stream, channels whose spec marks them `x-request-stream` (seed 004's job
 /// streams) are each their own request: see `subscribe(_:)`.
-public final class SSEConnection: ManagedConnection, ChannelConnection, @unchecked Sendable {
+public final class SSEConnection: ManagedConnection, ChannelConnection {
     /// The settings the connection was made with.
     public let configuration: SSEConfiguration
     private let wire: SSEWire
+    /// The hub's shared stream.
+    private let driver: ConnectionDriver
     /// The own streams (`ChannelRequest.isOwnStream`) beside the hub's shared stream.
     private let group: OwnStreamGroup
 
@@ -64,12 +66,15 @@ public final class SSEConnection: ManagedConnection, ChannelConnection, @uncheck
             channelRules: .serverSentEvents, renewalDelay: configuration.resubscribeDelay)
         let clock = RuntimeClock(clock)
         let driver = ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
+        self.driver = driver
         group = OwnStreamGroup(shared: driver) { request in
             let wire = SSEWire(configuration: configuration, transport: transport, style: .ownStream(finalEventNames: request.finalEventNames, errorEventNames: request.errorEventNames))
             return ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
         }
-        super.init(driver: driver, lifecycle: group)
     }
+
+    public var metrics: RuntimeMetrics { driver.metrics }
+    @_spi(Transport) public var lifecycle: any ConnectionLifecycle { group }
 
     /// Subscribes to `channel`, a topic path by the Server-Sent Events channel rules
     /// (`ChannelNamingRules.serverSentEvents`; a last segment `*` is everything below). The stream

@@ -122,9 +122,10 @@ package actor ConnectionDriver {
 
     package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
-    /// The current session when it is connected (for a wire's own requests, such as a publish).
-    package nonisolated func connectedSession() -> (any WireSession)? {
-        connectedWire.withLock { $0 }
+    /// Whether `session` is the current session and connected (for a wire's own requests, such as
+    /// a publish, made through the session the wire opened).
+    package nonisolated func isConnected(_ session: any WireSession) -> Bool {
+        connectedWire.withLock { $0 === session }
     }
 
     private func refreshConnectedWire() {

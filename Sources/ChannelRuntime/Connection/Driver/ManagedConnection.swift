@@ -5,29 +5,24 @@ import Foundation
 /// `SSEConnection` are the ones there are; each adds its configuration, its `subscribe(to:)` and
 /// what only its wire can do (AppSync's publish, SSE's last event id).
 ///
-/// Apps do not subclass it: a new transport is a `Wire` under the same driver.
-// @unchecked: every stored property is a `let` of a `Sendable` type; the class is open only so the
-// package's transport modules can derive from it (its initializer is `package`).
-open class ManagedConnection: @unchecked Sendable {
-    package let driver: ConnectionDriver
-    /// What the lifecycle calls go to: the driver, or a group of it and own streams beside it.
-    package let lifecycle: any ConnectionLifecycle
+/// A connection is composed, not derived: it holds a `ConnectionDriver` (or a group of them) that
+/// runs its wire, and hands it over as its `lifecycle`; everything below is that forwarded. A new
+/// transport is a `Wire` under the same driver.
+public protocol ManagedConnection: Sendable {
+    /// Counters of frames, reconnects and per-channel events.
+    var metrics: RuntimeMetrics { get }
 
-    package init(driver: ConnectionDriver, lifecycle: (any ConnectionLifecycle)? = nil) {
-        self.driver = driver
-        self.lifecycle = lifecycle ?? driver
-    }
+    /// What the lifecycle calls go to: the transport's driver, or a group of it and own streams.
+    @_spi(Transport) var lifecycle: any ConnectionLifecycle { get }
+}
 
+extension ManagedConnection {
     /// The channels' events will come over another connection: a reopen must not replay them
     /// (see `Wire.forgetResumption()`).
-    package func forgetResumption() { driver.forgetResumption() }
-
-    /// Counters of frames, reconnects and per-channel events.
-    public var metrics: RuntimeMetrics { driver.metrics }
+    @_spi(Transport) public func forgetResumption() { lifecycle.forgetResumption() }
 
     /// Starts connecting (and keeps reconnecting); does nothing when already running.
     public func start() async { await lifecycle.start() }
-
     /// Ends the connection with no reconnect (the app's own disconnect or sign-out) and returns once
     /// the transport is closed: at the latest after the close grace period, when a peer that does
     /// not answer the close is cut off. Subscriptions stay registered, so their streams resume after

@@ -1,22 +1,5 @@
 import Foundation
 
-/// What `ManagedConnection` runs: one driver, or a driver with own streams beside it.
-package protocol ConnectionLifecycle: Sendable {
-    func start() async
-    func disconnect() async
-    func suspend() async
-    func resume() async
-    func networkPathChanged(available: Bool) async
-    var state: ConnectionState { get async }
-    func stateUpdates() async -> AsyncStream<ConnectionState>
-    func unsubscribe(_ id: String) async
-    var acknowledgedChannels: [String] { get async }
-    func status(ofSubscription id: String) async -> SubscriptionStatus?
-    func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus>
-}
-
-extension ConnectionDriver: ConnectionLifecycle {}
-
 /// A connection's shared stream and the own streams beside it (`ChannelRequest.isOwnStream`, such
 /// as one Server-Sent Events request per job). Each own stream is a `ConnectionDriver` of its own
 /// with one subscription, so it reconnects, backs off, resumes and fails on its own; the app
@@ -54,6 +37,10 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     /// The merged state and the own streams' statuses, for observers.
     private let board = ConnectionStatusBoard()
     private var sharedWatcher: Task<Void, Never>?
+
+    /// The shared stream's resumption point only: an own stream is one job's, which a switch of
+    /// transport does not carry.
+    package nonisolated func forgetResumption() { shared.forgetResumption() }
 
     package init(shared: ConnectionDriver, makeDriver: @escaping @Sendable (ChannelRequest) -> ConnectionDriver) {
         self.shared = shared

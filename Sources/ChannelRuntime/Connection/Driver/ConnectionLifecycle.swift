@@ -1,0 +1,19 @@
+/// The lifecycle of a connection as its driver (or a group of drivers) runs it: what a
+/// `ManagedConnection` forwards its API to. For transport modules (`@_spi(Transport)`), not apps.
+@_spi(Transport) public protocol ConnectionLifecycle: Sendable {
+    func start() async
+    func disconnect() async
+    func suspend() async
+    func resume() async
+    func networkPathChanged(available: Bool) async
+    var state: ConnectionState { get async }
+    func stateUpdates() async -> AsyncStream<ConnectionState>
+    func unsubscribe(_ id: String) async
+    var acknowledgedChannels: [String] { get async }
+    func status(ofSubscription id: String) async -> SubscriptionStatus?
+    func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus>
+    /// See `Wire.forgetResumption()`.
+    func forgetResumption()
+}
+
+extension ConnectionDriver: ConnectionLifecycle {}

@@ -1,0 +1,54 @@
+import ChannelRuntime
+import ChannelRuntimeTesting
+import Foundation
+
+/// An HTTP event-stream server in memory: each request is answered at once with a `200`
+/// `text/event-stream` response whose body the test writes (`FakeEventStream`), the way
+/// `InMemoryTransport` hands out WebSocket servers.
+final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
+    private struct State {
+        var streams: [FakeEventStream] = []
+        var taken = 0
+    }
+
+    private let state = LockedValue(State())
+
+    /// Requests made so far.
+    var openCount: Int { state.withLock { $0.streams.count } }
+
+    func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
+        let (body, writer) = AsyncStream<[UInt8]>.makeStream()
+        let stream = FakeEventStream(url: url, headers: Dictionary(headers.map { ($0.name, $0.value) }) { _, last in last }, writer: writer)
+        state.withLock { $0.streams.append(stream) }
+        return EventStreamResponse(status: 200, headers: ["content-type": "text/event-stream"], body: body, close: { writer.finish() })
+    }
+
+    /// The server side of the next request; throws `WaitTimedOut` when none comes within `seconds`.
+    func nextStream(within seconds: Double = 120) async throws -> FakeEventStream {
+        try await eventually("an event-stream request", within: seconds) { self.state.withLock { $0.streams.count > $0.taken } }
+        return state.withLock { state in
+            defer { state.taken += 1 }
+            return state.streams[state.taken]
+        }
+    }
+}
+
+/// One response body the test writes: events, and the end of the stream.
+struct FakeEventStream: Sendable {
+    let url: URL
+    let headers: [String: String]
+    let writer: AsyncStream<[UInt8]>.Continuation
+
+    /// The `topic`s the request asked for.
+    var topics: [String] {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.filter { $0.name == "topic" }.compactMap(\.value) ?? []
+    }
+
+    /// One event on `channel` (its type names the channel, as a Mercure hub's does).
+    func send(_ data: String, channel: String, id: String? = nil) {
+        writer.yield(Array("event: \(channel)\n\(id.map { "id: \($0)\n" } ?? "")data: \(data)\n\n".utf8))
+    }
+
+    /// The server ends the response (a drop: the client reconnects).
+    func end() { writer.finish() }
+}

@@ -1,0 +1,165 @@
+import AppSyncRuntime
+import ChannelRuntime
+import ChannelRuntimeTesting
+import Foundation
+import Logging
+import SSERuntime
+import Testing
+
+/// One lifecycle, run for every transport's wire under the one `ConnectionDriver`: the real wires
+/// (AppSync Events over a WebSocket, Server-Sent Events from a hub) against in-memory servers, every
+/// delay on a manual clock. What the driver promises holds whatever wire it runs.
+@Suite("Wire lifecycle")
+struct WireLifecycleTests {
+    enum Wire: String, CaseIterable, CustomTestStringConvertible {
+        case appSync, serverSentEvents
+        var testDescription: String { rawValue }
+    }
+
+    static let channel = "app/user/u1/ping"
+    static let endpoint = try! ChannelEndpoint(http: "https://abc123.appsync-api.eu-west-1.amazonaws.com/event")
+
+    /// A connection over `wire` and the server it talks to.
+    struct Rig {
+        let clock = ManualClock()
+        let connection: any ManagedConnection & ChannelConnection
+        private let webSockets = InMemoryTransport()
+        private let eventStreams = InMemoryEventStreamTransport()
+        let wire: Wire
+
+        init(_ wire: Wire) {
+            self.wire = wire
+            switch wire {
+            case .appSync:
+                var configuration = AppSyncConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test"))
+                configuration.reconnectPolicy = .fixed(.seconds(2))
+                connection = AppSyncConnection(configuration: configuration, transport: webSockets, clock: clock, logger: Logger(label: "test"))
+            case .serverSentEvents:
+                var configuration = SSEConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test"))
+                configuration.reconnectPolicy = .fixed(.seconds(2))
+                connection = SSEConnection(configuration: configuration, transport: eventStreams, clock: clock, logger: Logger(label: "test"))
+            }
+        }
+
+        /// Sessions the connection opened (or tried to).
+        var sessionsOpened: Int {
+            switch wire {
+            case .appSync: webSockets.connectCount
+            case .serverSentEvents: eventStreams.openCount
+            }
+        }
+
+        /// Accepts the next session and its subscription; returns how to send on it and end it.
+        func acceptSession() async throws -> Session {
+            switch wire {
+            case .appSync:
+                let server = try await webSockets.nextConnection()
+                try await server.acceptConnection()
+                let ids = try await server.acceptSubscribes(1)
+                let id = try #require(ids[WireLifecycleTests.channel])
+                return Session(
+                    send: { server.push(["type": "data", "id": id, "event": $0]) },
+                    end: { server.drop() })
+            case .serverSentEvents:
+                let stream = try await eventStreams.nextStream()
+                #expect(stream.topics == [WireLifecycleTests.channel])
+                return Session(send: { stream.send($0, channel: WireLifecycleTests.channel) }, end: { stream.end() })
+            }
+        }
+
+        func waitForState(_ expected: ConnectionState) async throws {
+            try await eventually("state \(expected)") { await connection.state == expected }
+        }
+
+        /// Lets every task that can run, run.
+        func settle() async {
+            for _ in 0..<1_000 { await Task.yield() }
+        }
+    }
+
+    struct Session {
+        let send: @Sendable (String) -> Void
+        let end: @Sendable () -> Void
+    }
+
+    /// Subscribes before starting (so the first session carries the channel), starts, accepts.
+    static func connected(_ wire: Wire) async throws -> (Rig, Collector, Session) {
+        let rig = Rig(wire)
+        let events = Collector(try await rig.connection.subscribe(ChannelRequest(channel: channel)).events)
+        await rig.connection.start()
+        let session = try await rig.acceptSession()
+        try await rig.waitForState(.connected)
+        return (rig, events, session)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func eventsFlowAndADropReconnectsAfterThePolicysDelay(_ wire: Wire) async throws {
+        let (rig, events, first) = try await Self.connected(wire)
+        first.send(#"{"n":1}"#)
+        try await events.waitFor(count: 1)
+
+        first.end()
+        try await rig.clock.waitForSleeper(until: .seconds(2))
+        #expect(rig.sessionsOpened == 1)  // nothing before the delay
+        rig.clock.advance(by: .seconds(2))
+        let second = try await rig.acceptSession()
+        try await rig.waitForState(.connected)
+        second.send(#"{"n":2}"#)
+        try await events.waitFor(count: 2)
+        #expect(events.elements == [#"{"n":1}"#, #"{"n":2}"#])
+        await rig.connection.disconnect()
+    }
+
+    @Test(arguments: Wire.allCases)
+    func suspendHoldsEveryAttemptAndResumeConnectsAtOnce(_ wire: Wire) async throws {
+        let (rig, events, first) = try await Self.connected(wire)
+        await rig.connection.suspend()
+        #expect(await rig.connection.state == .suspended)
+        rig.clock.advance(by: .seconds(600))
+        await rig.settle()
+        #expect(rig.sessionsOpened == 1)
+
+        await rig.connection.resume()  // no delay to wait for
+        let second = try await rig.acceptSession()
+        try await rig.waitForState(.connected)
+        first.send(#"{"n":0}"#)  // the closed session's: never delivered
+        second.send(#"{"n":1}"#)
+        try await events.waitFor(count: 1)
+        await rig.settle()
+        #expect(events.elements == [#"{"n":1}"#])
+        await rig.connection.disconnect()
+    }
+
+    @Test(arguments: Wire.allCases)
+    func withoutANetworkPathNothingIsTriedAndItsReturnConnectsAtOnce(_ wire: Wire) async throws {
+        let (rig, _, first) = try await Self.connected(wire)
+        await rig.connection.networkPathChanged(available: false)
+        first.end()
+        try await rig.waitForState(.waitingForNetwork)
+        rig.clock.advance(by: .seconds(600))
+        await rig.settle()
+        #expect(rig.sessionsOpened == 1)
+
+        await rig.connection.networkPathChanged(available: true)
+        _ = try await rig.acceptSession()
+        try await rig.waitForState(.connected)
+        #expect(rig.sessionsOpened == 2)
+        await rig.connection.disconnect()
+    }
+
+    @Test(arguments: Wire.allCases)
+    func disconnectEndsForGoodUntilStart(_ wire: Wire) async throws {
+        let (rig, events, _) = try await Self.connected(wire)
+        await rig.connection.disconnect()
+        #expect(await rig.connection.state == .disconnected)
+        rig.clock.advance(by: .seconds(600))
+        await rig.settle()
+        #expect(rig.sessionsOpened == 1)
+
+        await rig.connection.start()  // the subscription stayed: its stream resumes
+        let second = try await rig.acceptSession()
+        second.send(#"{"n":1}"#)
+        try await events.waitFor(count: 1)
+        await rig.connection.disconnect()
+    }
+}
