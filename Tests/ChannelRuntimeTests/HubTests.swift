@@ -223,14 +223,8 @@ struct TextEventTests {
 
 @Suite("Channels sharing an address")
 struct SharedAddressTests {
-    /// Each channel's stream gets its own messages and those nobody declared (nothing is lost);
-    /// the other channel's are skipped and counted, not logged as undecodable.
-    @Test func eachStreamGetsItsOwnEventsAndTheUndeclaredOnes() async throws {
-        let harness = Harness()
-        let hub = ChannelEventHub(connection: harness.connection)
-        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
-        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
-        let server = try await harness.connect()
+    /// Accepts the two subscribes of the two types on `app/socket`; their ids, in order.
+    static func acceptBothSubscribes(_ server: FakeServer) async throws -> [String] {
         var ids: [String] = []
         for _ in 0..<2 {
             let message = try #require(await server.nextMessage())
@@ -239,6 +233,18 @@ struct SharedAddressTests {
             ids.append(id)
             server.push(["type": "subscribe_success", "id": id])
         }
+        return ids
+    }
+
+    /// Each channel's stream gets its own messages and those nobody declared (nothing is lost);
+    /// the other channel's are skipped and counted, not logged as undecodable.
+    @Test func eachStreamGetsItsOwnEventsAndTheUndeclaredOnes() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
+        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
+        let server = try await harness.connect()
+        let ids = try await Self.acceptBothSubscribes(server)
         let events = [
             #"{"event":"ping","n":1}"#, #"{"event":"heartbeat"}"#, #"{"n":2,"event":"ping"}"#,
             #"{"event":"subscriptionStatus","n":3}"#, #"  { "event" : "heartbeat" , "n": 4}"#,
@@ -265,13 +271,7 @@ struct SharedAddressTests {
         let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
         let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
         let server = try await harness.connect()
-        var ids: [String] = []
-        for _ in 0..<2 {
-            let message = try #require(await server.nextMessage())
-            let id = try #require(message["id"] as? String)
-            ids.append(id)
-            server.push(["type": "subscribe_success", "id": id])
-        }
+        let ids = try await Self.acceptBothSubscribes(server)
         try await eventually("both active") {
             let pings = await hub.status(of: SocketPingSubscription.self)
             let heartbeats = await hub.status(of: SocketHeartbeatSubscription.self)

@@ -71,6 +71,13 @@ struct WireLifecycleTests {
             try await eventually("state \(expected)") { await connection.state == expected }
         }
 
+        /// `time` passes on the clock and no session is tried beyond the first.
+        func expectNoAttempt(during time: Duration, sourceLocation: SourceLocation = #_sourceLocation) async {
+            clock.advance(by: time)
+            await settle()
+            #expect(sessionsOpened == 1, sourceLocation: sourceLocation)
+        }
+
         /// Lets every task that can run, run.
         func settle() async {
             for _ in 0..<1_000 { await Task.yield() }
@@ -115,9 +122,7 @@ struct WireLifecycleTests {
         let (rig, events, first) = try await Self.connected(wire)
         await rig.connection.suspend()
         #expect(await rig.connection.state == .suspended)
-        rig.clock.advance(by: .seconds(600))
-        await rig.settle()
-        #expect(rig.sessionsOpened == 1)
+        await rig.expectNoAttempt(during: .seconds(600))
 
         await rig.connection.resume()  // no delay to wait for
         let second = try await rig.acceptSession()
@@ -136,9 +141,7 @@ struct WireLifecycleTests {
         await rig.connection.networkPathChanged(available: false)
         first.end()
         try await rig.waitForState(.waitingForNetwork)
-        rig.clock.advance(by: .seconds(600))
-        await rig.settle()
-        #expect(rig.sessionsOpened == 1)
+        await rig.expectNoAttempt(during: .seconds(600))
 
         await rig.connection.networkPathChanged(available: true)
         _ = try await rig.acceptSession()
@@ -152,9 +155,7 @@ struct WireLifecycleTests {
         let (rig, events, _) = try await Self.connected(wire)
         await rig.connection.disconnect()
         #expect(await rig.connection.state == .disconnected)
-        rig.clock.advance(by: .seconds(600))
-        await rig.settle()
-        #expect(rig.sessionsOpened == 1)
+        await rig.expectNoAttempt(during: .seconds(600))
 
         await rig.connection.start()  // the subscription stayed: its stream resumes
         let second = try await rig.acceptSession()
