@@ -84,7 +84,7 @@ struct FanOutTests {
 
     @Test func aRunOfOverflowsIsCountedEveryTimeAndWarnedOnce() {
         var fanOut = FanOut<Int>()
-        var reports: [FanOut<Int>.OverflowReport] = []
+        var reports: [OverflowReport] = []
         var overflowing: [Bool] = []
         for overflowed in [0, 2, 1, 0, 3] {
             reports.append(fanOut.delivered(overflowed: overflowed))
@@ -100,7 +100,7 @@ struct FanOutTests {
         let (stream, continuation) = BatchedStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(2))
         var fanOut = FanOut<Int>()
         _ = fanOut.add(.events(continuation), priority: 0, replaying: nil)
-        var reports: [FanOut<Int>.OverflowReport] = []
+        var reports: [OverflowReport] = []
         for value in 1...4 {
             var overflowed = 0
             for case .events(let consumer) in fanOut.consumers where consumer.send(value) == .dropped { overflowed += 1 }

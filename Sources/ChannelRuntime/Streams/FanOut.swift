@@ -13,12 +13,15 @@ struct FanOut<Event: Sendable> {
     /// Whether the last event overflowed a consumer (a run of overflows is logged once).
     private(set) var overflowing = false
     /// The subscription's kept events, when the app asked for them.
-    var history: HistoryStore<Event>?
+    var history: HistoryStore<Event>? {
+        didSet { wantsEnvelopes = history != nil || hasEnvelopeConsumers }
+    }
 
     var isEmpty: Bool { byID.isEmpty }
 
-    /// Whether a consumer or the history needs each event in an envelope.
-    var wantsEnvelopes: Bool { history != nil || hasEnvelopeConsumers }
+    /// Whether a consumer or the history needs each event in an envelope (kept, not computed: it
+    /// is asked per event, and comparing an optional of the event's type would cost a lookup).
+    private(set) var wantsEnvelopes = false
 
     /// Adds a consumer; returns its id and, when `replaying` names a channel, the kept events of
     /// that channel it must get before any live one. Performed under the entry's lock, so no event
@@ -42,15 +45,7 @@ struct FanOut<Event: Sendable> {
         order = byID.keys.sorted { (byID[$0]!.priority, -$0) > (byID[$1]!.priority, -$1) }
         consumers = order.map { byID[$0]!.consumer }
         hasEnvelopeConsumers = consumers.contains { if case .envelopes = $0 { true } else { false } }
-    }
-
-    /// What an event's overflow calls for.
-    enum OverflowReport: Equatable {
-        case nothing
-        /// Count them.
-        case count(Int)
-        /// Count them and warn: the first overflow of a run.
-        case countAndWarn(Int)
+        wantsEnvelopes = history != nil || hasEnvelopeConsumers
     }
 
     /// An event's sends dropped `overflowed` older events from full buffers.
@@ -60,4 +55,14 @@ struct FanOut<Event: Sendable> {
         guard overflowed > 0 else { return .nothing }
         return wasOverflowing ? .count(overflowed) : .countAndWarn(overflowed)
     }
+}
+
+/// What an event's overflow calls for. (Not nested in `FanOut`: the delivery code is not
+/// specialized, and a type generic over the event would cost a metadata lookup per event.)
+enum OverflowReport: Equatable {
+    case nothing
+    /// Count them.
+    case count(Int)
+    /// Count them and warn: the first overflow of a run.
+    case countAndWarn(Int)
 }

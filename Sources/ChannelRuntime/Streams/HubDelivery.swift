@@ -195,13 +195,16 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
     /// Delivers one event under the hub's lock (so it keeps its order with statuses, and nothing
     /// reaches a consumer after the hub stopped this subscription); false when it had stopped.
     private static func deliver(_ event: Event, reportedType: String?, raw: RawChannelEvent, channel: String, _ context: HubDelivery.Context) -> Bool {
-        let outcome = context.state.withLock { state -> (delivered: Bool, report: FanOut<Event>.OverflowReport) in
-            guard let delivery = delivery(in: state, context) else { return (false, .nothing) }
+        // Per event, this code (not specialized) builds no optional, tuple or enum generic over the
+        // event type: each would cost a metadata lookup.
+        let outcome = context.state.withLock { state -> DeliveryOutcome in
+            guard let found = state.deliveries[context.entry], found.ticket == context.ticket else { return .stopped }
+            let delivery = unsafeDowncast(found, to: TypedDelivery.self)
             if delivery.fanOut.wantsEnvelopes {
-                return (true, delivery.deliverWithEnvelopes(event, reportedType: reportedType, raw: raw, channel: channel))
+                return .delivered(delivery.deliverWithEnvelopes(event, reportedType: reportedType, raw: raw, channel: channel))
             }
             // The common case, plain streams and update streams, touches no generic type but the
-            // event's (this code is not specialized; each other one would cost a metadata lookup).
+            // event's.
             var overflowed = 0
             var index = 0
             let consumers = delivery.fanOut.consumers
@@ -216,16 +219,19 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
                 }
                 index += 1
             }
-            // The common case asks nothing more of the fan-out.
-            guard overflowed > 0 || delivery.fanOut.overflowing else { return (true, .nothing) }
-            return (true, delivery.fanOut.delivered(overflowed: overflowed))
+            guard overflowed > 0 || delivery.fanOut.overflowing else { return .delivered(.nothing) }
+            return .delivered(delivery.fanOut.delivered(overflowed: overflowed))
         }
-        noteOverflow(outcome.report, channel: channel, context)
-        return outcome.delivered
+        switch outcome {
+        case .stopped: return false
+        case .delivered(let report):
+            if report != .nothing { noteOverflow(report, channel: channel, context) }
+            return true
+        }
     }
 
     /// Recorded in the history and fanned out to the consumers of the same moment (see `add`).
-    private func deliverWithEnvelopes(_ event: Event, reportedType: String?, raw: RawChannelEvent, channel: String) -> FanOut<Event>.OverflowReport {
+    private func deliverWithEnvelopes(_ event: Event, reportedType: String?, raw: RawChannelEvent, channel: String) -> OverflowReport {
         let envelope = ChannelEnvelope(
             event: event, channel: channel, eventType: reportedType ?? Subscription.eventType,
             receivedAt: raw.receivedAt, sequence: raw.sequence)
@@ -246,7 +252,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
     }
 
     /// Counts and logs (once per run of overflows) events that did not fit consumers' buffers.
-    private static func noteOverflow(_ report: FanOut<Event>.OverflowReport, channel: String, _ context: HubDelivery.Context) {
+    private static func noteOverflow(_ report: OverflowReport, channel: String, _ context: HubDelivery.Context) {
         let overflowed: Int
         switch report {
         case .nothing: return
@@ -319,4 +325,11 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
 private func nextEvent(of subscription: RawChannelSubscription, from events: inout AsyncStream<RawChannelEvent>.Iterator) async -> RawChannelEvent? {
     if let reader = subscription.reader { return await reader.next() }
     return await events.next()
+}
+
+/// What delivering one event came to.
+private enum DeliveryOutcome {
+    /// The hub no longer delivers this subscription's events.
+    case stopped
+    case delivered(OverflowReport)
 }
