@@ -39,7 +39,7 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     public init() { scheduler = nil }
 
     /// A broadcaster whose deliveries follow `scheduler` (a generated mock's `delivery`).
-    public init(scheduler: MockScheduler) { self.scheduler = scheduler }
+    @_spi(Generated) public init(scheduler: MockScheduler) { self.scheduler = scheduler }
 
     /// A new consumer's stream; values sent from now on arrive in it (the first consumer also gets
     /// what was delivered while no one listened, first).

@@ -21,7 +21,7 @@ public final class MockScheduler: Sendable {
     public let delivery: MockDelivery
     private let queue = LockedValue<(pending: [Pending], nextID: Int)>(([], 0))
 
-    public init(_ delivery: MockDelivery = .immediate) {
+    @_spi(Generated) public init(_ delivery: MockDelivery = .immediate) {
         self.delivery = delivery
     }
 
@@ -29,7 +29,7 @@ public final class MockScheduler: Sendable {
     public var pendingCount: Int { queue.withLock { $0.pending.count } }
 
     /// Runs `deliver` as the delivery mode says.
-    public func schedule(_ deliver: @escaping @Sendable () -> Void) {
+    @_spi(Generated) public func schedule(_ deliver: @escaping @Sendable () -> Void) {
         if case .immediate = delivery { return deliver() }
         let id = queue.withLock { queue in
             queue.nextID += 1
@@ -55,12 +55,12 @@ public final class MockScheduler: Sendable {
     }
 
     /// Hands out everything waiting, in order, whatever the mode.
-    public func flush() {
+    @_spi(Generated) public func flush() {
         for pending in queue.withLock({ queue in defer { queue.pending.removeAll() }; return queue.pending }) { pending.deliver() }
     }
 
     /// Forgets what is waiting (the mock's `reset()`).
-    public func discardPending() { queue.withLock { $0.pending.removeAll() } }
+    @_spi(Generated) public func discardPending() { queue.withLock { $0.pending.removeAll() } }
 }
 
 /// A value the code under test observes as a stream (a mock's connection state): a new stream

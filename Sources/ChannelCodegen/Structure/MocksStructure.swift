@@ -118,7 +118,8 @@ struct MocksStructure {
             .type(TypeDeclaration(
                 access: access, keyword: .finalClass, name: .identifier(names.mockType),
                 conformances: [.identifier(names.notifierProtocol)], members: members)))
-        let imports = [Import.runtime, .foundation] + (clientModule.map { [Import(module: $0)] } ?? [])
+        // The shared delivery schedule is the runtime's interface for generated mocks (`@_spi(Generated)`).
+        let imports = [Import.runtimeForGeneratedCode, .foundation] + (clientModule.map { [Import(module: $0)] } ?? [])
         return SwiftFile(header: header, imports: imports, declarations: [mock])
     }
 
