@@ -223,6 +223,18 @@ struct TextEventTests {
 
 @Suite("Channels sharing an address")
 struct SharedAddressTests {
+    /// A hub with a consumer of each type on `app/socket`, both subscribed.
+    static func bothTypesSubscribed() async throws -> (
+        Harness, ChannelEventHub, TypedCollector<SocketEvent>, TypedCollector<SocketEvent>, FakeServer, [String]
+    ) {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
+        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
+        let server = try await harness.connect()
+        return (harness, hub, pings, heartbeats, server, try await acceptBothSubscribes(server))
+    }
+
     /// Accepts the two subscribes of the two types on `app/socket`; their ids, in order.
     static func acceptBothSubscribes(_ server: FakeServer) async throws -> [String] {
         var ids: [String] = []
@@ -239,12 +251,7 @@ struct SharedAddressTests {
     /// Each channel's stream gets its own messages and those nobody declared (nothing is lost);
     /// the other channel's are skipped and counted, not logged as undecodable.
     @Test func eachStreamGetsItsOwnEventsAndTheUndeclaredOnes() async throws {
-        let harness = Harness()
-        let hub = ChannelEventHub(connection: harness.connection)
-        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
-        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
-        let server = try await harness.connect()
-        let ids = try await Self.acceptBothSubscribes(server)
+        let (harness, hub, pings, heartbeats, server, ids) = try await Self.bothTypesSubscribed()
         let events = [
             #"{"event":"ping","n":1}"#, #"{"event":"heartbeat"}"#, #"{"n":2,"event":"ping"}"#,
             #"{"event":"subscriptionStatus","n":3}"#, #"  { "event" : "heartbeat" , "n": 4}"#,
@@ -259,6 +266,7 @@ struct SharedAddressTests {
         #expect(heartbeats.elements == [SocketEvent(event: "heartbeat"), SocketEvent(event: "subscriptionStatus", n: 3), SocketEvent(event: "heartbeat", n: 4)])
         let counts = harness.connection.metrics.snapshot().channels["app/socket"]
         #expect(counts == RuntimeMetrics.Channel(received: 10, decoded: 6, dropped: 0, otherChannels: 4))
+        withExtendedLifetime(hub) {}  // the hub serves both streams to the end
         await harness.connection.disconnect()
     }
 
@@ -266,12 +274,7 @@ struct SharedAddressTests {
     /// replaced the first one's: the first type's status read the second's, and its last consumer
     /// leaving never unsubscribed. Entries are per type now.
     @Test func eachTypeOnASharedAddressHasItsOwnSubscriptionStatusAndEnd() async throws {
-        let harness = Harness()
-        let hub = ChannelEventHub(connection: harness.connection)
-        let pings = TypedCollector(await hub.events(SocketPingSubscription.self))
-        let heartbeats = TypedCollector(await hub.events(SocketHeartbeatSubscription.self))
-        let server = try await harness.connect()
-        let ids = try await Self.acceptBothSubscribes(server)
+        let (harness, hub, pings, heartbeats, server, ids) = try await Self.bothTypesSubscribed()
         try await eventually("both active") {
             let pings = await hub.status(of: SocketPingSubscription.self)
             let heartbeats = await hub.status(of: SocketHeartbeatSubscription.self)
