@@ -117,16 +117,26 @@ struct WireLifecycleTests {
         await rig.connection.disconnect()
     }
 
-    @Test(arguments: Wire.allCases)
-    func suspendHoldsEveryAttemptAndResumeConnectsAtOnce(_ wire: Wire) async throws {
-        let (rig, events, first) = try await Self.connected(wire)
-        await rig.connection.suspend()
-        #expect(await rig.connection.state == .suspended)
+    /// Connects, stops with `stop` (which shows `stopped`), lets ten minutes pass with no attempt,
+    /// restarts with `restart` (no delay to wait for) and accepts the new session.
+    static func stoppedAndRestarted(
+        _ wire: Wire, stop: (any ManagedConnection) async -> Void, showing stopped: ConnectionState,
+        restart: (any ManagedConnection) async -> Void
+    ) async throws -> (Rig, Collector, first: Session, second: Session) {
+        let (rig, events, first) = try await connected(wire)
+        await stop(rig.connection)
+        #expect(await rig.connection.state == stopped)
         await rig.expectNoAttempt(during: .seconds(600))
-
-        await rig.connection.resume()  // no delay to wait for
+        await restart(rig.connection)
         let second = try await rig.acceptSession()
         try await rig.waitForState(.connected)
+        return (rig, events, first, second)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func suspendHoldsEveryAttemptAndResumeConnectsAtOnce(_ wire: Wire) async throws {
+        let (rig, events, first, second) = try await Self.stoppedAndRestarted(
+            wire, stop: { await $0.suspend() }, showing: .suspended, restart: { await $0.resume() })
         first.send(#"{"n":0}"#)  // the closed session's: never delivered
         second.send(#"{"n":1}"#)
         try await events.waitFor(count: 1)
@@ -152,13 +162,9 @@ struct WireLifecycleTests {
 
     @Test(arguments: Wire.allCases)
     func disconnectEndsForGoodUntilStart(_ wire: Wire) async throws {
-        let (rig, events, _) = try await Self.connected(wire)
-        await rig.connection.disconnect()
-        #expect(await rig.connection.state == .disconnected)
-        await rig.expectNoAttempt(during: .seconds(600))
-
-        await rig.connection.start()  // the subscription stayed: its stream resumes
-        let second = try await rig.acceptSession()
+        // The subscription stays registered: its stream resumes after `start()`.
+        let (rig, events, _, second) = try await Self.stoppedAndRestarted(
+            wire, stop: { await $0.disconnect() }, showing: .disconnected, restart: { await $0.start() })
         second.send(#"{"n":1}"#)
         try await events.waitFor(count: 1)
         await rig.connection.disconnect()
