@@ -416,8 +416,10 @@ struct HTTPPublishRedirectTests {
         let localhost = try LocalhostCertificate()
         let (server, requests) = try await Self.tlsPublishServer(localhost)
         let endpoint = try ChannelEndpoint(http: "https://localhost:\(server.port)/event")
-        let trusting = AppSyncHTTPPublisher(
-            endpoint: endpoint, authorization: .apiKey("da2-secret"), client: NIOHTTPPostClient(tlsConfiguration: localhost.clientConfiguration))
+        // The trust path is under test, not the time: a clean-clone CI run starts every suite at
+        // once on two cores, and this handshake once took longer than the default 30 s there.
+        let client = NIOHTTPPostClient(tlsConfiguration: localhost.clientConfiguration, timeout: .seconds(300))
+        let trusting = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-secret"), client: client)
         let result = try await trusting.publish(["{}"], to: "default/channel")
         #expect(result.failed.isEmpty)
         #expect(requests.all.first?.hasPrefix("POST /event HTTP/1.1\r\n") == true)
