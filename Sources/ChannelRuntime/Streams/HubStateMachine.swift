@@ -215,8 +215,7 @@ struct HubStateMachine {
     /// The connection could not subscribe the request with `ticket`.
     mutating func subscribeFailed(key: String, ticket: Int, error: String) -> Effects {
         guard var entry = entries[key], entry.subscription == .pending(ticket: ticket) else { return .none }
-        entry.channel = nil
-        entry.subscription = .none
+        _ = leave(&entry, discarding: true)  // nothing was delivered from it: no effects
         entries[key] = entry
         return setService(.failed([ServiceError(errorType: "SubscribeFailed", message: error)]), of: key)
     }
