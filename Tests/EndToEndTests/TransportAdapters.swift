@@ -20,7 +20,7 @@ struct PostAdapter: Sendable, CustomTestStringConvertible {
     let make: @Sendable (_ maximumResponseBytes: Int, _ timeout: Duration) -> any HTTPPostClient
     var testDescription: String { name }
 
-    func callAsFunction(maximumResponseBytes: Int = 64 * 1024, timeout: Duration = .seconds(30)) -> any HTTPPostClient {
+    func callAsFunction(maximumResponseBytes: Int = 64 * 1024, timeout: Duration = .seconds(300)) -> any HTTPPostClient {
         make(maximumResponseBytes, timeout)
     }
 }

@@ -358,8 +358,8 @@ struct HTTPPublishRedirectTests {
         let server = try await ScriptedServer.start { _, _ in
             Array("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"events\"\r\nContent-Length: 0\r\n\r\n".utf8)
         }
-        let client = adapter.make(64 * 1024, .seconds(60))
-        let answer = try await bounded("the answer", within: 30) {
+        let client = adapter.make(64 * 1024, .seconds(600))
+        let answer = try await bounded("the answer", within: 300) {
             try await client.post(URL(string: "http://127.0.0.1:\(server.port)/event")!, headers: ["x-api-key": "da2-k"], body: Data("{}".utf8))
         }
         #expect(answer.status == 401)
