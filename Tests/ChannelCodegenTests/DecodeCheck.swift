@@ -8,6 +8,10 @@ import Foundation
 /// (Not for random specs: a union tried variant by variant may read its own encoding as an earlier
 /// variant that accepts the same JSON, which loses nothing the server sent.)
 ///
+/// With `encodings`, the program also prints each decoded value's encoding (`ENC <index> <base64>`),
+/// and `keyFailures` checks that every value came from its own key (see `PerKey`), which holds
+/// for random specs' unions too.
+///
 /// The payloads travel as base64, so no payload text can break the program's source.
 enum DecodeCheck {
     struct Payload {
@@ -16,10 +20,12 @@ enum DecodeCheck {
         /// The model's type as a Swift expression (`Thing`, `` `__Spec3`.`Name` ``).
         var type: String
         var json: String
+        /// The members a model must write back (`SchemaPayloads.JSON.kept`), for `keyFailures`.
+        var kept: String? = nil
     }
 
     /// `main.swift`: prints a line `FAIL <label>: <reason>` per failing payload, then `checked <n>, failures <m>`.
-    static func program(_ payloads: [Payload], roundTrip: Bool = true, sameJSON: Bool = false) -> String {
+    static func program(_ payloads: [Payload], roundTrip: Bool = true, sameJSON: Bool = false, encodings: Bool = false) -> String {
         var checks = ""
         for payload in payloads {
             let label = Data(payload.label.utf8).base64EncodedString(), json = Data(payload.json.utf8).base64EncodedString()
@@ -56,6 +62,13 @@ enum DecodeCheck {
                         reasons.append("the runtime's decoder fails: \(error)")
                     }
                     if let quick = reader.read(T.self, from: json), quick != reference { reasons.append("the fast path reads another value") }
+                    if ENCODINGS {
+                        do {
+                            print("ENC \(checked - 1) \(try JSONEncoder().encode(reference).base64EncodedString())")
+                        } catch {
+                            reasons.append("encoding fails: \(error)")
+                        }
+                    }
                     if SAME_JSON {
                         let sorted = { (data: Data) throws -> Data in
                             try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: data), options: [.sortedKeys])
@@ -77,7 +90,8 @@ enum DecodeCheck {
             }
 
             var checker = Checker()
-            """#.replacingOccurrences(of: "ROUND_TRIP", with: roundTrip ? "true" : "false").replacingOccurrences(of: "SAME_JSON", with: sameJSON ? "true" : "false") + "\n" + checks + #"print("checked \(checker.checked), failures \(checker.failures)")"# + "\n"
+            """#.replacingOccurrences(of: "ROUND_TRIP", with: roundTrip ? "true" : "false").replacingOccurrences(of: "SAME_JSON", with: sameJSON ? "true" : "false")
+            .replacingOccurrences(of: "ENCODINGS", with: encodings ? "true" : "false") + "\n" + checks + #"print("checked \(checker.checked), failures \(checker.failures)")"# + "\n"
     }
 
     /// The summary line's counts, or `nil` when the program did not get that far.

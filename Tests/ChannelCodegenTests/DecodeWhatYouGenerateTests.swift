@@ -16,13 +16,15 @@ struct DecodeWhatYouGenerateTests {
         let (result, output) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work)
         guard result.status == 0 else { return ["generation failed: \(result.stderr)"] }
         let main = work.appendingPathComponent("main.swift")
-        try DecodeCheck.program(payloads.enumerated().map { index, payload in
+        let checked = payloads.enumerated().map { index, payload in
             DecodeCheck.Payload(label: "payload \(index)", type: payload.type, json: payload.json)
-        }).write(to: main, atomically: true, encoding: .utf8)
+        }
+        try DecodeCheck.program(checked, encodings: true).write(to: main, atomically: true, encoding: .utf8)
         let run = try await TestSupport.runProgram(models: output.appendingPathComponent("Models.swift"), main: main, in: work)
         guard run.build.status == 0 else { return ["build failed: \(run.build.stderr)"] }
         guard let summary = DecodeCheck.summary(of: run.stdout), summary.checked == payloads.count else { return ["the program stopped early:\n\(run.stdout)"] }
         return run.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.hasPrefix("    ") }.map(String.init)
+            + DecodeCheck.keyFailures(stdout: run.stdout, payloads: checked)
     }
 
     private static func spec(schemas: String) -> String {
@@ -203,10 +205,10 @@ struct DecodeWhatYouGenerateTests {
     @Test func everyRandomSpecsModelsDecodePayloadsTheirSchemasAllow() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { if ProcessInfo.processInfo.environment["CHANNELGEN_KEEP_SPECS"] == nil { try? FileManager.default.removeItem(at: work) } }
-        let (models, payloads, drawn) = try await offThePool { () throws -> ([URL], [DecodeCheck.Payload], (schemas: Int, drawn: Int)) in
+        let (models, payloads, drawn) = try await offThePool { () throws -> ([URL], [DecodeCheck.Payload], (schemas: Int, drawn: Int, kept: Int)) in
             var random = SplitMix64(seed: Self.seed)
             var models: [URL] = [], payloads: [DecodeCheck.Payload] = []
-            var schemas = 0, drawnSchemas = 0
+            var schemas = 0, drawnSchemas = 0, kept = 0
             var namespaces = ""
             for index in 0..<Self.randomSpecCount {
                 let spec = RandomSpec.make(using: &random, nullableElements: true)
@@ -233,24 +235,30 @@ struct DecodeWhatYouGenerateTests {
                     for _ in 0..<Self.payloadsPerModel {
                         guard let json = draw.value(for: entry.value) else { continue }
                         any = true
-                        payloads.append(DecodeCheck.Payload(label: "\(label) schema \(entry.key.debugDescription)", type: swiftType, json: json.text))
+                        kept += json.keptCount
+                        payloads.append(DecodeCheck.Payload(label: "\(label) schema \(entry.key.debugDescription)", type: swiftType, json: json.text, kept: json.kept.text))
                     }
                     if any { drawnSchemas += 1 }
                 }
             }
             let namespaceFile = work.appendingPathComponent("Namespaces.swift")
             try namespaces.write(to: namespaceFile, atomically: true, encoding: .utf8)
-            return (models + [namespaceFile], payloads, (schemas, drawnSchemas))
+            return (models + [namespaceFile], payloads, (schemas, drawnSchemas, kept))
         }
         // Most schemas get payloads; the rest ask one value to meet two schemas (see `SchemaPayloads`).
         #expect(drawn.drawn * 4 >= drawn.schemas * 3, "payloads for \(drawn.drawn) of \(drawn.schemas) schemas")
+        // Most payloads hold declared properties a model must write back (the per-key check's other half).
+        #expect(drawn.kept >= payloads.count * 2, "\(drawn.kept) members to keep in \(payloads.count) payloads")
         let main = work.appendingPathComponent("main.swift")
-        try DecodeCheck.program(payloads, roundTrip: false).write(to: main, atomically: true, encoding: .utf8)
+        try DecodeCheck.program(payloads, roundTrip: false, encodings: true).write(to: main, atomically: true, encoding: .utf8)
         let run = try await TestSupport.runProgram(models: models, main: main, in: work)
         #expect(run.build.status == 0, "\(run.build.stderr.prefix(4000))")
         let summary = DecodeCheck.summary(of: run.stdout)
         #expect(summary?.checked == payloads.count, "\(run.stdout.suffix(2000))")
-        let failures = run.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.hasPrefix("    ") }
+        let failures = run.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.hasPrefix("    ") }.map(String.init)
         #expect(failures.isEmpty, "\(failures.prefix(20).joined(separator: "\n"))")
+        // Each value from its own key.
+        let keyFailures = DecodeCheck.keyFailures(stdout: run.stdout, payloads: payloads)
+        #expect(keyFailures.isEmpty, "\(keyFailures.count) payloads:\n\(keyFailures.prefix(10).joined(separator: "\n"))")
     }
 }

@@ -16,6 +16,9 @@ struct SchemaPayloads {
     var random: SplitMix64
     /// Inside an `allOf`, objects get no unknown keys: another member's `additionalProperties` may not allow them.
     private var allOfDepth = 0
+    /// Inside a union of several variants tried in order, an earlier variant may take the value and keep
+    /// only its own keys: nothing drawn there must be kept.
+    private var ambiguousDepth = 0
 
     init(document: YAMLNode, random: SplitMix64) {
         self.document = document
@@ -23,7 +26,15 @@ struct SchemaPayloads {
     }
 
     indirect enum JSON {
-        case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSON]), object([(key: String, value: JSON)])
+        case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSON]), object([Member])
+
+        /// A key and its value; `kept`: a model must write it back (a declared property, not under an
+        /// ambiguous union), so a model that loses it is caught (`DecodeCheck.keyFailures`).
+        struct Member {
+            var key: String
+            var value: JSON
+            var kept = false
+        }
 
         var text: String {
             switch self {
@@ -34,6 +45,24 @@ struct SchemaPayloads {
             case .string(let value): Self.quoted(value)
             case .array(let items): "[" + items.map(\.text).joined(separator: ",") + "]"
             case .object(let members): "{" + members.map { Self.quoted($0.key) + ":" + $0.value.text }.joined(separator: ",") + "}"
+            }
+        }
+
+        /// How many members of the value, at every depth, must be written back.
+        var keptCount: Int {
+            switch self {
+            case .array(let items): items.reduce(0) { $0 + $1.keptCount }
+            case .object(let members): members.reduce(0) { $0 + ($1.kept ? 1 + $1.value.keptCount : 0) }
+            default: 0
+            }
+        }
+
+        /// The value with only its kept members, at every depth: what a model must write back.
+        var kept: JSON {
+            switch self {
+            case .array(let items): .array(items.map(\.kept))
+            case .object(let members): .object(members.filter(\.kept).map { Member(key: $0.key, value: $0.value.kept, kept: true) })
+            default: self
             }
         }
 
@@ -97,7 +126,7 @@ struct SchemaPayloads {
     // MARK: Objects
 
     private mutating func object(_ node: YAMLNode, depth: Int) -> JSON? {
-        var members: [(key: String, value: JSON)] = []
+        var members: [JSON.Member] = []
         let required = Set((node["required"]?.items ?? []).compactMap(\.string).map { $0.unicodeScalars.map(\.value) })
         for entry in node["properties"]?.entries ?? [] {
             if entry.value.scalar?.bool == false { continue }
@@ -106,7 +135,7 @@ struct SchemaPayloads {
             guard let value = value(for: entry.value, depth: depth + 1) else {
                 if isRequired { return nil } else { continue }
             }
-            members.append((entry.key, value))
+            members.append(JSON.Member(key: entry.key, value: value, kept: ambiguousDepth == 0))
         }
         for name in node["required"]?.items ?? [] {
             // Required but not declared: present, with a value the other keys' schema allows.
@@ -115,7 +144,7 @@ struct SchemaPayloads {
             if node["patternProperties"] != nil || node["additionalProperties"]?.scalar?.bool == false { return nil }
             let schema = node["additionalProperties"].flatMap { $0.entries != nil ? $0 : nil }
             guard let value = schema.map({ value(for: $0, depth: depth + 1) }) ?? anyValue(depth: depth + 1) else { return nil }
-            members.append((key, value))
+            members.append(JSON.Member(key: key, value: value))
         }
         let extras = node["additionalProperties"]
         if allOfDepth == 0, node["patternProperties"] == nil, extras?.scalar?.bool != false, Bool.random(using: &random) {
@@ -127,7 +156,7 @@ struct SchemaPayloads {
             }
             let schema = extras.flatMap { $0.entries != nil ? $0 : nil }
             if let value = schema.map({ value(for: $0, depth: depth + 1) }) ?? anyValue(depth: depth + 1) {
-                members.append((key, value))
+                members.append(JSON.Member(key: key, value: value))
             }
         }
         return .object(members)
@@ -175,6 +204,8 @@ struct SchemaPayloads {
             for field in more {
                 // A key the merged properties declare (drawn or not) must meet that schema too.
                 if properties.contains(where: { $0.key.unicodeScalars.elementsEqual(field.key.unicodeScalars) }) { return nil }
+                // So must a key another union drew.
+                if fields.contains(where: { $0.key.unicodeScalars.elementsEqual(field.key.unicodeScalars) }) { return nil }
                 fields.append(field)
             }
         }
@@ -203,7 +234,12 @@ struct SchemaPayloads {
         let nonNull = variants.filter { !isNullSchema($0) && $0.scalar?.bool != false }  // `false` matches nothing
         if nonNull.count < variants.count, Int.random(in: 0..<4, using: &random) == 0 || nonNull.isEmpty { return .null }
         guard let variant = nonNull.randomElement(using: &random) else { return nil }
-        guard let discriminator = node["discriminator"] else { return value(for: variant, depth: depth + 1) }
+        guard let discriminator = node["discriminator"] else {
+            // One variant beside `null` is no choice; several are tried in order.
+            if nonNull.count > 1 { ambiguousDepth += 1 }
+            defer { if nonNull.count > 1 { ambiguousDepth -= 1 } }
+            return value(for: variant, depth: depth + 1)
+        }
         // The discriminator's property names the variant: a mapping key that points at it, or its component's name.
         let property = discriminator.string ?? discriminator["propertyName"]?.string
         guard let property, let reference = variant["$ref"]?.string, let target = resolve(reference) else { return nil }
@@ -221,7 +257,7 @@ struct SchemaPayloads {
         }
         guard case .object(var fields)? = value(for: target, depth: depth + 1) else { return nil }
         fields.removeAll { $0.key.unicodeScalars.elementsEqual(property.unicodeScalars) }
-        fields.append((property, .string(tag)))
+        fields.append(JSON.Member(key: property, value: .string(tag), kept: ambiguousDepth == 0))
         return .object(fields)
     }
 
@@ -285,7 +321,7 @@ struct SchemaPayloads {
         case 3: return .number(2.5)
         case 4: return .string(Self.strings.randomElement(using: &random)!)
         case 5: return .array([anyValue(depth: depth + 1), anyValue(depth: depth + 1)])
-        default: return .object([("k", anyValue(depth: depth + 1)), ("é", .null)])
+        default: return .object([JSON.Member(key: "k", value: anyValue(depth: depth + 1)), JSON.Member(key: "é", value: .null)])
         }
     }
 }

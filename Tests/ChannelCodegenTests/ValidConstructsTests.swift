@@ -223,6 +223,61 @@ struct ValidConstructsTests {
         #expect(run.stdout == "0 true\n1 true\n2 true\nunknown true\n")
     }
 
+    /// The same twins in two `allOf` members, or beside a union's variant: every member decodes the
+    /// whole value, so both read one key and a valid payload (`{"cafe\u{301}": 42}`) failed the event
+    /// (found by the decode suite's per-key check, seed 7); merged, one declaration replaced the
+    /// other. Outside the subset, located at the second key; an `allOf` without twins still generates.
+    @Test func keysOneNormalizationApartInTwoAllOfMembersAreOutsideTheSubset() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Accents, version: 1.0.0}
+            channels:
+              beside:
+                address: app/beside
+                messages: {m: {payload: {$ref: '#/components/schemas/Beside'}}}
+              merged:
+                address: app/merged
+                messages: {m: {payload: {$ref: '#/components/schemas/Merged'}}}
+              plain:
+                address: app/plain
+                messages: {m: {payload: {$ref: '#/components/schemas/Plain'}}}
+            operations:
+              besideValues: {action: receive, channel: {$ref: '#/channels/beside'}}
+              mergedValues: {action: receive, channel: {$ref: '#/channels/merged'}}
+              plainValues: {action: receive, channel: {$ref: '#/channels/plain'}}
+            components:
+              schemas:
+                Variant:
+                  type: object
+                  properties:
+                    "cafe\\u0301": {type: integer}
+                Beside:
+                  type: object
+                  properties:
+                    "caf\\u00E9": {type: string}
+                  oneOf: [{$ref: '#/components/schemas/Variant'}]
+                Merged:
+                  allOf:
+                    - {type: object, properties: {"caf\\u00E9": {type: string}}}
+                    - {type: object, properties: {"cafe\\u0301": {type: integer}}}
+                Plain:
+                  allOf:
+                    - {type: object, properties: {name: {type: string}}}
+                    - {$ref: '#/components/schemas/Variant'}
+                    - {oneOf: [{type: object, properties: {other: {type: string}}}]}
+            """
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "accents.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        // Beside: the variant's key comes first, the property beside it second.
+        #expect(result.stderr.contains(#"accents.yaml:26:9: warning: 'allOf' members of 'Beside' declare properties 'cafe\u{301}' and 'caf\u{E9}'"#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"accents.yaml:31:39: warning: 'allOf' members of 'Merged' declare properties 'caf\u{E9}' and 'cafe\u{301}'"#), "\(result.stderr)")
+        #expect(result.stderr.contains("warning: channel 'beside' is skipped") && result.stderr.contains("warning: channel 'merged' is skipped"), "\(result.stderr)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func plainValues()") && !notifier.contains("besideValues") && !notifier.contains("mergedValues"))
+    }
+
     /// Schemas, channels and operations whose names are canonically equivalent were one entry of a
     /// `[String: _]` (Swift's `String ==`): the second channel streamed the first one's payload
     /// type, and two subscriptions got one Swift name, which did not compile. Parameters are keyed

@@ -48,6 +48,7 @@ extension SchemaTranslator {
             // A reference plus annotations: the referenced type itself.
             return type(of: typed[0].member, name: name, parent: parent)
         }
+        guard keysAreDistinct(across: typed.map(\.part), in: name) else { return nil }
         var objects: [ObjectShape] = []
         var others: [Cursor] = []
         for (part, _) in typed {
@@ -70,6 +71,42 @@ extension SchemaTranslator {
             return makeObject(cursor, name: name, parent: parent, documentation: documentation, shape: merged(objects))
         }
         return primitive(of: others, allOf: allOf, name: name, parent: parent)
+    }
+
+    /// Whether no two members declare keys that differ only in Unicode normalization (`café` written
+    /// two ways). Every member decodes the same value, and `JSONDecoder` finds keys by Swift's string
+    /// equality: the two would read one key, so a value valid for the schema fails the event (merged,
+    /// one declaration would replace the other). A union member counts with its variants' keys.
+    private mutating func keysAreDistinct(across parts: [Part], in name: String) -> Bool {
+        var seen: [String: (key: String, member: Int)] = [:]
+        for (index, part) in parts.enumerated() {
+            for (key, location) in declaredKeys(of: part) {
+                if let earlier = seen[key], earlier.member != index, !earlier.key.unicodeScalars.elementsEqual(key.unicodeScalars) {
+                    diagnostics.unsupported(
+                        "'allOf' members of '\(name)' declare properties '\(Self.spelledByScalars(earlier.key))' and '\(Self.spelledByScalars(key))', "
+                            + "which differ only in Unicode normalization; JSONDecoder finds keys by Swift's string equality, so both would read one value (rename one)",
+                        at: location)
+                    return false
+                }
+                if seen[key] == nil { seen[key] = (key, index) }
+            }
+        }
+        return true
+    }
+
+    /// The property keys an `allOf` member declares: an object's own, a union's variants' (after `$ref`s).
+    private func declaredKeys(of part: Part) -> [(key: String, location: SourceLocation)] {
+        switch part {
+        case .annotations: return []
+        case .object(let shape): return shape.properties.map { ($0.key, $0.keyLocation) }
+        case .other(let member):
+            let target = member.isReference ? (try? workspace.resolve(member)) ?? member : member
+            let variants = (target.child("oneOf") ?? target.child("anyOf"))?.elements ?? []
+            return variants.flatMap { variant in
+                let resolved = variant.isReference ? (try? workspace.resolve(variant)) ?? variant : variant
+                return (resolved.child("properties")?.children ?? []).map { ($0.key, $0.keyLocation) }
+            }
+        }
     }
 
     /// Whether a member is a `oneOf`/`anyOf` (after following its `$ref`): it has no properties to merge.

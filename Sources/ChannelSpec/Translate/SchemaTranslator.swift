@@ -394,6 +394,12 @@ struct SchemaTranslator {
     }
 
     /// An object schema's properties (each with the schema it is declared by) and required names.
+    /// A name spelled by its scalars (`caf\u{E9}`): printed as they are, two names one Unicode
+    /// normalization apart look the same.
+    static func spelledByScalars(_ text: String) -> String {
+        text.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16, uppercase: true))}" }.joined()
+    }
+
     struct ObjectShape {
         var properties: [(key: String, keyLocation: SourceLocation, cursor: Cursor)] = []
         var required: [(key: String, location: SourceLocation)] = []
@@ -486,10 +492,8 @@ struct SchemaTranslator {
             // `key: false`: the property can never be present, so the type has no member for it.
             if propertyCursor.node.scalar?.bool == false { continue }
             if let earlier = keys[key], !earlier.unicodeScalars.elementsEqual(key.unicodeScalars) {
-                // Spelled by scalars: printed as they are, the two names look the same.
-                let spelled = { (text: String) in text.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16, uppercase: true))}" }.joined() }
                 diagnostics.unsupported(
-                    "properties '\(spelled(earlier))' and '\(spelled(key))' of '\(name)' differ only in Unicode normalization; JSONDecoder finds keys "
+                    "properties '\(Self.spelledByScalars(earlier))' and '\(Self.spelledByScalars(key))' of '\(name)' differ only in Unicode normalization; JSONDecoder finds keys "
                         + "by Swift's string equality, so both would read one value (rename one)",
                     at: keyLocation)
                 continue
