@@ -201,17 +201,20 @@ struct DecodeWhatYouGenerateTests {
     static let seed = ProcessInfo.processInfo.environment["CHANNELGEN_DECODE_SEED"].flatMap(UInt64.init) ?? 46_2026_1127
 
     /// Seeded random specs (the type-check suite's pools, plus nullable items and values in every
-    /// spelling): every model of a component schema decodes payloads drawn from that schema.
+    /// spelling, and now and then an object of more than 64 properties): every model of a component
+    /// schema decodes payloads drawn from that schema, each value from its own key.
     @Test func everyRandomSpecsModelsDecodePayloadsTheirSchemasAllow() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { if ProcessInfo.processInfo.environment["CHANNELGEN_KEEP_SPECS"] == nil { try? FileManager.default.removeItem(at: work) } }
-        let (models, payloads, drawn) = try await offThePool { () throws -> ([URL], [DecodeCheck.Payload], (schemas: Int, drawn: Int, kept: Int)) in
+        let (models, payloads, drawn) = try await offThePool { () throws -> ([URL], [DecodeCheck.Payload], (schemas: Int, drawn: Int, kept: Int, wide: Int)) in
             var random = SplitMix64(seed: Self.seed)
             var models: [URL] = [], payloads: [DecodeCheck.Payload] = []
-            var schemas = 0, drawnSchemas = 0, kept = 0
+            var schemas = 0, drawnSchemas = 0, kept = 0, wideDrawn = 0
             var namespaces = ""
             for index in 0..<Self.randomSpecCount {
-                let spec = RandomSpec.make(using: &random, nullableElements: true)
+                var spec = RandomSpec.make(using: &random, nullableElements: true)
+                var wide = SplitMix64(seed: Self.seed &+ 0x0A1D_E000 &+ UInt64(index))
+                RandomSpec.drawWideObject(in: &spec, using: &wide)
                 let label = "decode seed \(Self.seed) spec \(index)"
                 let (unit, diagnostics) = try TypeCheckSupport.generate(spec.yaml, label: label, index: index, in: work)
                 guard let unit, let file = unit.files.first(where: { $0.name == OutputFile.models.rawValue }) else {
@@ -239,16 +242,18 @@ struct DecodeWhatYouGenerateTests {
                         payloads.append(DecodeCheck.Payload(label: "\(label) schema \(entry.key.debugDescription)", type: swiftType, json: json.text, kept: json.kept.text))
                     }
                     if any { drawnSchemas += 1 }
+                    if any, entry.key == "Wide" { wideDrawn += 1 }
                 }
             }
             let namespaceFile = work.appendingPathComponent("Namespaces.swift")
             try namespaces.write(to: namespaceFile, atomically: true, encoding: .utf8)
-            return (models + [namespaceFile], payloads, (schemas, drawnSchemas, kept))
+            return (models + [namespaceFile], payloads, (schemas, drawnSchemas, kept, wideDrawn))
         }
         // Most schemas get payloads; the rest ask one value to meet two schemas (see `SchemaPayloads`).
         #expect(drawn.drawn * 4 >= drawn.schemas * 3, "payloads for \(drawn.drawn) of \(drawn.schemas) schemas")
         // Most payloads hold declared properties a model must write back (the per-key check's other half).
         #expect(drawn.kept >= payloads.count * 2, "\(drawn.kept) members to keep in \(payloads.count) payloads")
+        #expect(drawn.wide > 0, "no wide object (over 64 properties) was drawn")
         let main = work.appendingPathComponent("main.swift")
         try DecodeCheck.program(payloads, roundTrip: false, encodings: true).write(to: main, atomically: true, encoding: .utf8)
         let run = try await TestSupport.runProgram(models: models, main: main, in: work)

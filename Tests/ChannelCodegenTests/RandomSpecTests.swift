@@ -21,7 +21,9 @@ struct RandomSpecTests {
             var random = SplitMix64(seed: Self.seed)
             var units: [TypeCheckSupport.Unit] = [], rejections: [String] = []
             for index in 0..<Self.count {
-                let spec = RandomSpec.make(using: &random)
+                var spec = RandomSpec.make(using: &random)
+                var flags = SplitMix64(seed: Self.seed &+ 0x0F1A_6500 &+ UInt64(index))
+                RandomSpec.drawOwnStreams(in: &spec, using: &flags)
                 let label = "seed \(Self.seed) spec \(index)"
                 // Every access modifier in turn: `package` and internal output must compile as well as public.
                 let access = GeneratorConfig.AccessModifier.allCases[index % GeneratorConfig.AccessModifier.allCases.count]
@@ -32,6 +34,11 @@ struct RandomSpecTests {
         }
         #expect(rejections.isEmpty, "\(rejections.prefix(5).joined(separator: "\n\n"))")
         #expect(units.count == Self.count)
+        // Own streams with final and error messages were drawn, and generated.
+        let subscriptions = units.flatMap(\.files).filter { $0.name == OutputFile.subscriptions.rawValue }.map(\.contents)
+        let ownStreams = subscriptions.filter { $0.contains("isOwnStream: Bool = true") }
+        #expect(ownStreams.contains { $0.contains("finalEventNames: Set<String> = [\"") } && ownStreams.contains { $0.contains("errorEventNames: Set<String> = [\"") },
+                "\(ownStreams.count) specs with own streams")
         // Four compiler runs, two at a time.
         let quarter = (units.count + 3) / 4
         let batches = stride(from: 0, to: units.count, by: quarter).map { Array(units[$0..<min($0 + quarter, units.count)]) }
@@ -130,6 +137,35 @@ enum RandomSpec {
         // Components that may be `null`, for items and values that reference one (`element`).
         if nullableElements { spec.rawSchemas = nullableComponents.filter { !schemaNames.contains($0.name) } }
         return spec
+    }
+
+    /// Own streams (`x-request-stream`), their final and error messages, and those flags where they
+    /// have no effect (warned about): drawn from a generator of their own, so a seed's specs stay
+    /// what they were otherwise.
+    static func drawOwnStreams(in spec: inout SpecBuilder, using random: inout SplitMix64) {
+        for index in spec.channels.indices {
+            spec.channels[index].isOwnStream = Int.random(in: 0..<3, using: &random) == 0
+            guard spec.channels[index].isOwnStream || Int.random(in: 0..<6, using: &random) == 0 else { continue }
+            for key in ["message"] + spec.channels[index].moreMessages.map(\.key) {
+                if Int.random(in: 0..<3, using: &random) == 0 { spec.channels[index].finalMessageKeys.append(key) }
+                if Int.random(in: 0..<4, using: &random) == 0 { spec.channels[index].errorMessageKeys.append(key) }
+            }
+        }
+    }
+
+    /// One spec in ten gets a payload of 65 to 100 properties (a wide object, kept in parts of at
+    /// most 64) on a channel of its own; drawn from a generator of its own, like `drawOwnStreams`.
+    /// Its properties are of the plainer kinds (and references): the parts are what is tried here.
+    static func drawWideObject(in spec: inout SpecBuilder, using random: inout SplitMix64) {
+        guard Int.random(in: 0..<10, using: &random) == 0 else { return }
+        // Not the names one normalization apart: two of them would put the object outside the subset.
+        let pool = names.filter { !$0.unicodeScalars.contains("\u{301}") }
+        let properties = unique(count: Int.random(in: 65...100, using: &random), from: pool, using: &random)
+        let refs = spec.schemas.map(\.name)
+        let schemas = properties.map { "\(TypeCheckSupport.yaml($0)): \(schema(depth: 2, refs: refs, nullableElements: true, using: &random))" }
+        let required = properties.shuffled(using: &random).prefix(3).map(TypeCheckSupport.yaml)
+        spec.rawSchemas.append((name: "Wide", yaml: "{type: object, required: [\(required.joined(separator: ", "))], properties: {\(schemas.joined(separator: ", "))}}"))
+        spec.channels.append(SpecBuilder.ChannelSpec(key: "wide", address: "ns/wide", parameters: [], operationId: "wideValues", messageName: nil, payload: "Wide"))
     }
 
     /// Nullable component schemas the decode suite's items and values may `$ref`.

@@ -31,6 +31,17 @@ struct SpecBuilder {
         var moreMessages: [(key: String, name: String?, payload: String)] = []
         /// Messages written out as YAML flow mappings (no payload, binary or text content).
         var writtenMessages: [(key: String, yaml: String)] = []
+        /// `x-request-stream: true`: each instance of the channel is its own stream.
+        var isOwnStream = false
+        /// Keys of the messages marked `x-ends-stream: true` and `x-stream-error: true`.
+        var finalMessageKeys: [String] = []
+        var errorMessageKeys: [String] = []
+
+        /// The `x-ends-stream`/`x-stream-error` lines of the message `key` (compared by scalars, as keys are).
+        func flagLines(ofMessage key: String) -> [String] {
+            let marked = { (keys: [String]) in keys.contains { $0.unicodeScalars.elementsEqual(key.unicodeScalars) } }
+            return (marked(finalMessageKeys) ? ["        x-ends-stream: true"] : []) + (marked(errorMessageKeys) ? ["        x-stream-error: true"] : [])
+        }
     }
 
     var title = "Hostile events"
@@ -68,6 +79,7 @@ struct SpecBuilder {
             if let address = channel.address { lines.append("    address: \(y(address))") }
             lines.append("    description: \(y(channel.description + " " + text))")
             if let name = channel.xSwiftName { lines.append("    x-swift-name: \(y(name))") }
+            if channel.isOwnStream { lines.append("    x-request-stream: true") }
             if !channel.parameters.isEmpty {
                 lines.append("    parameters:")
                 for parameter in channel.parameters {
@@ -79,10 +91,12 @@ struct SpecBuilder {
             if let name = channel.messageName { lines.append("        name: \(y(name))") }
             lines.append("        summary: \(y(text))")
             lines.append("        payload: {$ref: \(TypeCheckSupport.reference("components/schemas", channel.payload))}")
+            lines += channel.flagLines(ofMessage: "message")
             for message in channel.moreMessages {
                 lines.append("      \(y(message.key)):")
                 if let name = message.name { lines.append("        name: \(y(name))") }
                 lines.append("        payload: {$ref: \(TypeCheckSupport.reference("components/schemas", message.payload))}")
+                lines += channel.flagLines(ofMessage: message.key)
             }
             for message in channel.writtenMessages { lines.append("      \(y(message.key)): \(message.yaml)") }
         }

@@ -73,22 +73,24 @@ extension SchemaTranslator {
         return primitive(of: others, allOf: allOf, name: name, parent: parent)
     }
 
-    /// Whether no two members declare keys that differ only in Unicode normalization (`café` written
-    /// two ways). Every member decodes the same value, and `JSONDecoder` finds keys by Swift's string
-    /// equality: the two would read one key, so a value valid for the schema fails the event (merged,
-    /// one declaration would replace the other). A union member counts with its variants' keys.
+    /// Whether no two keys the members declare differ only in Unicode normalization (`café` written
+    /// two ways), in one member or in two. Every member decodes the same value, and `JSONDecoder`
+    /// finds keys by Swift's string equality: the two would read one key, so a value valid for the
+    /// schema fails the event (merged, one declaration would silently replace the other). A union
+    /// member counts with its variants' keys.
     private mutating func keysAreDistinct(across parts: [Part], in name: String) -> Bool {
-        var seen: [String: (key: String, member: Int)] = [:]
-        for (index, part) in parts.enumerated() {
+        // By Swift's `String ==`, as `JSONDecoder` looks keys up.
+        var seen: [String: String] = [:]
+        for part in parts {
             for (key, location) in declaredKeys(of: part) {
-                if let earlier = seen[key], earlier.member != index, !earlier.key.unicodeScalars.elementsEqual(key.unicodeScalars) {
+                if let earlier = seen[key], !earlier.unicodeScalars.elementsEqual(key.unicodeScalars) {
                     diagnostics.unsupported(
-                        "'allOf' members of '\(name)' declare properties '\(Self.spelledByScalars(earlier.key))' and '\(Self.spelledByScalars(key))', "
-                            + "which differ only in Unicode normalization; JSONDecoder finds keys by Swift's string equality, so both would read one value (rename one)",
+                        "properties '\(Self.spelledByScalars(earlier))' and '\(Self.spelledByScalars(key))' of the 'allOf' of '\(name)' differ only "
+                            + "in Unicode normalization; JSONDecoder finds keys by Swift's string equality, so both would read one value (rename one)",
                         at: location)
                     return false
                 }
-                if seen[key] == nil { seen[key] = (key, index) }
+                seen[key] = seen[key] ?? key
             }
         }
         return true
