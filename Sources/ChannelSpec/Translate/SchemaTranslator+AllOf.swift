@@ -96,7 +96,8 @@ extension SchemaTranslator {
         return true
     }
 
-    /// The property keys an `allOf` member declares: an object's own, a union's variants' (after `$ref`s).
+    /// The property keys an `allOf` member declares: an object's own, a union's variants' (after
+    /// `$ref`s), both for an object beside a union.
     private func declaredKeys(of part: Part) -> [(key: String, location: SourceLocation)] {
         switch part {
         case .annotations: return []
@@ -104,8 +105,8 @@ extension SchemaTranslator {
         case .other(let member):
             let target = member.isReference ? (try? workspace.resolve(member)) ?? member : member
             let variants = (target.child("oneOf") ?? target.child("anyOf"))?.elements ?? []
-            return variants.flatMap { variant in
-                let resolved = variant.isReference ? (try? workspace.resolve(variant)) ?? variant : variant
+            return ([target] + variants).flatMap { schema in
+                let resolved = schema.isReference ? (try? workspace.resolve(schema)) ?? schema : schema
                 return (resolved.child("properties")?.children ?? []).map { ($0.key, $0.keyLocation) }
             }
         }
@@ -237,7 +238,9 @@ extension SchemaTranslator {
         let declaredType = target.node["type"]?.string
         let isObject = declaredType == "object"
             || (declaredType == nil && (target.node["properties"] != nil || target.node["required"] != nil))
-        guard isObject else { return .other(target) }
+        // An object beside a union is no plain object: merging only its properties would drop the
+        // union, and every value its variants read. Translated whole, it is a member of its own.
+        guard isObject, target.node["oneOf"] == nil, target.node["anyOf"] == nil else { return .other(target) }
         if checkingKeys {
             let reported = diagnostics.all.count
             KeyRules.schema.check(target, named: "'\(JSONPointer.lastToken(target.pointer) ?? "allOf member")'", into: &diagnostics)
