@@ -28,7 +28,8 @@ struct DecodeWhatYouGenerateTests {
             + DecodeCheck.keyFailures(stdout: run.stdout, payloads: checked)
     }
 
-    private static func spec(schemas: String) -> String {
+    /// A spec of one channel whose payload is the schema `Thing` among `schemas` (YAML under `schemas:`).
+    static func spec(schemas: String) -> String {
         """
         asyncapi: 3.0.0
         info: {title: T, version: 1.0.0}

@@ -43,19 +43,9 @@ struct PerKeyCheckTests {
         ("nil as CodingKeys?", #"$."last-name" was sent but is not written back"#),
     ])
     func aModelReadingAnotherKeyOrNoneIsCaught(lastNameKey: String, failure: String) async throws {
-        let spec = """
-            asyncapi: 3.0.0
-            info: {title: T, version: 1.0.0}
-            channels:
-              things:
-                address: app/things
-                messages: {thing: {payload: {$ref: '#/components/schemas/Thing'}}}
-            operations:
-              thingValues: {action: receive, channel: {$ref: '#/channels/things'}}
-            components:
-              schemas:
+        let spec = DecodeWhatYouGenerateTests.spec(schemas: """
                 Thing: {type: object, properties: {first-name: {type: string}, last-name: {type: string}}}
-            """
+            """)
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let (result, output) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work)

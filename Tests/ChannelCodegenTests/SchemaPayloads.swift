@@ -251,7 +251,9 @@ struct SchemaPayloads {
         let tag = tags.randomElement(using: &random) ?? component
         // The property as the variant declares it must allow the tag.
         if let declared = target["properties"]?[property] {
-            guard declared["$ref"] == nil, typeName(of: declared) == "string" || typeName(of: declared) == "any" else { return nil }
+            // A string, or no type at all (a composition may hide one: not drawn for).
+            guard declared.scalar?.bool != false, ["$ref", "allOf", "oneOf", "anyOf"].allSatisfy({ declared[$0] == nil }),
+                  typeName(of: declared) == "string" || typeName(of: declared) == "any" else { return nil }
             if let values = declared["enum"]?.items, !values.contains(where: { $0.scalar?.text == tag }) { return nil }
             if let constant = declared["const"]?.scalar, constant.text != tag { return nil }
         }
