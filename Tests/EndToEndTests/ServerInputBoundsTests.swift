@@ -31,7 +31,7 @@ struct ServerInputBoundsTests {
         let event = Array("event: /nobody/listens\ndata: {\"padding\":\"\(String(repeating: "x", count: 4000))\"}\n\n".utf8)
         let server = try await StreamingServer.start(head: Self.eventStreamHead, chunk: event, total: total)
         let url = URL(string: "http://127.0.0.1:\(server.port)/.well-known/mercure?topic=/a")!
-        let response = try await bounded("the response") { try await NIOEventStreamTransport().open(url, headers: []) }
+        let response = try await bounded("the response") { try await NIOEventStreamTransport(socketConnectTimeout: .seconds(120)).open(url, headers: []) }
 
         let sentWhileStalled = try await server.bytesSentOnceStalled(total: total)
         // Before: all 128 MiB. After: about 6 MiB here, nearly all of it in the kernel's loopback
