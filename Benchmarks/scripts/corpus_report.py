@@ -10,6 +10,8 @@ against the document's receive operations (3.x: `action: receive`; 2.x: channels
 It also runs the models mode. Any exit other than 0/1, any error without `file:line:col`, and
 any output that does not compile is a defect: `--typecheck` type-checks every client generated
 (against `.build/debug/Modules`: run `swift build` first) and reports what does not compile.
+
+Needs PyYAML: `python3 -m pip install pyyaml`.
 """
 import argparse
 import os

@@ -19,6 +19,9 @@ asks for a Reference the object it names (as parser-js's `documentStructure` doe
 One line per document: `<path relative to the repository>\t<valid|invalid|unknown>\t<first reason>`
 (`unknown`: the document names a remote `$ref`, which this script does not fetch). The
 reason is for people reading a diff; the Swift check reads only the verdict.
+
+Needs jsonschema and PyYAML: `python3 -m pip install jsonschema pyyaml` (pip's packages, not wheels
+kept in this repository).
 """
 import argparse
 import json
