@@ -135,8 +135,9 @@ let package = Package(
             ]
         ),
 
-        // The AppSync Events implementation: protocol codec, WebSocket transport, the connection
-        // (reconnect, keep-alive, auth) and the typed event hub generated notifiers run on.
+        // The AppSync Events implementation: the protocol codec, the connection (reconnect,
+        // keep-alive, auth) and HTTP publishing, over the WebSocket transports above. The typed event
+        // hub generated notifiers run on is ChannelRuntime's, shared with SSERuntime.
         .target(
             name: "AppSyncRuntime",
             dependencies: [
@@ -177,7 +178,7 @@ let package = Package(
             plugins: ["ChannelGenBuildPlugin"]
         ),
 
-        // Seed 004's job streams (`spec/enrichment-jobs.asyncapi.yaml`): the second example client.
+        // Job streams over Server-Sent Events (`spec/enrichment-jobs.asyncapi.yaml`): the second example client.
         .target(
             name: "EnrichmentJobs",
             dependencies: ["ChannelRuntime"],
@@ -213,7 +214,7 @@ let package = Package(
             ]
         ),
 
-        // Seed 004's job stream end to end: the generated EnrichmentNotifier over SSE own streams.
+        // A job stream end to end: the generated EnrichmentNotifier over SSE own streams.
         .executableTarget(
             name: "job-demo",
             dependencies: [

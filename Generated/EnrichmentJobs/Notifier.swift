@@ -5,7 +5,7 @@ import Foundation
 
 /// Typed event streams of Enrichment jobs 1.0.0, one per channel.
 ///
-/// Seed 004's batch enrichment progress over Server-Sent Events: each job is its own stream,
+/// Batch enrichment progress over Server-Sent Events: each job is its own stream,
 /// `GET /api/v2/enrichments/{jobId}/stream`, whose `event:` field names the message.
 public protocol EnrichmentNotifierProtocol: Sendable {
     /// Progress, completion or failure of one enrichment job.

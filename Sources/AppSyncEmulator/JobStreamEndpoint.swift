@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import NIOHTTP1
 
-/// Seed 004's job endpoints: `POST /api/v2/enrichments` starts a job (`{"total": 3, "outcome":
+/// The job endpoints: `POST /api/v2/enrichments` starts a job (`{"total": 3, "outcome":
 /// "completed" | "failed"}`, both optional) and answers `202 {"jobId": …}`; `GET
 /// /api/v2/enrichments/{jobId}/stream` is the job's own event stream: `progress` events, then
 /// `completed` or `failed`, each with an id, after which the response ends. Credentials as for the

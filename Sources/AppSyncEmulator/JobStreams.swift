@@ -2,7 +2,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Seed 004's enrichment jobs: a job started over HTTP emits `progress` events, then `completed`
+/// Enrichment jobs, each with its own event stream: a job started over HTTP emits `progress` events, then `completed`
 /// (or `failed`), each with an id; its stream replays what came after `Last-Event-ID` and ends
 /// after the final event. Jobs belong to who started them.
 final class JobStreams: Sendable {

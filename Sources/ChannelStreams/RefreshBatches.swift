@@ -1,7 +1,7 @@
 import ChannelRuntime
 
 extension AsyncSequence where Self: Sendable, Element: Sendable {
-    /// Seed 002's refresh rule: events are gathered until `silence` passes with no new one, then
+    /// Push signals coalesced into refreshes: events are gathered until `silence` passes with no new one, then
     /// the distinct keys they named come out as one batch, in the order first seen. Ten events
     /// about one job are one refresh of that job; events about three devices, one refresh of each.
     ///
@@ -64,7 +64,7 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     }
 
     /// `refreshBatches(by:afterSilence:maximumDelay:clock:)` on the continuous clock: 500 ms of
-    /// silence (the seed's figure), due at the latest 5 s after a batch's first event.
+    /// silence (the push-signal design's figure), due at the latest 5 s after a batch's first event.
     public func refreshBatches<Key: Hashable & Sendable>(
         by key: @escaping @Sendable (Element) -> Key,
         afterSilence silence: Duration = .milliseconds(500),

@@ -47,7 +47,7 @@ struct Generate: ParsableCommand {
     @Option(help: "The target's channelgen.yaml.")
     var config: String
 
-    @Option(help: "The folder to write Models.swift, Channels.swift, Subscriptions.swift and Notifier.swift into.")
+    @Option(help: "The folder to write \(OutputFile.allCases.map(\.rawValue).joined(separator: ", ")) into (always all of them: a file the config's `generate:` does not ask for holds a comment).")
     var output: String
 
     @Flag(help: "Print nothing but diagnostics.")
@@ -84,7 +84,7 @@ struct Generate: ParsableCommand {
             print("channelgen: \(files.count) files in \(output) (\(written.written.count) written, \(written.unchanged.count) unchanged\(written.removed.isEmpty ? "" : ", \(written.removed.joined(separator: ", ")) removed: no longer generated"))")
         }
         // Done: exit while still holding what the files were rendered from; the process ends
-        // anyway, and freeing it is measurable on large specs (Benchmarks/README.md, issue 32).
+        // anyway, and freeing it is measurable on large specs (Benchmarks/README.md).
         withExtendedLifetime(result) { Self.exit() }
     }
 }

@@ -1,4 +1,4 @@
-/// Settings of an `AppSyncConnection`. The defaults follow the seeds: a fixed 10 s reconnect delay,
+/// Settings of an `AppSyncConnection`. The defaults follow the Vortex app's design: a fixed 10 s reconnect delay,
 /// a planned reconnect shortly before the service's 24 h connection limit.
 public struct AppSyncConfiguration: Sendable {
     /// The API to connect to.
@@ -30,7 +30,7 @@ public struct AppSyncConfiguration: Sendable {
     /// The server's close codes that end the connection until the app calls `start()` again (the
     /// state becomes `.closed(.closed(code:reason:))`); any other close, a drop without a close
     /// frame (1006) and a transport error reconnect after `reconnectPolicy`'s delay. Default: 1000,
-    /// a normal close (seed 000: "only reconnect on non-normal close"). AppSync documents no close
+    /// a normal close ("only reconnect on non-normal close", as the migration plan asks). AppSync documents no close
     /// codes and is reported to close with 1000 after failures too, which a `connection_error`
     /// announces first (the client acts on that); `[]` reconnects after every close.
     public var finalCloseCodes: Set<Int> = [1000]

@@ -1,6 +1,6 @@
 /// How long to wait before the next connection attempt (or the next try of a rejected subscribe).
 ///
-/// The default of `AppSyncConfiguration` is the seeds' `fixed(.seconds(10))`. For many clients that
+/// The default of `AppSyncConfiguration` is `fixed(.seconds(10))`, the Vortex app's design. For many clients that
 /// lose the same server at once, `exponentialWithFullJitter` spreads their retries out so they do not
 /// come back in lockstep.
 public struct ReconnectPolicy: Sendable {
@@ -15,7 +15,7 @@ public struct ReconnectPolicy: Sendable {
     /// The delay before the next attempt, or `nil` to give up.
     public func delay(afterFailedAttempts attempts: Int) -> Duration? { delay(attempts) }
 
-    /// The same delay every time (the seeds' policy: 10 s).
+    /// The same delay every time (the Vortex app's design: 10 s).
     public static func fixed(_ delay: Duration) -> ReconnectPolicy { ReconnectPolicy { _ in delay } }
 
     /// Doubling delays from `initial` up to `maximum`.

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// A connection that runs over one of several transports and can be moved to another while it
-/// runs: seed 004's staged rollout from WebSocket to Server-Sent Events and its instant rollback.
+/// runs: a staged rollout from WebSocket to Server-Sent Events, and an instant rollback.
 /// The hub and the generated notifier on top see one connection; `switchTransport(to:)` moves
 /// every subscription, and no consumer's stream ends.
 ///

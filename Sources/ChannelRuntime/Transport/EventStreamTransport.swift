@@ -1,7 +1,8 @@
 import Foundation
 
 /// Opens one `GET` whose response is an event stream; behind a protocol so tests and apps can
-/// bring their own HTTP client. `NIOEventStreamTransport` is the default.
+/// bring their own HTTP client. A connection given none uses `URLSessionEventStreamTransport` on Apple
+/// platforms and `NIOEventStreamTransport` elsewhere.
 public protocol EventStreamTransport: Sendable {
     /// Sends `GET url` with `headers` and returns once the response head arrived. Redirects are
     /// answers, not followed (credentials never go to another host). Cancelling the calling task

@@ -13,7 +13,7 @@ public struct SSEConfiguration: Sendable {
     public var hub: URL
     /// How every stream is authorized (headers sent with the `GET`).
     public var authorization: ChannelAuthorization
-    /// Delay before reconnecting after a drop, and how many attempts are made (`.limited(to:)`).
+    /// Delay before reconnecting after a drop, and how many attempts are made (a policy's `limited(to:)`).
     /// A server's `retry:` can lengthen a delay, never shorten it: the policy's delay is the floor.
     /// Default: 1 s doubling to 30 s.
     public var reconnectPolicy: ReconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(30))
@@ -113,7 +113,7 @@ public enum StreamErrorAction: Sendable, Equatable {
     /// (`.failed(.unauthorized)`).
     case reauthorize
     /// Reopen after the reconnect policy's delay, counted as a failed open (it backs off; a
-    /// `.limited(to:)` policy gives up).
+    /// policy made with `limited(to:)` gives up).
     case retry
     /// The stream ends for good: its subscription's status is `.failed` with the error.
     case fail

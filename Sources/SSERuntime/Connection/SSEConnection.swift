@@ -30,8 +30,8 @@ import Logging
 /// - events larger than `maximumEventBytes` and events naming no subscribed channel are counted
 ///   and dropped.
 ///
-/// Beside the hub's stream, channels whose spec marks them `x-request-stream` (seed 004's job
-/// streams) are each their own request: see `subscribe(_:)`.
+/// Beside the hub's stream, channels whose spec marks them `x-request-stream` (job
+/// streams: one request per job) are each their own request: see `subscribe(_:)`.
 public final class SSEConnection: ManagedConnection, ChannelConnection {
     /// The settings the connection was made with.
     public let configuration: SSEConfiguration
