@@ -1,6 +1,4 @@
-#if Emulator
 import AppSyncEmulator
-#endif
 import ArgumentParser
 import Foundation
 
@@ -47,7 +45,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         // Serve until the process is interrupted.
         while true { try await Task.sleep(for: .seconds(3600)) }
         #else
-        throw ValidationError("this build has no emulator: swift-channelgen's Emulator trait is off")
+        throw ValidationError(EmulatorTrait.missingMessage)
         #endif
     }
 }

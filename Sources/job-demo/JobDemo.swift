@@ -1,6 +1,4 @@
-#if Emulator
 import AppSyncEmulator
-#endif
 import ArgumentParser
 import EnrichmentJobs
 import Foundation
@@ -8,7 +6,7 @@ import Logging
 import NIOChannelTransports
 import SSERuntime
 
-/// Seed 004's job stream end to end: the generated `EnrichmentSubscription` and its messages
+/// A job's own event stream end to end: the generated `EnrichmentSubscription` and its messages
 /// follow one enrichment job's own Server-Sent Events stream and prints its typed events until the job ends.
 @main
 struct JobDemo: AsyncParsableCommand {
@@ -109,7 +107,7 @@ struct JobDemo: AsyncParsableCommand {
             }
             await emulator.stop()
             #else
-            throw ValidationError("this build has no embedded emulator (swift-channelgen's Emulator trait is off); pass --endpoint")
+            throw ValidationError(EmulatorTrait.missingMessage + ", or pass --endpoint")
             #endif
         }
         if status != 0 { throw ExitCode(status) }

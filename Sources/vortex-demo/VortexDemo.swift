@@ -1,6 +1,4 @@
-#if Emulator
 import AppSyncEmulator
-#endif
 import AppSyncRuntime
 import ArgumentParser
 import Foundation
@@ -123,7 +121,7 @@ struct VortexDemo: AsyncParsableCommand {
                 say("Console: \(console) (publish there with API key \(publisherKey))")
             }
             #else
-            throw ValidationError("this build has no embedded emulator (swift-channelgen's Emulator trait is off); pass --endpoint")
+            throw ValidationError(EmulatorTrait.missingMessage + ", or pass --endpoint")
             #endif
         }
         do {

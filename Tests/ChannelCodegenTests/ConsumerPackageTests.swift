@@ -9,27 +9,39 @@ import Testing
 struct ConsumerPackageTests {
     /// The README's recipe: path → file contents.
     static func recipe() throws -> [String: String] {
-        let readme = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent("README.md"))
+        try blocks(marked: "recipe", in: "README.md")
+    }
+
+    /// The emulator recipe of the TestingApps article: path → file contents.
+    static func emulatorRecipe() throws -> [String: String] {
+        try blocks(marked: "emulator-recipe", in: "Sources/ChannelRuntime/ChannelRuntime.docc/TestingApps.md")
+    }
+
+    /// Every fenced block after a `<!-- <marker>: <path> -->` line of the document: path → contents.
+    private static func blocks(marked marker: String, in document: String) throws -> [String: String] {
+        let text = try TestSupport.contents(TestSupport.packageRoot.appendingPathComponent(document))
         var files: [String: String] = [:]
-        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        while let marker = lines.popFirst() {
-            guard let match = marker.wholeMatch(of: /<!-- recipe: (.+) -->/) else { continue }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        let prefix = "<!-- \(marker): ", suffix = " -->"
+        while let line = lines.popFirst() {
+            guard line.hasPrefix(prefix), line.hasSuffix(suffix), line.count > prefix.count + suffix.count else { continue }
+            let path = String(line.dropFirst(prefix.count).dropLast(suffix.count))
             guard lines.popFirst()?.hasPrefix("```") == true else { continue }
             var body: [Substring] = []
             while let line = lines.popFirst(), !line.hasPrefix("```") { body.append(line) }
-            files[String(match.1)] = body.joined(separator: "\n") + "\n"
+            files[path] = body.joined(separator: "\n") + "\n"
         }
         return files
     }
 
-    /// Writes the recipe into a fresh package; returns its folder.
-    private func makeConsumer() throws -> URL {
+    /// Writes the recipe (or `files`) into a fresh package; returns its folder.
+    private func makeConsumer(_ files: [String: String]? = nil) throws -> URL {
         let work = try TestSupport.temporaryDirectory()
         // A path dependency is known by its folder's name: reach this checkout as `swift-channelgen`.
         try FileManager.default.createDirectory(at: work.appendingPathComponent("deps"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(
             atPath: work.appendingPathComponent("deps/swift-channelgen").path, withDestinationPath: TestSupport.packageRoot.path)
-        for (path, text) in try Self.recipe() {
+        for (path, text) in try files ?? Self.recipe() {
             var text = text
             if path == "Package.swift" {
                 text = text.replacingOccurrences(
@@ -97,5 +109,28 @@ struct ConsumerPackageTests {
             .write(to: extra, atomically: true, encoding: .utf8)
         let third = try await build(package)
         #expect(third.contains("public var total: Double?"), "the edit to shared-schemas/extra.yaml did not regenerate")
+    }
+
+    @Test func theEmulatorRecipeIsComplete() throws {
+        let files = try Self.emulatorRecipe()
+        #expect(files.keys.sorted() == ["Package.swift", "Tests/ShopEndToEndTests/OrderEndToEndTests.swift"])
+        #expect(files["Package.swift"]?.contains(#"from: "<version>", traits: ["Emulator"])"#) == true)
+    }
+
+    /// The TestingApps article's end-to-end test: the recipe's client, its Package.swift with the
+    /// Emulator trait and a test target that runs the emulator in-process, built and run as an app would.
+    @Test func theEmulatorRecipeRunsTheAppsClientEndToEnd() async throws {
+        let recipe = try Self.recipe()
+        var files = try Self.emulatorRecipe()
+        for path in ["spec/shop.asyncapi.yaml", "Sources/ShopEvents/channelgen.yaml", "Sources/ShopEvents/ShopEvents.swift"] {
+            let text: String = try #require(recipe[path], "the README recipe has no \(path)")
+            files[path] = text
+        }
+        let package = try makeConsumer(files)
+        defer { try? FileManager.default.removeItem(at: package) }
+        let tests = try await TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "test"], in: package, background: true)
+        #expect(tests.status == 0, "\(tests.stdout)\n\(tests.stderr)")
+        let passed = tests.stdout.split(separator: "\n").contains { $0.contains("anOrderPublishedByTheBackendArrivesTyped") && $0.contains("passed") }
+        #expect(passed, "\(tests.stdout)\n\(tests.stderr)")
     }
 }
