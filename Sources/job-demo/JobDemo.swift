@@ -20,12 +20,12 @@ struct JobDemo: AsyncParsableCommand {
 
             The stream is GET <endpoint>/api/v2/enrichments/<job-id>/stream. The token goes in `Authorization: Bearer <token>` (--auth header) or in `?token=<token>` (--auth query).
 
-            Retries: a dropped stream is reopened with Last-Event-ID, the first time after 1 s, then after 2, 4 and 8 s; after \(Self.failedOpensAllowed) failed opens in a row (a refusal, an end before any event) it gives up. Never more than one open per second, also when the server refuses the credentials (asked again once, then it gives up).
+            Retries: a dropped stream is reopened with Last-Event-ID, the first time after 1 s, then after 2, 4 and 8 s; after \(Self.failedOpensAllowed) failed attempts in a row it gives up: a refusal, or a stream that ended without its final event before it had lasted 30 s, whether or not it delivered events. Never more than one open per second, also when the server refuses the credentials (asked again once, then it gives up).
 
             Exit status: 0 after `completed`, 2 after `failed`, 1 on an error, a time-out, a refused or failing connection.
             """)
 
-    /// Failed opens in a row before giving up.
+    /// Failed attempts in a row (refusals, streams that ended before lasting 30 s) before giving up.
     static let failedOpensAllowed = 5
     static let reconnectPolicy = ReconnectPolicy.exponential(initial: .seconds(1), maximum: .seconds(8)).limited(to: failedOpensAllowed)
 

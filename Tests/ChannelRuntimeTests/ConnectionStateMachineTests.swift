@@ -261,24 +261,39 @@ struct ConnectionStateMachineTests {
         #expect(machine.transportClosed(Self.session(2), .dropped).last == .publishState(.failed(.unauthorized(Self.refusal))))
     }
 
-    /// A session that delivered an event is healthy at once (issue 47): its end starts the count
-    /// of failed attempts over, where one that ended before any event adds to it.
-    @Test func anEventSettlesTheSessionBeforeTheSettleTime() {
-        var settings = Self.settings
-        settings.reconnectPolicy = ReconnectPolicy.fixed(.seconds(1)).limited(to: 1)
-        var machine = Self.connected(settings: settings)
-        #expect(machine.eventArrived(Self.session(1)) == [.cancelTimer(.settled)])
-        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
-        _ = machine.timerFired(.reconnect)
+    /// Issue 59: the three questions the first-event rule merged, asked of time alone. A session
+    /// that ends before `settleTime` is one more failed attempt (the backoff moves a step up) and
+    /// leaves the authorization retry used; one that lasted it starts both over. The machine takes
+    /// no events at all: what a server sends cannot buy a session health.
+    @Test func onlyASessionThatLastedTheSettleTimeRestartsTheBackoffAndTheAuthorizationRetry() {
+        var machine = Self.connected()
+        // Short: the retry is spent and the next failure backs off.
+        _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(1), .dropped).contains(.openTransport(Self.session(2))))
         _ = machine.transportOpened(Self.session(2))
         _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
-        _ = machine.eventArrived(Self.session(2))
         #expect(machine.transportClosed(Self.session(2), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
-        // No event this time: a second failure in a row, and the policy (one at most) gives up.
         _ = machine.timerFired(.reconnect)
         _ = machine.transportOpened(Self.session(3))
         _ = machine.sessionAccepted(Self.session(3), keepAliveTimeout: nil)
-        #expect(machine.transportClosed(Self.session(3), .dropped).last == .publishState(.failed(.gaveUp)))
+        #expect(machine.transportClosed(Self.session(3), .dropped).contains(.startTimer(.reconnect, .seconds(2))))
+        _ = machine.timerFired(.reconnect)
+        _ = machine.transportOpened(Self.session(4))
+        _ = machine.sessionAccepted(Self.session(4), keepAliveTimeout: nil)
+        // Settled: a drop waits the first delay again, and a refusal may be retried once more.
+        _ = machine.timerFired(.settled)
+        #expect(machine.transportClosed(Self.session(4), .dropped).contains(.startTimer(.reconnect, .seconds(1))))
+        _ = machine.timerFired(.reconnect)
+        _ = machine.transportOpened(Self.session(5))
+        _ = machine.sessionAccepted(Self.session(5), keepAliveTimeout: nil)
+        _ = machine.timerFired(.settled)
+        _ = machine.sessionRefused(Self.session(5), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(5), .dropped).contains(.openTransport(Self.session(6))))
+        // Short again: a second refusal in a row fails.
+        _ = machine.transportOpened(Self.session(6))
+        _ = machine.sessionAccepted(Self.session(6), keepAliveTimeout: nil)
+        _ = machine.sessionRefused(Self.session(6), .unauthorized(Self.refusal))
+        #expect(machine.transportClosed(Self.session(6), .dropped).last == .publishState(.failed(.unauthorized(Self.refusal))))
     }
 
     @Test func withoutTheRetryAnAuthorizationFailureFailsAtOnce() {

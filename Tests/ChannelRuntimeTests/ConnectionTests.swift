@@ -228,6 +228,67 @@ struct ConnectionTests {
         #expect(harness.transport.connectCount == 2)
     }
 
+    /// A server (or a proxy) that acknowledges, sends one event, even for a subscription id the
+    /// client never made, then refuses as unauthorized was redialled at once, for ever (653 opens
+    /// in 45 s): the event made the session count as healthy, which restored the one retry.
+    /// Only a session that lasted the settle time restores it now.
+    @Test func anEventBeforeAnAuthorizationFailureDoesNotRestoreTheRetry() async throws {
+        let harness = Harness()
+        let refusal = #"{"type":"connection_error","errors":[{"errorType":"UnauthorizedException","message":"no"}]}"#
+        let subscription = try await harness.connection.subscribe(to: "app/one")  // held: dropping it unsubscribes
+        await harness.connection.start()
+        // The first session's event names an id the client never made; the second's is its own.
+        let first = try await harness.transport.nextConnection()
+        try await first.acceptConnection()
+        try await first.acceptSubscribes(1)
+        first.push(#"{"type":"data","id":"sub-nobody-made","event":["{}"]}"#)
+        first.push(refusal)
+        let second = try await harness.transport.nextConnection()
+        try await second.acceptConnection()
+        let ids = try await second.acceptSubscribes(1)
+        second.push(#"{"type":"data","id":"\#(ids["app/one"]!)","event":["{}"]}"#)
+        second.push(refusal)
+        try await harness.waitForState(.failed(.unauthorized([ServiceError(errorType: "UnauthorizedException", message: "no")])))
+        withExtendedLifetime(subscription) {}
+        harness.clock.advance(by: .seconds(3600))
+        await harness.settle()
+        #expect(harness.transport.connectCount == 2)
+    }
+
+    /// A server that delivers one event per connection and then drops it: the reconnect delay
+    /// grew only for connections without an event (43 opens in 45 s at 1 s). Events do not make a
+    /// session healthy; lasting the settle time does.
+    @Test func sessionsThatEachCarryAnEventStillBackOff() async throws {
+        let harness = Harness { $0.reconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(8)) }
+        let subscription = try await harness.connection.subscribe(to: "app/one")  // held: dropping it unsubscribes
+        await harness.connection.start()
+        var elapsed = Duration.zero
+        for delay in [1, 2, 4, 8].map(Duration.seconds) {
+            let server = try await harness.transport.nextConnection()
+            try await server.acceptConnection()
+            let subscriptions = try await server.acceptSubscribes(1)
+            server.push(#"{"type":"data","id":"\#(subscriptions["app/one"]!)","event":["{}"]}"#)
+            harness.clock.advance(by: .seconds(5))  // shorter than the settle time (30 s)
+            elapsed += .seconds(5)
+            server.drop()
+            try await harness.waitForState(.reconnecting(after: delay, because: .dropped))
+            try await harness.clock.waitForSleeper(until: elapsed + delay)
+            harness.clock.advance(by: delay)
+            elapsed += delay
+        }
+        // A session that lasts the settle time starts the count over.
+        let server = try await harness.transport.nextConnection()
+        try await server.acceptConnection()
+        try await server.acceptSubscribes(1)
+        try await harness.clock.waitForSleeper(until: elapsed + .seconds(30))
+        harness.clock.advance(by: .seconds(30))
+        await harness.settle()
+        server.drop()
+        try await harness.waitForState(.reconnecting(after: .seconds(1), because: .dropped))
+        #expect(await harness.connection.status(ofSubscription: subscription.id) == .subscribing)
+        await harness.connection.disconnect()
+    }
+
     @Test func aRefreshedTokenThatWorksKeepsTheConnection() async throws {
         let counter = Counter()
         let harness = Harness(authorization: .token { "token-\(counter.next())" })

@@ -61,6 +61,26 @@ struct HostileServerTests {
         await server.stop()
     }
 
+    /// Issue 59: the same server with one `data` frame before its refusal, for a subscription id
+    /// the client never made, was redialled at once for ever (653 opens in 45 s): the event made
+    /// the session count as healthy. Now the second refusal in a row fails, as without the event.
+    @Test func anEventBeforeUnauthorizedDoesNotTurnTheRetryIntoALoop() async throws {
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            ScriptedServer.switchingProtocols(accept: accept)
+                + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+                + ScriptedServer.text(#"{"type":"data","id":"sub-nobody-made","event":["{\"n\":1}"]}"#)
+                + ScriptedServer.text(#"{"type":"connection_error","errors":[{"message":"Unauthorized"}]}"#)
+        }
+        let connection = try Self.connection(to: server)
+        await connection.start()
+        try await waitFor("the connection to fail") {
+            if case .failed(.unauthorized) = await connection.state { true } else { false }
+        }
+        #expect(server.openedConnections.withLockedValue { $0 } == 2)
+        await connection.disconnect()
+        await server.stop()
+    }
+
     /// Defect 2: a server that stops answering, even to a close, is cut off and replaced.
     @Test func aFrozenServerIsCutOffAfterTheGracePeriodAndTheClientReconnects() async throws {
         let server = try await ScriptedServer.start(closing: false) { accept in

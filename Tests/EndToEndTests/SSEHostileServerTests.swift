@@ -48,6 +48,33 @@ struct SSEHostileServerTests {
         await server.stop()
     }
 
+    /// Issue 59: a hub alternating `401` and `200` with one event, then the end, never failed:
+    /// the event made the short session count as healthy, which restored the one retry with fresh
+    /// credentials before the next `401`. Now the second `401` in a row of short sessions fails.
+    @Test func aHubAlternating401AndOneEventFailsUnauthorized() async throws {
+        let answers = NIOLockedValueBox(0)
+        let server = try await ScriptedServer.start { _ in
+            let answer = answers.withLockedValue { $0 += 1; return $0 }
+            let reply = answer.isMultiple(of: 2)
+                ? Self.eventStreamHead + "id: \(answer)\nevent: /app/a\ndata: {}\n\n"
+                : "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"
+            return Array(reply.utf8)
+        }
+        let connection = try Self.connection(to: server)
+        let subscription = try await connection.subscribe(to: "/app/a")
+        let received = Collected { subscription.events }
+        await connection.start()
+        try await waitFor("the connection to fail") {
+            if case .failed(.unauthorized) = await connection.state { true } else { false }
+        }
+        // 401, the retry (200 and its event), 401 again: failed.
+        #expect(answers.withLockedValue { $0 } == 3)
+        #expect(received.count == 1)
+        await connection.disconnect()
+        received.cancel()
+        await server.stop()
+    }
+
     @Test(arguments: adapters)
     func informationalResponsesBeforeTheAnswerDoNotTrap(_ adapter: Adapter<any EventStreamTransport>) async throws {
         let reply = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + Self.eventStreamHead + "event: /app/a\ndata: {}\n\n"

@@ -112,21 +112,52 @@ struct SSEOwnStreamTests {
         await server.stop()
     }
 
-    @Test func streamsThatDeliverEventsStartTheFailureCountOver() async throws {
+    /// Issue 59: a job stream answering `200`, one `progress`, then the end, over and over, was
+    /// reopened for ever (57 requests in 60 s): an event made each short session count as healthy.
+    /// Events do not; a stream that keeps ending without its final event gives up by the policy.
+    @Test func aStreamThatKeepsEndingAfterOneEventGivesUpByThePolicy() async throws {
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start { _, request in
             requests.append(request)
             return Array((Self.head + "id: \(requests.count)\nevent: progress\ndata: {}\n\n").utf8)
         }
-        let connection = try Self.connection(to: server) { $0.reconnectPolicy = ReconnectPolicy.fixed(.milliseconds(10)).limited(to: 1) }
+        let connection = try Self.connection(to: server) { $0.reconnectPolicy = ReconnectPolicy.fixed(.milliseconds(10)).limited(to: 3) }
         let job = try await connection.subscribe(Self.job("busy"))
         let received = Collected { job.events }
         await connection.start()
-        // Each open delivers an event before it ends: with a limit of one failure it goes on.
-        try await waitFor("five opens") { requests.count >= 5 }
-        if case .failed = await connection.status(ofSubscription: job.id) { Issue.record("gave up on a stream that delivers events") }
+        try await waitFor("the stream to give up") {
+            if case .failed = await connection.status(ofSubscription: job.id) { return true }
+            return false
+        }
+        // The first open and three retries, each of which delivered its event.
+        #expect(requests.count == 4)
+        try await waitFor("the four events") { received.count == 4 }
         await connection.disconnect()
         received.cancel()
+        await server.stop()
+    }
+
+    /// Issue 59: one `progress`, then an in-band `AUTH_FAILURE`, on every open, got 60 requests a
+    /// minute and never failed. The retry with fresh credentials is spent by the first refusal;
+    /// the event before the second does not restore it.
+    @Test func anEventBeforeAnInBandAuthorizationFailureDoesNotRestoreTheRetry() async throws {
+        let requests = RecordedRequests()
+        let server = try await ScriptedServer.start { _, request in
+            requests.append(request)
+            let body = "id: \(requests.count)\nevent: progress\ndata: {}\n\n"
+                + "event: error\ndata: {\"code\":\"AUTH_FAILURE\"}\n\n"
+            return Array((Self.head + body).utf8)
+        }
+        let connection = try Self.connection(to: server)
+        let job = try await connection.subscribe(ChannelRequest(
+            channel: "/api/v2/enrichments/a/stream", isOwnStream: true, finalEventNames: ["completed"], errorEventNames: ["error"]))
+        await connection.start()
+        try await waitFor("the stream to fail") {
+            if case .failed = await connection.status(ofSubscription: job.id) { return true }
+            return false
+        }
+        #expect(requests.count == 2)
+        await connection.disconnect()
         await server.stop()
     }
 

@@ -47,6 +47,9 @@ package struct ConnectionStateMachine: Sendable {
         /// authorization retry and the reconnect policy's count of failed attempts start over: a
         /// server that accepts and at once refuses or drops is backed off, not reconnected to in a
         /// loop, and a second authorization failure in a row ends in `.failed(.unauthorized)`.
+        /// Events do not count: a session that delivered some and ended sooner is one more failed
+        /// attempt, like one that delivered none (a server, or a proxy, sending one event per
+        /// connection, even for a subscription nobody made, must not turn a refusal into a loop).
         package var settleTime: Duration
 
         package init(
@@ -610,15 +613,6 @@ package struct ConnectionStateMachine: Sendable {
         default:
             return []
         }
-    }
-
-    /// The session delivered its first event: it works, so it counts as healthy before
-    /// `settleTime` (a stream that answers and ends before any event keeps counting as a failed
-    /// attempt; one that delivered events starts the count over when it ends).
-    package mutating func eventArrived(_ session: SessionID) -> [Action] {
-        guard case .connected(session, _) = phase else { return [] }
-        settle()
-        return [.cancelTimer(.settled)]
     }
 
     private mutating func settle() {

@@ -61,8 +61,6 @@ package actor ConnectionDriver {
     /// The connected session, readable without a hop onto this actor: a publish asks for it twice.
     private nonisolated let connectedWire = LockedValue<(any WireSession)?>(nil)
     private var lastActivityAt: Duration = .zero
-    /// The session that delivered an event already (it proved itself healthy to the machine).
-    private var sessionWithEvents: ConnectionStateMachine.SessionID?
     private var renewal: Task<Void, Never>?
 
     private struct Sink {
@@ -257,13 +255,10 @@ package actor ConnectionDriver {
             // Traffic after a path change proves the session alive as well as a pong would.
             if machine.isProbing { run(machine.probeAnswered(id)) }
         case .event(let text, let subscription):
-            eventArrived(on: id)
             deliver(CollectionOfOne(text), to: subscription)
         case .events(let texts, let subscription):
-            eventArrived(on: id)
             deliver(texts, to: subscription)
         case .channelEvent(let text, let channel, let name):
-            eventArrived(on: id)
             deliver(text, on: channel, name: name)
         case .inBandError(let text, let channel, let name, let refusal):
             deliver(text, on: channel, name: name)
@@ -283,12 +278,6 @@ package actor ConnectionDriver {
         case .reconnectDelay(let delay):
             machine.serviceAskedForReconnectDelay(delay)
         }
-    }
-
-    private func eventArrived(on id: ConnectionStateMachine.SessionID) {
-        guard sessionWithEvents != id else { return }
-        sessionWithEvents = id
-        run(machine.eventArrived(id))
     }
 
     /// After a final event: every subscription's stream finishes (its consumers still read what it
