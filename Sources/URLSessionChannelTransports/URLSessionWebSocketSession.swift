@@ -103,10 +103,16 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         socket.withLock { $0?.invalidate }?()
     }
 
-    /// Keeps the server's close frame (`.invalid`: none came).
+    /// Keeps the server's close frame (`.invalid`: none came). A reason that is not UTF-8 makes the
+    /// close a failure, 1007, whatever its code (RFC 6455 §8.1), as the NIO adapter reads it.
     private func noteClose(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?) {
         guard code != .invalid else { return }
-        let close = WebSocketClose(code: code.rawValue, reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        let close: WebSocketClose
+        if let reason, String(validating: reason, as: UTF8.self) == nil {
+            close = WebSocketClose(code: 1007, reason: "")
+        } else {
+            close = WebSocketClose(code: code.rawValue, reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        }
         closeFrame.withLock { if $0 == nil { $0 = close } }
     }
 

@@ -81,6 +81,33 @@ struct HostileServerTests {
         await server.stop()
     }
 
+    /// Issue 59: a close frame with code 1000 and a reason that is not UTF-8 was taken as a normal
+    /// close, so the client stopped for good. RFC 6455 makes it a failure (1007): the client
+    /// reconnects by its policy, and the state never says `.closed`.
+    @Test func aNormalCloseWithAReasonThatIsNotUTF8IsAFailureAndReconnects() async throws {
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            ScriptedServer.switchingProtocols(accept: accept)
+                + ScriptedServer.text(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+                + ScriptedServer.frame(opcode: 0x8, [0x03, 0xE8, 0xC3, 0x28, 0xFF])  // 1000, then bytes that are not UTF-8
+        }
+        let connection = try Self.connection(to: server)
+        let states = await connection.stateUpdates()
+        await connection.start()
+        let seen = try await bounded("the end of the first connection") {
+            var seen: [ConnectionState] = []
+            for await state in states {
+                seen.append(state)
+                if case .reconnecting = state { break }
+                if case .closed = state { break }
+            }
+            return seen
+        }
+        #expect(seen.last == .reconnecting(after: .milliseconds(50), because: .closed(code: 1007, reason: "")), "\(seen)")
+        try await waitFor("the second connection") { server.openedConnections.withLockedValue { $0 } >= 2 }
+        await connection.disconnect()
+        await server.stop()
+    }
+
     /// Defect 2: a server that stops answering, even to a close, is cut off and replaced.
     @Test func aFrozenServerIsCutOffAfterTheGracePeriodAndTheClientReconnects() async throws {
         let server = try await ScriptedServer.start(closing: false) { accept in

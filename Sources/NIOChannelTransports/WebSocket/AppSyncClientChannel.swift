@@ -108,6 +108,7 @@ struct AppSyncClientChannel: ClientConnectionChannel {
                     let extensions = response.headers["Sec-WebSocket-Extensions"].filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
                     guard extensions.isEmpty else { throw WebSocketUnofferedExtension(accepted: extensions.map { Redaction.redacted($0) }) }
                     try channel.pipeline.syncOperations.addHandler(FragmentLimitHandler())
+                    try channel.pipeline.syncOperations.addHandler(CloseReasonCheckHandler())
                     try channel.pipeline.syncOperations.addHandler(PongObserver(pongReceived: pongReceived))
                     return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                 }
