@@ -149,7 +149,8 @@ struct JobDemo: AsyncParsableCommand {
                     if case .completed = event { await ending.set(.completed) }
                     if case .failed = event { await ending.set(.failed) }
                 case .status(.failed(let errors)):
-                    // A stream that gives up (refused, failing opens) fails its subscription.
+                    // A stream that gives up (refused, failing opens) or whose final event did not
+                    // decode fails its subscription.
                     await ending.set(.gaveUp(errors.map(\.description).joined(separator: "; ")))
                 case .status(let status):
                     if verbose { sayError("status: \(status)") }
@@ -159,6 +160,8 @@ struct JobDemo: AsyncParsableCommand {
                     if verbose { sayError("resumed after \(after)") }
                 }
             }
+            // The stream ended: after its final event that was said above; otherwise say so now.
+            await ending.set(.gaveUp("the stream ended without a final event"))
         }
         let result = await ending.wait(timeout: .milliseconds(Int(timeout * 1000)))
         reader.cancel()
@@ -167,7 +170,7 @@ struct JobDemo: AsyncParsableCommand {
         case .completed: return 0
         case .failed: return 2
         case .gaveUp(let reason):
-            sayError("job-demo: the stream gave up: \(reason)")
+            sayError("job-demo: the stream failed: \(reason)")
             return 1
         case .timedOut:
             sayError("job-demo: the job did not end within \(timeout) s (connection: \(await connection.state))")

@@ -228,4 +228,20 @@ struct HubStateMachineTests {
         let oldLeaving = machine.lastConsumerLeft(key: "ping", entry: entry)
         #expect(oldLeaving == .none)
     }
+
+    /// Issue 59: a final event that did not decode ended the consumers' streams with no word:
+    /// `updates(for:)` got neither the event nor a failure. Now they are told `.failed` (naming the
+    /// event) before their streams end, and a later word from the connection cannot replace it.
+    @Test func anUndecodableFinalEventFailsTheEntryBeforeItsStreamsEnd() throws {
+        var (machine, entry, ticket) = try Self.subscribed()
+        _ = machine.serviceStatus(.active, key: "ping", subscriptionID: "sub-1", now: .zero)
+        let why = ServiceError(errorType: "UndecodableFinalEvent", message: "the final event 'completed' did not decode as Ping")
+        let final = machine.finalEventArrived(key: "ping", entry: entry, ticket: ticket, undecodable: why)
+        #expect(final.onConsumers == [.status(entry, key: "ping", .failed([why])), .finish(entry)])
+        #expect(machine.status(ofKey: "ping") == .failed([why]))
+        // The connection unsubscribing afterwards says `.subscribing`: not shown, the failure stays.
+        #expect(machine.serviceStatus(.subscribing, key: "ping", subscriptionID: "sub-1", now: .seconds(1)) == .none)
+        #expect(machine.status(ofKey: "ping") == .failed([why]))
+    }
 }
+

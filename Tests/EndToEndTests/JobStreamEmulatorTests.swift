@@ -140,7 +140,22 @@ struct JobStreamEmulatorTests {
         let unknown = try await ChildProcess.run(
             Self.binary, ["--endpoint", base.absoluteString, "--job-id", "job-404", "--api-key", Self.key], mergingOutput: true)
         #expect(unknown.status == 1, "\(unknown.stdout)")
-        #expect(unknown.stdout.contains("gave up"), "\(unknown.stdout)")
+        #expect(unknown.stdout.contains("the stream failed"), "\(unknown.stdout)")
         await emulator.stop()
+    }
+
+    /// Issue 59: a `completed` whose data does not decode left job-demo waiting out its time-out
+    /// ("did not end", exit 1). It now exits at once, non-zero, saying which event did not decode.
+    @Test func theDemoFailsAtOnceWhenTheFinalEventDoesNotDecode() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _, _ in
+            Array((SSEHostileServerTests.eventStreamHead + "event: completed\ndata: {\"jobId\":42}\n\n").utf8)
+        }
+        let endpoint = "http://127.0.0.1:\(server.port)"
+        // Its own time-out bounds the run: before, it waited all of it and said "did not end".
+        let result = try await ChildProcess.run(
+            Self.binary, ["--endpoint", endpoint, "--job-id", "j1", "--api-key", Self.key, "--timeout", "60"], mergingOutput: true)
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("the final event 'completed' did not decode"), "\(result.stdout)")
+        await server.stop()
     }
 }

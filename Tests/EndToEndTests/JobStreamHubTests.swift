@@ -18,6 +18,30 @@ struct JobStreamHubTests {
         return (EnrichmentNotifier(source: hub), hub, connection)
     }
 
+    /// Issue 59: `event: completed` whose data does not decode ended the stream with no word:
+    /// `updates(for:)` got neither the event nor a failure, and job-demo waited out its time-out.
+    /// Now the update consumer is told `.failed`, naming the event, and its loop ends.
+    @Test func anUndecodableFinalEventFailsTheStreamVisiblyAndEndsTheLoop() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _, _ in
+            let body = "event: progress\ndata: {\"jobId\":\"j1\",\"processed\":1,\"total\":2}\n\n"
+                + "event: completed\ndata: {\"jobId\":42}\n\n"
+            return Array((Self.head + body).utf8)
+        }
+        let (_, hub, connection) = try Self.notifier(for: server)
+        await connection.start()
+        let job = try EnrichmentSubscription(jobId: "j1")
+        let updates = try await bounded("the job's stream to end") {
+            var seen: [ChannelUpdate<EnrichmentMessage>] = []
+            for await update in await hub.updates(for: job) { seen.append(update) }
+            return seen
+        }
+        let failure = ServiceError(errorType: "UndecodableFinalEvent", message: "the final event 'completed' did not decode as EnrichmentMessage")
+        #expect(updates.last == .status(.failed([failure])), "\(updates)")
+        #expect(updates.contains(.event(.progress(EnrichmentProgress(jobId: "j1", processed: 1, total: 2)))))
+        await connection.disconnect()
+        await server.stop()
+    }
+
     @Test func namedEventsArriveTypedAndTheFinalOneEndsTheLoop() async throws {
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start(closing: false) { _, request in

@@ -269,11 +269,13 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
     /// The stream's final event came: every consumer's stream finishes once it read what it holds
     /// (and, the last consumer gone, the hub unsubscribes as for any consumer that stops).
     private static func finish(channel: String, afterUndecodable name: String?, _ context: HubDelivery.Context) {
+        var failure: ServiceError?
         if let name {
-            context.log.error("the final event did not decode; ending the stream all the same", metadata: ["channel": "\(channel)", "event": "\(name)"])
+            context.log.error("the final event did not decode; the stream fails", metadata: ["channel": "\(channel)", "event": "\(name)"])
+            failure = ServiceError(errorType: "UndecodableFinalEvent", message: "the final event '\(name)' did not decode as \(Event.self)")
         }
         let cancelled = context.state.withLock { state in
-            state.apply(state.machine.finalEventArrived(key: context.key, entry: context.entry, ticket: context.ticket).onConsumers)
+            state.apply(state.machine.finalEventArrived(key: context.key, entry: context.entry, ticket: context.ticket, undecodable: failure).onConsumers)
         }
         cancelled.forEach { $0.cancel() }
     }

@@ -222,7 +222,7 @@ struct HubStateMachine {
 
     /// The connection's word on subscription `subscriptionID`; `now` on the hub's clock.
     mutating func serviceStatus(_ status: SubscriptionStatus, key: String, subscriptionID: String, now: Duration) -> Effects {
-        guard let entry = entries[key], case .active(subscriptionID, _) = entry.subscription else { return .none }
+        guard let entry = entries[key], case .active(subscriptionID, _) = entry.subscription, !entry.isFinished else { return .none }
         return setService(status, of: key, now: now)
     }
 
@@ -284,12 +284,14 @@ struct HubStateMachine {
 
     /// The final event of entry `id`'s stream came: every consumer's stream ends after what it
     /// holds; the entry stays (its consumers leave as they finish reading) until a new consumer
-    /// starts a new stream.
-    mutating func finalEventArrived(key: String, entry id: EntryID, ticket: Int) -> Effects {
-        guard var entry = entries[key], entry.id == id, case .active(_, ticket) = entry.subscription, !entry.isFinished else { return .none }
-        entry.isFinished = true
-        entries[key] = entry
+    /// starts a new stream. A final event that did not decode (`undecodable`) fails the entry
+    /// first: update consumers and status observers are told why before their streams end, and
+    /// the status stays `.failed` (nothing the connection says later replaces it).
+    mutating func finalEventArrived(key: String, entry id: EntryID, ticket: Int, undecodable: ServiceError? = nil) -> Effects {
+        guard entries[key]?.id == id, case .active(_, ticket) = entries[key]?.subscription, entries[key]?.isFinished == false else { return .none }
         var effects = Effects()
+        if let undecodable { effects.append(setService(.failed([undecodable]), of: key)) }
+        entries[key]?.isFinished = true
         effects.onConsumers.append(.finish(id))
         return effects
     }
