@@ -2,6 +2,8 @@ import AppSyncRuntime
 @_spi(Generated) import ChannelRuntime
 import ChannelRuntimeTesting
 import Foundation
+import Logging
+import SSERuntime
 import Testing
 
 /// A network path change (issue 45): a connected session is probed and replaced at once when it
@@ -71,16 +73,72 @@ struct NetworkPathMachineTests {
         #expect(machine.networkPathChanged(available: true).contains(.openTransport(Self.session(1))))
     }
 
-    @Test func aNewPathCutsAReconnectDelayAndAConnectOnTheOldOneShort() {
+    @Test func aNewPathCutsAReconnectDelayShortButNeverAnOpenInFlight() {
         var waiting = ConnectionStateMachineTests.connected()
         _ = waiting.transportClosed(Self.session(1), .dropped)
         #expect(waiting.networkPathChanged(available: true).contains(.openTransport(Self.session(2))))
 
+        // Issue 59: an open in flight was aborted for another at every change (297 opens in 30 s
+        // against a failing upgrade); it now runs to its end, bounded by the connect timer.
         var opening = Machine(settings: ConnectionStateMachineTests.settings)
         _ = opening.start()
-        let actions = opening.networkPathChanged(available: true)
-        #expect(actions.contains(.abortTransport(Self.session(1))))
-        #expect(actions.contains(.openTransport(Self.session(2))))
+        #expect(opening.networkPathChanged(available: true) == [])
+        _ = opening.transportOpened(Self.session(1))
+        #expect(opening.networkPathChanged(available: true) == [])
+    }
+
+    /// Issue 59: a path changing every 100 ms in front of a failing server cut every reconnect
+    /// wait short. Now one early attempt per step: once a change has cut a wait, the next wait runs
+    /// its course, and only then may a change cut one again.
+    @Test func aFlappingPathEndsAWaitEarlyAtMostOncePerStep() {
+        var machine = Machine(settings: ConnectionStateMachineTests.settings)  // 1 s doubling to 8 s
+        _ = machine.start()
+        #expect(machine.transportFailed(Self.session(1), "503").contains(.startTimer(.reconnect, .seconds(1))))
+        #expect(machine.networkPathChanged(available: true).contains(.openTransport(Self.session(2))))  // cut short
+        #expect(machine.transportFailed(Self.session(2), "503").contains(.startTimer(.reconnect, .seconds(2))))
+        #expect(machine.networkPathChanged(available: true) == [])  // spent: the 2 s run their course
+        #expect(machine.networkPathChanged(available: true) == [])
+        #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(3))))
+        #expect(machine.transportFailed(Self.session(3), "503").contains(.startTimer(.reconnect, .seconds(4))))
+        #expect(machine.networkPathChanged(available: true).contains(.openTransport(Self.session(4))))  // a new step
+    }
+
+    /// With the early attempt spent, a path that comes back after none restarts the wait the
+    /// missing path had cancelled, instead of dialling at once.
+    @Test func aPathBackAfterNoneRestartsTheWaitOnceTheEarlyAttemptIsSpent() {
+        var machine = Machine(settings: ConnectionStateMachineTests.settings)
+        _ = machine.start()
+        _ = machine.transportFailed(Self.session(1), "503")
+        _ = machine.networkPathChanged(available: true)  // the early attempt
+        _ = machine.transportFailed(Self.session(2), "503")
+        #expect(machine.networkPathChanged(available: false) == [.cancelTimer(.reconnect), .publishState(.waitingForNetwork)])
+        let back = machine.networkPathChanged(available: true)
+        #expect(!back.contains { if case .openTransport = $0 { true } else { false } })
+        #expect(back.contains(.startTimer(.reconnect, .seconds(2))))
+        #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(3))))
+    }
+
+    /// Issue 59: a healthy Server-Sent Events stream (which cannot be pinged) was reopened at
+    /// every change, 294 times in 30 s. After one replacement, changes wait the interval and are
+    /// then one probe of the session of that time.
+    @Test func aBurstOfPathChangesReplacesASessionOnceAndProbesTheNextAfterTheInterval() {
+        var settings = ConnectionStateMachineTests.settings
+        settings.pathReplacementInterval = .seconds(15)
+        var machine = ConnectionStateMachineTests.connected(settings: settings)
+        #expect(machine.networkPathChanged(available: true) == [.sendProbe(Self.session(1)), .startTimer(.probe, .seconds(2))])
+        let replaced = machine.probeFailed(Self.session(1))
+        #expect(replaced.contains(.startTimer(.pathReplacement, .seconds(15))))
+        #expect(replaced.contains(.openTransport(Self.session(2))))
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        for _ in 1...100 { #expect(machine.networkPathChanged(available: true) == []) }
+        #expect(machine.timerFired(.pathReplacement) == [.sendProbe(Self.session(2)), .startTimer(.probe, .seconds(2))])
+        // No change while cooling: the interval ends with nothing to do.
+        _ = machine.probeAnswered(Self.session(2))
+        var quiet = ConnectionStateMachineTests.connected(settings: settings)
+        _ = quiet.networkPathChanged(available: true)
+        _ = quiet.probeFailed(Self.session(1))
+        #expect(quiet.timerFired(.pathReplacement) == [])
     }
 }
 
@@ -143,4 +201,47 @@ struct NetworkPathConnectionTests {
         try await harness.waitForState(.connected)
         await harness.connection.disconnect()
     }
+
+    /// Issue 59: "the network path changed" every 100 ms for 30 s against an upgrade that always
+    /// fails made 297 opens. Now the backoff holds (1 s doubling to 8 s, one early attempt per
+    /// step): a handful of opens, counted on the manual clock.
+    @Test func aFlappingPathInFrontOfAFailingServerFollowsTheBackoff() async throws {
+        let harness = Harness { $0.reconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(8)) }
+        harness.transport.rejectNextConnects(Int.max)
+        await harness.connection.start()
+        for _ in 1...300 {
+            await harness.connection.networkPathChanged(available: true)
+            await harness.settle()
+            harness.clock.advance(by: .milliseconds(100))
+        }
+        // Opens at 0 and 0.1 s (early), 2.1 and 2.2 s, 10.2 and 10.3 s, then 18.3, 26.3 s … by the
+        // full waits: about ten; 297 before.
+        let opens = harness.transport.connectCount
+        #expect((6...12).contains(opens), "\(opens) opens in 30 s")
+        await harness.connection.disconnect()
+    }
+
+    /// Issue 59: a healthy Server-Sent Events stream was reopened at every path change (294 in
+    /// 30 s at one every 100 ms). Now a burst is one reopen per `heartbeatTimeout / 4` (15 s).
+    @Test func aFlappingPathReopensAHealthyEventStreamOncePerInterval() async throws {
+        let clock = ManualClock()
+        let streams = InMemoryEventStreamTransport()
+        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
+        let configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"))
+        let connection = SSEConnection(configuration: configuration, transport: streams, clock: clock, logger: Logger(label: "test"))
+        let subscription = try await connection.subscribe(to: "/app/a")
+        await connection.start()
+        _ = try await streams.nextStream()
+        try await eventually("connected") { await connection.state == .connected }
+        for _ in 1...300 {
+            await connection.networkPathChanged(available: true)
+            for _ in 0..<200 { await Task.yield() }
+            clock.advance(by: .milliseconds(100))
+        }
+        // At 0 s, then at 15 s when the interval ends (the changes meanwhile are one), then 30 s.
+        #expect((2...4).contains(streams.openCount), "\(streams.openCount) requests in 30 s")
+        withExtendedLifetime(subscription) {}
+        await connection.disconnect()
+    }
 }
+

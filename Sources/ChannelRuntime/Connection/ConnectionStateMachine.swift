@@ -51,6 +51,11 @@ package struct ConnectionStateMachine: Sendable {
         /// attempt, like one that delivered none (a server, or a proxy, sending one event per
         /// connection, even for a subscription nobody made, must not turn a refusal into a loop).
         package var settleTime: Duration
+        /// After a network path change replaced a session that could not prove it was alive, how
+        /// long further path changes wait before they may replace the next one: a burst of them
+        /// (a flapping path at a cell edge) is one replacement, not one each. Zero: no wait, for a
+        /// wire whose probe a healthy session answers (a WebSocket ping), so only dead ones go.
+        package var pathReplacementInterval: Duration = .zero
 
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
@@ -110,6 +115,8 @@ package struct ConnectionStateMachine: Sendable {
         case probe
         /// An accepted session that lasts this long counts as healthy (`Settings.settleTime`).
         case settled
+        /// Path changes wait for it after one replaced a session (`Settings.pathReplacementInterval`).
+        case pathReplacement
     }
 
     /// Counters the driver keeps for the machine.
@@ -227,6 +234,15 @@ package struct ConnectionStateMachine: Sendable {
     private var networkAvailable = true
     /// The session a liveness probe is out for.
     private var probing: SessionID?
+    /// A path change already ended a reconnect wait early since the last full wait (or healthy
+    /// session): the next one must run its course, so a flapping path cannot dial in a loop.
+    private var pathShortcutTaken = false
+    /// A path change replaced a session less than `pathReplacementInterval` ago.
+    private var pathReplacementCooling = false
+    /// A path change came while cooling: the session is probed when the interval ends.
+    private var pathChangeDeferred = false
+    /// Why the last session ended, for a reconnect wait a path change restarts.
+    private var lastEnd: ConnectionEnd = .dropped
 
     package init(settings: Settings) {
         self.settings = settings
@@ -269,6 +285,7 @@ package struct ConnectionStateMachine: Sendable {
         case .idle, .disconnected, .failed:
             unauthorizedRetryUsed = false
             attemptsBeforeSettling = 0
+            pathShortcutTaken = false
             return openSession(attempts: 0)
         case .waiting, .opening, .handshaking, .connected, .closing:
             return []
@@ -423,7 +440,14 @@ package struct ConnectionStateMachine: Sendable {
     /// (`.waitingForNetwork`). With one: a connected session is probed and replaced at once if it
     /// does not answer within `probeTimeout` (kept if it does); a reconnect delay or an open on the
     /// old path is cut short and a new session opens at once.
+    ///
+    /// Within the floors: a path change ends a reconnect wait early at most once until a wait runs
+    /// its full course (so a flapping path in front of a failing server follows the backoff, at
+    /// most one early attempt per step); it never aborts an open in flight to start another; and
+    /// after it replaced a session, further changes wait `pathReplacementInterval` and are then one
+    /// probe (a burst of changes replaces a session once).
     package mutating func networkPathChanged(available: Bool) -> [Action] {
+        let hadPath = networkAvailable
         networkAvailable = available
         guard available else {
             // A session in flight may still work (the monitor can be early); when it ends, nothing follows.
@@ -432,12 +456,20 @@ package struct ConnectionStateMachine: Sendable {
         }
         switch phase {
         case .waiting(let attempts):
-            return [.cancelTimer(.reconnect)] + openSession(attempts: attempts)
-        case .opening(let session, let attempts), .handshaking(let session, let attempts):
-            return [.cancelTimer(.connect), .abortTransport(session)] + endSession(session) + openSession(attempts: attempts)
+            if !pathShortcutTaken {
+                pathShortcutTaken = true
+                return [.cancelTimer(.reconnect)] + openSession(attempts: attempts)
+            }
+            // The early attempt was spent: a wait that runs keeps running; one the missing path
+            // had cancelled starts again, with the policy's delay.
+            return hadPath ? [] : waitToReconnect(attempts: max(attempts, 1), because: lastEnd)
         case .connected:
+            guard !pathReplacementCooling else {
+                pathChangeDeferred = true
+                return []
+            }
             return probe()
-        case .idle, .closing, .suspended, .disconnected, .failed:
+        case .idle, .opening, .handshaking, .closing, .suspended, .disconnected, .failed:
             return []
         }
     }
@@ -469,7 +501,13 @@ package struct ConnectionStateMachine: Sendable {
     /// A session that did not prove alive after a path change: no close handshake (nothing would
     /// answer it), a new session at once, everything resubscribed.
     private mutating func replaceDeadSession(_ session: SessionID) -> [Action] {
-        cancelSessionTimers() + [.abortTransport(session)] + ended(session, then: .reconnectNow, wasConnected: true, attempts: 0)
+        var cooling: [Action] = []
+        if settings.pathReplacementInterval > .zero {
+            pathReplacementCooling = true
+            pathChangeDeferred = false
+            cooling = [.startTimer(.pathReplacement, settings.pathReplacementInterval)]
+        }
+        return cancelSessionTimers() + [.abortTransport(session)] + cooling + ended(session, then: .reconnectNow, wasConnected: true, attempts: 0)
     }
 
     private mutating func waitForNetwork(attempts: Int) -> [Action] {
@@ -594,7 +632,13 @@ package struct ConnectionStateMachine: Sendable {
         case (.plannedReconnect, .connected(let session, _)):
             return close(session, then: .reconnectNow, wasConnected: true, attempts: 0)
         case (.reconnect, .waiting(let attempts)):
+            pathShortcutTaken = false  // a full wait ran: the next may be cut short again
             return openSession(attempts: attempts)
+        case (.pathReplacement, _):
+            pathReplacementCooling = false
+            guard pathChangeDeferred else { return [] }
+            pathChangeDeferred = false
+            return probe()
         case (.closeGrace, .closing(let session, let then, let wasConnected, let attempts)):
             return [.abortTransport(session)] + ended(session, then: then, wasConnected: wasConnected, attempts: attempts)
         case (.subscribe(let id), .connected(let session, _)):
@@ -618,6 +662,7 @@ package struct ConnectionStateMachine: Sendable {
     private mutating func settle() {
         unauthorizedRetryUsed = false
         attemptsBeforeSettling = 0
+        pathShortcutTaken = false
     }
 
     // MARK: Transitions
@@ -683,19 +728,26 @@ package struct ConnectionStateMachine: Sendable {
             actions += openSession(attempts: attempts)
         case .reconnect(let end), .reconnectNoSooner(_, let end):
             let failedAttempts = (wasConnected ? attemptsBeforeSettling : attempts) + 1
+            lastEnd = end
             // Without a network path the next attempt waits for one, whatever the policy says.
             guard networkAvailable else { return actions + waitForNetwork(attempts: failedAttempts) }
-            guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: failedAttempts) else {
-                phase = .failed(.gaveUp)
-                return actions + publish(.failed(.gaveUp))
-            }
-            // The policy bounds how often; the service may ask for longer (SSE `retry:`, `Retry-After`).
-            var delay = max(policyDelay, serverReconnectDelay ?? .zero)
-            if case .reconnectNoSooner(let minimum, _) = then { delay = max(delay, minimum) }
-            phase = .waiting(attempts: failedAttempts)
-            actions += publish(.reconnecting(after: delay, because: end)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
+            var minimum = Duration.zero
+            if case .reconnectNoSooner(let noSooner, _) = then { minimum = noSooner }
+            actions += waitToReconnect(attempts: failedAttempts, because: end, noSoonerThan: minimum)
         }
         return actions
+    }
+
+    /// Waits the reconnect policy's delay after `attempts` failed attempts in a row, or gives up.
+    private mutating func waitToReconnect(attempts: Int, because end: ConnectionEnd, noSoonerThan minimum: Duration = .zero) -> [Action] {
+        guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: attempts) else {
+            phase = .failed(.gaveUp)
+            return publish(.failed(.gaveUp))
+        }
+        // The policy bounds how often; the service may ask for longer (SSE `retry:`, `Retry-After`).
+        let delay = max(policyDelay, serverReconnectDelay ?? .zero, minimum)
+        phase = .waiting(attempts: attempts)
+        return publish(.reconnecting(after: delay, because: end)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
     }
 
     private mutating func publish(_ state: ConnectionState) -> [Action] {

@@ -99,6 +99,9 @@ public struct SSEConfiguration: Sendable {
             closeGracePeriod: .seconds(1),
             retriesUnauthorizedOnce: true
         )
+        // A stream cannot be pinged, so a path change reopens it; a burst of changes (a flapping
+        // path) reopens it once per quarter of the heartbeat time-out (15 s by default), not per change.
+        settings.pathReplacementInterval = heartbeatTimeout / 4
         // The retry with fresh credentials waits the policy's first delay too: a stream is never
         // opened more often than the policy allows, also when the server refuses it in-band.
         settings.unauthorizedRetryDelay = reconnectPolicy.delay(afterFailedAttempts: 1) ?? .zero
