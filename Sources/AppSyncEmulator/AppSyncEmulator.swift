@@ -36,6 +36,7 @@ public final class AppSyncEmulator: Sendable {
     public func start(port: Int = 0) async throws -> URL {
         let authorizer = try await EmulatorAuthorizer(configuration: configuration)
         let host = NIOLockedValueBox("")
+        let own = NIOLockedValueBox(LoopbackAddress(port: -1))  // set once the listener has its port
         let publishing = PublishHandling(configuration: configuration, broker: broker)
         let session = { @Sendable (hostValue: String) in
             EmulatorSession(configuration: self.configuration, broker: self.broker, authorizer: authorizer, publishing: publishing, host: hostValue, logger: self.logger)
@@ -56,7 +57,11 @@ public final class AppSyncEmulator: Sendable {
         }
         let broker = self.broker
         let upgrade: EmulatorListener.Upgrade = { head in
-            guard head.path == "/event/realtime", !(await broker.takeRejection()) else { return nil }
+            guard head.path == "/event/realtime" else { return nil }
+            // Only this machine's own pages and native clients: a page elsewhere could otherwise
+            // subscribe and publish with the printed default key.
+            guard own.withLockedValue({ $0 }).admitsUpgrade(host: head.headers.first(name: "host"), origin: head.headers.first(name: "origin")) else { return nil }
+            guard !(await broker.takeRejection()) else { return nil }
             let offered = head.headers[canonicalForm: "sec-websocket-protocol"].map { $0.trimmingCharacters(in: .whitespaces) }
             guard offered.contains("aws-appsync-event-ws") else { return nil }
             let hostValue = host.withLockedValue { $0 }
@@ -70,6 +75,7 @@ public final class AppSyncEmulator: Sendable {
         let listener = try await EmulatorListener(port: port, respond: respond, upgrade: upgrade)
         let boundPort = listener.port
         host.withLockedValue { $0 = "127.0.0.1:\(boundPort)" }
+        own.withLockedValue { $0 = LoopbackAddress(port: boundPort) }
         console.withLockedValue { $0 = EmulatorConsole(broker: broker, port: boundPort) }
         let endpoint = URL(string: "http://127.0.0.1:\(boundPort)/event")!
         state.withLockedValue { $0 = (listener, endpoint, authorizer) }

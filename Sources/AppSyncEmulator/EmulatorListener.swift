@@ -215,8 +215,13 @@ final class EmulatorListener: Sendable {
                 reading: while let part = try await parts.next() {
                     switch part {
                     case .body(var chunk):
-                        tooLarge = tooLarge || body.readableBytes + chunk.readableBytes > maximumBodyBytes
-                        if !tooLarge { body.writeBuffer(&chunk) }
+                        // Past the bound the answer is 413 at once and the connection closes: a
+                        // body that never ends (chunked) is not read for ever.
+                        guard body.readableBytes + chunk.readableBytes <= maximumBodyBytes else {
+                            tooLarge = true
+                            break reading
+                        }
+                        body.writeBuffer(&chunk)
                     case .end: break reading
                     case .head: return
                     }

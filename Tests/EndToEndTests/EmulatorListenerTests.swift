@@ -137,6 +137,8 @@ struct EmulatorListenerTests {
         let (emulator, port) = try await start()
         let page = try await exchange(port: port, "GET /console HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
         #expect(page.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        // Issue 59: no other site may frame it (its fault buttons, clickjacked).
+        #expect(page.contains("X-Frame-Options: DENY\r\n") && page.contains("Content-Security-Policy: frame-ancestors 'none'\r\n"))
         #expect(page.contains(#"<label for="channel">Channel</label>"#) && page.contains(#"<label for="event">Event (JSON)</label>"#))
         #expect(page.contains(#"<button type="submit">Publish</button>"#))
         #expect(!page.contains("http://") && !page.contains("https://"), "the page loads nothing from elsewhere")
@@ -185,6 +187,48 @@ struct EmulatorListenerTests {
         #expect(events.first?["channel"] as? String == "default/orders" && events.first?["eventType"] as? String == "order/placed")
         #expect(events.first?["deliveredTo"] as? Int == 0 && events.first?["bytes"] as? Int == #"{"eventType":"order/placed","n":1}"#.utf8.count)
         await connection.close()
+        await emulator.stop()
+    }
+
+    /// Issue 59: the upgrade checked neither `Origin` nor `Host`, so any web page the developer
+    /// visited could subscribe and publish with the printed default key (browsers apply no CORS to
+    /// WebSockets). A foreign `Origin` or `Host` is refused now; no `Origin` (a native client) is not.
+    @Test(arguments: [
+        ("Origin: https://evil.example\r\n", "127.0.0.1", false),
+        ("Origin: http://127.0.0.1:1\r\n", "127.0.0.1", false),
+        ("", "rebound.example", false),
+        ("", "127.0.0.1", true),
+        ("Origin: http://localhost:PORT\r\n", "localhost", true),
+        ("Origin: ws://127.0.0.1\r\n", "127.0.0.1", true),  // what native clients such as the runtime's send
+        ("Origin: ws://evil.example\r\n", "127.0.0.1", false),
+    ])
+    func theUpgradeAnswersOnlyItsOwnOriginAndHost(_ origin: String, _ hostName: String, _ admitted: Bool) async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        let request = upgradeRequest(port: port, protocols: try authorizedProtocols(port: port))
+            .replacingOccurrences(of: "Host: 127.0.0.1:\(port)\r\n", with: "Host: \(hostName):\(port)\r\n" + origin.replacingOccurrences(of: "PORT", with: "\(port)"))
+        try await socket.send(request)
+        try await socket.waitUntil("the answer") { $0.text.contains("\r\n\r\n") }
+        #expect(socket.text.hasPrefix(admitted ? "HTTP/1.1 101 Switching Protocols\r\n" : "HTTP/1.1 400 Bad Request\r\n"), "\(socket.text)")
+        await socket.close()
+        await emulator.stop()
+    }
+
+    /// Issue 59: a chunked publish body that never ends was read for ever. Past the bound it gets
+    /// 413 at once and the connection closes, with the body still coming.
+    @Test func anEndlessChunkedBodyGets413AndTheConnectionCloses() async throws {
+        let (emulator, port) = try await start()
+        let socket = try await RawSocket(port: port)
+        try await socket.send("POST /event HTTP/1.1\r\nHost: a\r\nx-api-key: \(Self.key)\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 16) + Array("\r\n".utf8)
+        var sent = 0
+        while !socket.isClosed, sent < 64 << 20 {  // 64 MiB at most: eight times the bound
+            try? await socket.send(chunk)
+            sent += 1 << 16
+        }
+        try await socket.waitUntil("413 and the close") { $0.isClosed }
+        #expect(socket.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+        #expect(sent < 16 << 20, "the emulator read \(sent) bytes before answering")
         await emulator.stop()
     }
 

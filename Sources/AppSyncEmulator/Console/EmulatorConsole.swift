@@ -16,17 +16,17 @@ struct EmulatorConsole: Sendable {
 
     func response(to request: EmulatorRequest) async -> EmulatorResponse? {
         guard request.path == "/console" || request.path.hasPrefix("/console/") else { return nil }
-        guard isOwnHost(request.headerFields["host"]) else {
+        guard address.isOwnHost(request.headerFields["host"]) else {
             return .plain(.forbidden, "the console answers only at http://127.0.0.1:\(port)/console")
         }
         switch (request.method, request.path) {
         case (.GET, "/console"), (.GET, "/console/"):
-            return .complete(.ok, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")], body: ConsolePage.html)
+            return .complete(.ok, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + Self.noFraming, body: ConsolePage.html)
         case (.GET, "/console/state"):
             return .complete(.ok, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: await state())
         case (.POST, "/console/faults"):
             guard request.headerFields["content-type"]?.hasPrefix("application/json") == true,
-                  request.headerFields["origin"].map(isOwnOrigin) ?? true
+                  request.headerFields["origin"].map(address.isOwnOrigin) ?? true
             else { return .plain(.forbidden, "faults are injected from the console page") }
             return await fault(request)
         default:
@@ -34,13 +34,10 @@ struct EmulatorConsole: Sendable {
         }
     }
 
-    private func isOwnHost(_ host: String?) -> Bool {
-        host == "127.0.0.1:\(port)" || host == "localhost:\(port)"
-    }
+    private var address: LoopbackAddress { LoopbackAddress(port: port) }
 
-    private func isOwnOrigin(_ origin: String) -> Bool {
-        origin == "http://127.0.0.1:\(port)" || origin == "http://localhost:\(port)"
-    }
+    /// The page may not be framed by another site (clickjacking its fault buttons).
+    private static let noFraming = [("X-Frame-Options", "DENY"), ("Content-Security-Policy", "frame-ancestors 'none'")]
 
     /// Connections (WebSocket and event streams) with their subscriptions, and the latest events.
     func state() async -> String {
