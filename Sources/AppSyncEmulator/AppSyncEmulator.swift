@@ -72,7 +72,7 @@ public final class AppSyncEmulator: Sendable {
             let handler = session(hostValue)
             return (HTTPHeaders([("Sec-WebSocket-Protocol", "aws-appsync-event-ws")]), { socket in await handler.run(identity: identity, socket: socket) })
         }
-        let listener = try await EmulatorListener(port: port, respond: respond, upgrade: upgrade)
+        let listener = try await EmulatorListener(port: port, requestTimeout: configuration.requestTimeout, respond: respond, upgrade: upgrade)
         let boundPort = listener.port
         host.withLockedValue { $0 = "127.0.0.1:\(boundPort)" }
         own.withLockedValue { $0 = LoopbackAddress(port: boundPort) }

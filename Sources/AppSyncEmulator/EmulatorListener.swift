@@ -96,12 +96,21 @@ final class EmulatorListener: Sendable {
 
     var port: Int { server.channel.localAddress?.port ?? 0 }
 
-    /// Binds 127.0.0.1:`port` (0: a free port chosen by the OS) and starts accepting.
-    init(port: Int, respond: @escaping Responder, upgrade: @escaping Upgrade) async throws {
+    /// Binds 127.0.0.1:`port` (0: a free port chosen by the OS) and starts accepting. A request
+    /// (head and body) that has not arrived whole `requestTimeout` after the connection opened, or
+    /// after the answer before it, closes the connection.
+    init(port: Int, requestTimeout: Duration, respond: @escaping Responder, upgrade: @escaping Upgrade) async throws {
+        let timeout = TimeAmount(requestTimeout)
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { Accepted(channel: channel, negotiated: try Self.configure(channel, upgrade: upgrade)) }
+                channel.eventLoop.makeCompletedFuture {
+                    let negotiated = try Self.configure(channel, upgrade: upgrade)
+                    // The first request's head; `serveHTTP` then times each request whole.
+                    let deadline = Self.closing(channel, after: timeout)
+                    negotiated.whenComplete { _ in deadline.cancel() }
+                    return Accepted(channel: channel, negotiated: negotiated)
+                }
             }
         let task = Task { [server, connections] in
             _ = try? await server.executeThenClose { inbound in
@@ -113,7 +122,7 @@ final class EmulatorListener: Sendable {
                             // Stopping closes the connection, whatever it waits for (also a first
                             // request that never comes, which no cancellation would end).
                             await withTaskCancellationHandler {
-                                await Self.serve(accepted.negotiated, respond: respond)
+                                await Self.serve(accepted.negotiated, requestTimeout: timeout, respond: respond)
                             } onCancel: {
                                 accepted.channel.close(promise: nil)
                             }
@@ -175,10 +184,10 @@ final class EmulatorListener: Sendable {
             configuration: .init(upgradeConfiguration: configuration))
     }
 
-    private static func serve(_ negotiated: EventLoopFuture<Negotiated>, respond: Responder) async {
+    private static func serve(_ negotiated: EventLoopFuture<Negotiated>, requestTimeout: TimeAmount, respond: Responder) async {
         switch try? await negotiated.get() {
         case .webSocket(let socket, let run): await run(socket)
-        case .http(let http): try? await serveHTTP(http, respond: respond)
+        case .http(let http): try? await serveHTTP(http, requestTimeout: requestTimeout, respond: respond)
         case .refusedUpgrade(let http): try? await refuse(http)
         case nil: break
         }
@@ -204,12 +213,22 @@ final class EmulatorListener: Sendable {
         try await outbound.write(.end(nil))
     }
 
-    /// Requests one after another on one connection, until it closes or asks to.
-    private static func serveHTTP(_ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, respond: Responder) async throws {
+    /// Closes `channel` after `timeout` unless cancelled first.
+    private static func closing(_ channel: any Channel, after timeout: TimeAmount) -> Scheduled<Void> {
+        channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    /// Requests one after another on one connection, until it closes or asks to. Each must arrive
+    /// whole within `requestTimeout` (an idle keep-alive connection closes after it, too).
+    private static func serveHTTP(
+        _ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, requestTimeout: TimeAmount, respond: Responder
+    ) async throws {
         let closed = http.channel.closeFuture
         try await http.executeThenClose { inbound, outbound in
             var parts = inbound.makeAsyncIterator()
-            while case .head(let head) = try await parts.next() {
+            while true {
+                let deadline = closing(http.channel, after: requestTimeout)
+                guard case .head(let head) = try await parts.next() else { return }
                 var body = ByteBuffer()
                 var tooLarge = false
                 reading: while let part = try await parts.next() {
@@ -226,6 +245,7 @@ final class EmulatorListener: Sendable {
                     case .head: return
                     }
                 }
+                deadline.cancel()
                 let keepAlive = head.isKeepAlive && !tooLarge
                 let response: EmulatorResponse =
                     if tooLarge { .plain(.payloadTooLarge, "request body too large") } else { await respond(EmulatorRequest(head: head, body: body)) }

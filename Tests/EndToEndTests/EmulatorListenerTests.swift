@@ -36,6 +36,19 @@ private final class RawSocket: Sendable {
 
     func close() async { try? await channel.close() }
 
+    /// Waits for the other end to close the connection (bounded like every wait here: past the
+    /// bound this end closes it, which ends the wait).
+    func closed() async throws {
+        let channel = self.channel
+        try await bounded("the connection to close") {
+            try await withTaskCancellationHandler {
+                try await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+        }
+    }
+
     private final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
@@ -66,8 +79,9 @@ private func clientFrame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
 struct EmulatorListenerTests {
     static let key = "da2-listener-test"
 
-    private func start() async throws -> (AppSyncEmulator, Int) {
-        let configuration = EmulatorConfiguration(namespaces: ["default"], apiKeys: [Self.key], jwtSecret: Stack.secret)
+    private func start(requestTimeout: Duration? = nil) async throws -> (AppSyncEmulator, Int) {
+        var configuration = EmulatorConfiguration(namespaces: ["default"], apiKeys: [Self.key], jwtSecret: Stack.secret)
+        if let requestTimeout { configuration.requestTimeout = requestTimeout }
         let emulator = AppSyncEmulator(configuration: configuration, logger: Logger(label: "emulator") { _ in SwiftLogNoOpLogHandler() })
         let endpoint = try await emulator.start()
         return (emulator, try #require(endpoint.port))
@@ -229,6 +243,36 @@ struct EmulatorListenerTests {
         try await socket.waitUntil("413 and the close") { $0.isClosed }
         #expect(socket.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
         #expect(sent < 16 << 20, "the emulator read \(sent) bytes before answering")
+        await emulator.stop()
+    }
+
+    /// Issue 59: a request head sent in part, then nothing, held the connection for ever (200 such
+    /// connections stayed open). Each request must now arrive whole within `requestTimeout`: a half
+    /// head, a head with half its body, and a keep-alive connection idle after its answer are closed,
+    /// with no answer to the half requests. 50 connections each, all at once.
+    @Test(arguments: ["half a head", "a head and half its body", "idle after an answer"])
+    func aRequestThatDoesNotArriveWholeInTimeClosesTheConnection(_ shape: String) async throws {
+        let (emulator, port) = try await start(requestTimeout: .milliseconds(300))
+        let request = "POST /event HTTP/1.1\r\nHost: a\r\nx-api-key: \(Self.key)\r\nContent-Length: 10\r\n\r\n"
+        let sent = switch shape {
+        case "half a head": String(request.prefix(20))
+        case "a head and half its body": request + "{\"ch"
+        default: "GET /nowhere HTTP/1.1\r\nHost: a\r\n\r\n"
+        }
+        var sockets: [RawSocket] = []
+        for _ in 0..<50 {
+            let socket = try await RawSocket(port: port)
+            try await socket.send(sent)
+            sockets.append(socket)
+        }
+        for socket in sockets {
+            try await socket.closed()
+            if shape == "idle after an answer" {
+                #expect(socket.text.hasPrefix("HTTP/1.1 404 Not Found\r\n"), "\(socket.text)")
+            } else {
+                #expect(socket.text.isEmpty, "\(socket.text)")
+            }
+        }
         await emulator.stop()
     }
 
