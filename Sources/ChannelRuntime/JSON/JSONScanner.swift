@@ -145,9 +145,12 @@ package struct JSONScanner {
         }
         let resume = offset
         // Escaped (an event inside an envelope is escaped throughout): unescaped straight into the
-        // new string's storage, which is never longer than the rest of the input.
+        // new string's storage, which is never longer than the escaped text. Sized by that text, not
+        // by the rest of the input: a string keeps its capacity, so each of a frame's thousands of
+        // events would otherwise hold up to the whole frame.
+        let capacity = escapedTextEnd(from: offset) - start
         var failed: Failure?
-        let text = String(unsafeUninitializedCapacity: bytes.count - start) { output -> Int in
+        let text = String(unsafeUninitializedCapacity: capacity) { output -> Int in
             do throws(Failure) {
                 return try unescape(from: start, into: output, high: &high)
             } catch {
@@ -159,7 +162,7 @@ package struct JSONScanner {
         guard high >= 0x80 else { return text }
         // Non-ASCII text: that initializer repairs invalid UTF-8, so read it again and validate.
         offset = resume
-        var unescaped = [UInt8](repeating: 0, count: bytes.count - start)
+        var unescaped = [UInt8](repeating: 0, count: capacity)
         let count = try unescaped.withUnsafeMutableBufferPointer { output throws(Failure) in try unescape(from: start, into: output, high: &high) }
         return try unescaped.withUnsafeBufferPointer { buffer throws(Failure) in
             try utf8String(UnsafeBufferPointer(rebasing: buffer[..<count]), at: start)
@@ -203,6 +206,9 @@ package struct JSONScanner {
         output.baseAddress!.update(from: bytes.baseAddress! + start, count: written)
         while true {
             let end = plainRunEnd(from: offset, high: &high)
+            // The output is sized by `escapedTextEnd`; a write past it would be a scanner defect,
+            // which must not become a memory error.
+            guard written + (end - offset) <= output.count else { throw failure("string longer than its text") }
             (output.baseAddress! + written).update(from: bytes.baseAddress! + offset, count: end - offset)
             written += end - offset
             offset = end
@@ -217,6 +223,19 @@ package struct JSONScanner {
             default:
                 throw failure("unescaped control character in a string")
             }
+        }
+    }
+
+    /// Where an escaped string's text ends, from `start` inside it: its closing quote, or where
+    /// `unescape` stops with an error (a control character, the end of the input). Unescaping
+    /// never writes more bytes than it reads, so the text's length bounds the string's.
+    private func escapedTextEnd(from start: Int) -> Int {
+        var index = start
+        var high: UInt8 = 0
+        while true {
+            index = plainRunEnd(from: index, high: &high)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\\") else { return index }
+            index = min(index + 2, bytes.count)
         }
     }
 
@@ -286,6 +305,7 @@ package struct JSONScanner {
             }
             var next = index
             for unit in Unicode.UTF8.encode(Unicode.Scalar(scalar)!)! {
+                guard next < output.count else { throw failure("string longer than its text") }
                 output[next] = unit
                 next += 1
             }
@@ -293,6 +313,7 @@ package struct JSONScanner {
         default:
             throw failure("invalid escape")
         }
+        guard index < output.count else { throw failure("string longer than its text") }
         output[index] = simple
         return index + 1
     }
