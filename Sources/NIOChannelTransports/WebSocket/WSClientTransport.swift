@@ -30,9 +30,13 @@ public struct WSClientTransport: WebSocketTransport {
         self.tlsConfiguration = tlsConfiguration
     }
 
+    /// Message bytes that may wait for the connection to read them; past it the transport stops
+    /// reading the socket until the connection catches up, and TCP holds the server back.
+    static let maximumBufferedBytes = 4 << 20
+
     /// Opens a WebSocket to `url` offering `subprotocols`; the upgrade must choose the first one.
     public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader()
+        let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader(weightLimit: .max)
         let session = WSClientSession(inbound: inbound, inboundReader: reader)
         let maximumMessageSize = self.maximumMessageSize
         let opened = OneShot()
@@ -50,7 +54,8 @@ public struct WSClientTransport: WebSocketTransport {
             opened.resolve(nil)
             var messages = inbound.messages(maxSize: maximumMessageSize).makeAsyncIterator()
             while let message = try await messages.next() {
-                if case .text(let text) = message { continuation.send(text) }
+                if case .text(let text) = message { _ = continuation.send(text, weight: text.utf8.count) }
+                await continuation.waitForRoom(weight: Self.maximumBufferedBytes)
             }
         }
         let connection = ClientConnection(channel, address: channel.address, logger: logger)
