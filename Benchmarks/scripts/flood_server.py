@@ -4,8 +4,9 @@
 WebSocket (AppSync Events): answers the upgrade choosing `aws-appsync-event-ws`, acknowledges the
 connection and every subscribe, then floods `data` frames: for the first subscription (`stalled`:
 a consumer that never reads), for an id nobody subscribed to (`unsubscribed`), or for the first
-subscription with `event` an array of 1 000 events per frame (`array`); or stops reading
-(`unread`: the client publishes into a socket nobody reads).
+subscription with `event` an array of 1 000 tiny events per frame (`array`) or of as many valid
+events as a 2 MiB frame holds (`valid-array`, 13 000); or stops reading (`unread`: the client
+publishes into a socket nobody reads).
 SSE (Mercure): answers the GET with an event stream flooding events of the first requested topic
 (`stalled`) or of another topic (`unsubscribed`).
 
@@ -105,6 +106,8 @@ def flood_websocket(conn, mode, deadline):
     target = "nobody" if mode == "unsubscribed" else subscription
     if mode == "array":
         batch = b"".join(ws_frame(json.dumps({"type": "data", "id": target, "event": ["{}"] * 1000})) for _ in range(20))
+    elif mode == "valid-array":
+        batch = ws_frame(json.dumps({"type": "data", "id": target, "event": [PAYLOAD % n for n in range(13000)]}))
     else:
         batch = b"".join(ws_frame(json.dumps({"type": "data", "id": target, "event": PAYLOAD % n})) for n in range(200))
     conn.setblocking(True)
@@ -132,7 +135,7 @@ def flood_sse(conn, mode, deadline):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", choices=["websocket", "sse"], required=True)
-    parser.add_argument("--mode", choices=["stalled", "unsubscribed", "array", "unread"], required=True)
+    parser.add_argument("--mode", choices=["stalled", "unsubscribed", "array", "valid-array", "unread"], required=True)
     parser.add_argument("--seconds", type=float, default=30)
     args = parser.parse_args()
     server = socket.socket()

@@ -14,8 +14,10 @@ import VortexEvents
 struct Flood: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Peak resident memory under a flood from a hostile server.")
     @Option(help: "websocket or sse") var transport = "sse"
-    @Option(help: "stalled (a consumer that never reads), unsubscribed (events for no subscription), array (events in arrays), unread (publishes to a server that stopped reading)")
+    @Option(help: "stalled (events for the consumer), unsubscribed (events for no subscription), array (1 000 tiny events in each frame), valid-array (13 000 valid events in each frame), unread (publishes to a server that stopped reading)")
     var mode = "stalled"
+    @Option(help: "stalled (holds its stream and never reads) or slow (reads an event every millisecond)")
+    var consumer = "stalled"
     @Option var seconds = 30
     @Option(help: "The flood server script.") var server = "scripts/flood_server.py"
 
@@ -37,7 +39,7 @@ struct Flood: AsyncParsableCommand {
         let stop: @Sendable () async -> Void
         let metrics: RuntimeMetrics
         var publishers: [Task<Void, Never>] = []
-        let publishOutcomes = PublishOutcomes()
+        let publishOutcomes = Tally()
         switch transport {
         case "websocket":
             let appSync = AppSyncConnection(configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("k")), logger: quiet)
@@ -71,13 +73,25 @@ struct Flood: AsyncParsableCommand {
         }
         let hub = ChannelEventHub(connection: connection, parameters: ["userId": try ChannelSegment("bench")], logger: quiet)
         let notifier = BackendNotifier(source: hub)
-        let stalled = await notifier.devicePresenceValues()  // held, never read
+        let events = await notifier.devicePresenceValues()
+        let read = Tally()
+        let reader: Task<Void, Never>? = switch consumer {
+        case "stalled": nil  // holds `events`, never reads
+        case "slow":
+            Task {
+                for await _ in events {
+                    read.add("read")
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        default: throw BenchFailure("--consumer is stalled or slow")
+        }
         let baseline = residentMemoryKB() ?? 0
         await start()
 
         var peak = baseline
         let began = ContinuousClock.now
-        print("transport=\(transport) mode=\(mode) seconds=\(seconds)")
+        print("transport=\(transport) mode=\(mode) consumer=\(consumer) seconds=\(seconds)")
         print("| second | resident memory | frames received | overflowed |")
         print("|---:|---:|---:|---:|")
         for second in 1...seconds {
@@ -91,16 +105,18 @@ struct Flood: AsyncParsableCommand {
             }
         }
         for publisher in publishers { publisher.cancel() }
+        reader?.cancel()
         await stop()
-        _ = stalled
+        _ = events
+        if reader != nil { print("events read: \(read.summary)") }
         peak = max(peak, peakResidentMemoryKB() ?? 0)
         print("baseline=\(baseline / 1024) MB peak=\(peak / 1024) MB")
         if !publishers.isEmpty { print("publishes: \(publishOutcomes.summary)") }
     }
 }
 
-/// How the publishes of `--mode unread` ended, by outcome.
-final class PublishOutcomes: @unchecked Sendable {
+/// Counts by outcome: how the publishes of `--mode unread` ended; the events a slow consumer read.
+final class Tally: @unchecked Sendable {
     // @unchecked: `counts` is guarded by `lock`.
     private let lock = NSLock()
     private var counts: [String: Int] = [:]
