@@ -118,6 +118,32 @@ struct NetworkPathMachineTests {
         #expect(machine.timerFired(.reconnect).contains(.openTransport(Self.session(3))))
     }
 
+    /// Issue 59: after a path change replaced a session, the changes of the next
+    /// `pathReplacementInterval` are one; at its end the session is probed only if it was silent
+    /// the whole interval. One that carried traffic is kept.
+    @Test(arguments: [(Duration.seconds(3), false), (.seconds(15), true), (.seconds(40), true)])
+    func aDeferredPathChangeProbesOnlyASessionSilentForTheInterval(silence: Duration, probes: Bool) {
+        var settings = ConnectionStateMachineTests.settings
+        settings.pathReplacementInterval = .seconds(15)
+        var machine = ConnectionStateMachineTests.connected(settings: settings)
+        _ = machine.networkPathChanged(available: true)
+        let replaced = machine.probeFailed(Self.session(1))  // a wire that cannot probe: replaced
+        #expect(replaced.contains(.abortTransport(Self.session(1))))
+        #expect(replaced.contains(.startTimer(.pathReplacement, .seconds(15))))
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: .seconds(300))
+        for _ in 1...50 { #expect(machine.networkPathChanged(available: true) == []) }  // deferred
+        let atTheEnd = machine.timerFired(.pathReplacement, silence: silence)
+        #expect(atTheEnd.contains(.sendProbe(Self.session(2))) == probes, "\(atTheEnd)")
+        #expect(machine.isProbing == probes)
+        // Kept: the changes of one more interval are one, as long as changes keep coming.
+        #expect(atTheEnd.contains(.startTimer(.pathReplacement, .seconds(15))) == !probes, "\(atTheEnd)")
+        if !probes {
+            #expect(machine.networkPathChanged(available: true) == [])
+            #expect(machine.timerFired(.pathReplacement, silence: .seconds(15)).contains(.sendProbe(Self.session(2))))
+        }
+    }
+
     /// Issue 59: a healthy Server-Sent Events stream (which cannot be pinged) was reopened at
     /// every change, 294 times in 30 s. After one replacement, changes wait the interval and are
     /// then one probe of the session of that time.
@@ -132,7 +158,7 @@ struct NetworkPathMachineTests {
         _ = machine.transportOpened(Self.session(2))
         _ = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
         for _ in 1...100 { #expect(machine.networkPathChanged(available: true) == []) }
-        #expect(machine.timerFired(.pathReplacement) == [.sendProbe(Self.session(2)), .startTimer(.probe, .seconds(2))])
+        #expect(machine.timerFired(.pathReplacement, silence: .seconds(15)) == [.sendProbe(Self.session(2)), .startTimer(.probe, .seconds(2))])
         // No change while cooling: the interval ends with nothing to do.
         _ = machine.probeAnswered(Self.session(2))
         var quiet = ConnectionStateMachineTests.connected(settings: settings)
@@ -241,6 +267,37 @@ struct NetworkPathConnectionTests {
         // At 0 s, then at 15 s when the interval ends (the changes meanwhile are one), then 30 s.
         #expect((2...4).contains(streams.openCount), "\(streams.openCount) requests in 30 s")
         withExtendedLifetime(subscription) {}
+        await connection.disconnect()
+    }
+
+    /// A stream that keeps delivering through the flapping is not reopened at the interval's end:
+    /// its traffic shows it works. Only the first change replaces it (Server-Sent Events cannot be
+    /// probed); before, it was reopened every interval as a silent one is.
+    @Test func aFlappingPathDoesNotReopenAStreamThatKeepsDelivering() async throws {
+        let clock = ManualClock()
+        let streams = InMemoryEventStreamTransport()
+        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
+        let configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"))
+        let connection = SSEConnection(configuration: configuration, transport: streams, clock: clock, logger: Logger(label: "test"))
+        let subscription = try await connection.subscribe(to: "/app/a")
+        await connection.start()
+        var stream = try await streams.nextStream()
+        try await eventually("connected") { await connection.state == .connected }
+        let received = LockedValue<[String]>([])
+        let reader = Task { for await event in subscription.events { received.withLock { $0.append(event.text) } } }
+        defer { reader.cancel() }
+        for tick in 1...300 {
+            await connection.networkPathChanged(available: true)
+            for _ in 0..<200 { await Task.yield() }
+            if tick == 1 { stream = try await streams.nextStream() }  // the first change's reopen
+            if tick % 10 == 0 {
+                // An event a second, taken by the connection before the clock moves on.
+                stream.send(#"{"n":\#(tick)}"#, channel: "/app/a", id: "\(tick)")
+                try await eventually("event \(tick)") { received.withLock { $0.last } == #"{"n":\#(tick)}"# }
+            }
+            clock.advance(by: .milliseconds(100))
+        }
+        #expect(streams.openCount == 2, "\(streams.openCount) requests in 30 s")
         await connection.disconnect()
     }
 }

@@ -445,7 +445,8 @@ package struct ConnectionStateMachine: Sendable {
     /// its full course (so a flapping path in front of a failing server follows the backoff, at
     /// most one early attempt per step); it never aborts an open in flight to start another; and
     /// after it replaced a session, further changes wait `pathReplacementInterval` and are then one
-    /// probe (a burst of changes replaces a session once).
+    /// probe, only if the session was silent all that time (a burst of changes replaces a session
+    /// at most once; a stream that keeps delivering is kept).
     package mutating func networkPathChanged(available: Bool) -> [Action] {
         let hadPath = networkAvailable
         networkAvailable = available
@@ -638,6 +639,14 @@ package struct ConnectionStateMachine: Sendable {
             pathReplacementCooling = false
             guard pathChangeDeferred else { return [] }
             pathChangeDeferred = false
+            // A session that carried traffic during the interval works on the path of the time:
+            // kept, and the changes of one more interval are one again. Only a silent one is
+            // probed (Server-Sent Events: replaced). A path that dies while changes keep coming is
+            // found at the end of the next interval, or by the keep-alive watchdog.
+            guard silence >= settings.pathReplacementInterval else {
+                pathReplacementCooling = true
+                return [.startTimer(.pathReplacement, settings.pathReplacementInterval)]
+            }
             return probe()
         case (.closeGrace, .closing(let session, let then, let wasConnected, let attempts)):
             return [.abortTransport(session)] + ended(session, then: then, wasConnected: wasConnected, attempts: attempts)
