@@ -221,6 +221,44 @@ struct ConnectionStateMachineTests {
         #expect(machine.state == .failed(.unauthorized(Self.refusal)))
     }
 
+    /// Issue 62: with a wrong API key the connection failed, but every subscription stayed
+    /// `.subscribing` for ever. Each now fails with the connection's reason, one added later too,
+    /// until `start()` tries again.
+    @Test func whenTheConnectionFailsForGoodEverySubscriptionFailsWithItsReason() {
+        var machine = Machine(settings: Self.settings)
+        _ = machine.subscribe(id: "a", channel: "/default/a")
+        _ = machine.subscribe(id: "b", channel: "/default/b")
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(1))
+        _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))
+        _ = machine.transportClosed(Self.session(1), .dropped)
+        _ = machine.transportOpened(Self.session(2))
+        _ = machine.sessionRefused(Self.session(2), .unauthorized(Self.refusal))
+        let failed = machine.transportClosed(Self.session(2), .dropped)
+        #expect(failed.contains(.publishState(.failed(.unauthorized(Self.refusal)))))
+        #expect(failed.contains(.publishSubscriptionStatus(id: "a", .failed(Self.refusal))))
+        #expect(failed.contains(.publishSubscriptionStatus(id: "b", .failed(Self.refusal))))
+        #expect(machine.subscribe(id: "c", channel: "/default/c") == [.publishSubscriptionStatus(id: "c", .failed(Self.refusal))])
+        // `start()` tries again: each is sent, and says so, once a session is accepted.
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(3))
+        let accepted = machine.sessionAccepted(Self.session(3), keepAliveTimeout: nil)
+        for id in ["a", "b", "c"] { #expect(accepted.contains(.publishSubscriptionStatus(id: id, .subscribing)), "\(id)") }
+    }
+
+    @Test func aPolicyThatGivesUpFailsEverySubscriptionSayingSo() {
+        var settings = Self.settings
+        settings.reconnectPolicy = ReconnectPolicy.fixed(.seconds(1)).limited(to: 1)
+        var machine = Machine(settings: settings)
+        _ = machine.subscribe(id: "a", channel: "/default/a")
+        _ = machine.start()
+        _ = machine.transportFailed(Self.session(1), "refused")
+        _ = machine.timerFired(.reconnect)
+        let gaveUp = machine.transportFailed(Self.session(2), "refused")
+        #expect(gaveUp.contains(.publishState(.failed(.gaveUp))))
+        #expect(gaveUp.contains(.publishSubscriptionStatus(id: "a", .failed(ConnectionFailure.gaveUp.serviceErrors))), "\(gaveUp)")
+    }
+
     @Test func theAuthorizationRetryIsAvailableAgainAfterASessionThatSettled() {
         var machine = Self.connected()
         _ = machine.sessionRefused(Self.session(1), .unauthorized(Self.refusal))

@@ -221,13 +221,28 @@ struct EndToEndTests {
         await stack.stop()
     }
 
-    @Test func badCredentialsEndInTheFailedState() async throws {
+    /// Issue 62: with a wrong API key the connection failed, but every subscription's status stayed
+    /// `.subscribing` for ever. Each now ends `.failed` with the service's Unauthorized error,
+    /// awaited on its own status stream.
+    @Test func badCredentialsEndInTheFailedStateForTheConnectionAndEverySubscription() async throws {
         let stack = try await Stack.start(authorization: { _ in .apiKey("da2-wrong") })
+        let hub = try #require(stack.notifier.source as? ChannelEventHub)
+        let presence = await stack.notifier.devicePresenceValues()
+        let licenses = await stack.notifier.licenseValues()
+        let statuses = [await hub.statusUpdates(for: DevicePresenceSubscription.self), await hub.statusUpdates(for: LicensePhaseSubscription.self)]
         await stack.connection.start()
-        try await waitFor("failed") {
-            if case .failed(.unauthorized) = await stack.connection.state { return true }
-            return false
+        for updates in statuses {
+            let failure = try await bounded("the subscription's failure") { () -> [ServiceError]? in
+                for await status in updates { if case .failed(let errors) = status { return errors } }
+                return nil
+            }
+            #expect(failure?.first?.errorType == "UnauthorizedException", "\(String(describing: failure))")
         }
+        guard case .failed(.unauthorized) = await stack.connection.state else {
+            Issue.record("connection: \(await stack.connection.state)")
+            return
+        }
+        withExtendedLifetime((presence, licenses)) {}
         await stack.stop()
     }
 }

@@ -65,6 +65,15 @@ public enum ConnectionFailure: Error, Sendable, Equatable {
     case rejected([ServiceError])
     /// The reconnect policy gave up.
     case gaveUp
+
+    /// What a subscription's `.failed` status says when its connection failed this way: the
+    /// service's errors, or one naming the reconnect policy's end.
+    package var serviceErrors: [ServiceError] {
+        switch self {
+        case .unauthorized(let errors), .rejected(let errors): errors
+        case .gaveUp: [ServiceError(errorType: "ConnectionGaveUp", message: "the reconnect policy gave up; start() connects again")]
+        }
+    }
 }
 
 /// Where one subscription stands; observe it with the event source's `statusUpdates(for:)`.

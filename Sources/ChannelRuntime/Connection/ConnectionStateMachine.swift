@@ -373,6 +373,8 @@ package struct ConnectionStateMachine: Sendable {
     /// A new subscription (its id chosen by the driver).
     package mutating func subscribe(id: String, channel: String) -> [Action] {
         subscriptions[id] = Subscription(channel: channel)
+        // On a connection that failed for good nothing will send it until `start()`: it says so.
+        if case .failed(let failure) = phase { return [.publishSubscriptionStatus(id: id, .failed(failure.serviceErrors))] }
         var actions: [Action] = [.publishSubscriptionStatus(id: id, .subscribing)]
         if case .connected = phase { actions += send(id) }
         return actions
@@ -727,8 +729,7 @@ package struct ConnectionStateMachine: Sendable {
         case .stop, .suspend:
             actions += rest(then)
         case .fail(let failure):
-            phase = .failed(failure)
-            actions += publish(.failed(failure))
+            actions += fail(failure)
         case .closedForGood(let end):
             phase = .disconnected
             actions += publish(.closed(end))
@@ -749,14 +750,24 @@ package struct ConnectionStateMachine: Sendable {
 
     /// Waits the reconnect policy's delay after `attempts` failed attempts in a row, or gives up.
     private mutating func waitToReconnect(attempts: Int, because end: ConnectionEnd, noSoonerThan minimum: Duration = .zero) -> [Action] {
-        guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: attempts) else {
-            phase = .failed(.gaveUp)
-            return publish(.failed(.gaveUp))
-        }
+        guard let policyDelay = settings.reconnectPolicy.delay(afterFailedAttempts: attempts) else { return fail(.gaveUp) }
         // The policy bounds how often; the service may ask for longer (SSE `retry:`, `Retry-After`).
         let delay = max(policyDelay, serverReconnectDelay ?? .zero, minimum)
         phase = .waiting(attempts: attempts)
         return publish(.reconnecting(after: delay, because: end)) + [.count(.reconnect), .startTimer(.reconnect, delay)]
+    }
+
+    /// The connection failed for good: so does every subscription, for the same reason (until
+    /// `start()` connects again), so an app watching a subscription learns it without watching
+    /// the connection.
+    private mutating func fail(_ failure: ConnectionFailure) -> [Action] {
+        phase = .failed(failure)
+        var actions = publish(.failed(failure))
+        for id in subscriptions.keys.sorted() {
+            subscriptions[id]?.phase = .pending
+            actions.append(.publishSubscriptionStatus(id: id, .failed(failure.serviceErrors)))
+        }
+        return actions
     }
 
     private mutating func publish(_ state: ConnectionState) -> [Action] {
