@@ -7,7 +7,8 @@ import Foundation
 /// also wraps optionals (absent or `null` is `nil`, and `nil` is left out when encoding, as for any
 /// other optional), arrays and string-keyed dictionaries of dates. Decoding accepts fractional
 /// seconds or none and any UTC offset (`2025-01-26T12:00:00Z`, `…12:00:00.123Z`,
-/// `…12:00:00+08:00`); encoding writes UTC with milliseconds.
+/// `…12:00:00+08:00`, and RFC 3339's lowercase `t` and `z`); encoding writes UTC with milliseconds,
+/// rounded to the nearest.
 @propertyWrapper
 public struct ISO8601<Value: ISO8601Coded>: Codable, Hashable, Sendable {
     public var wrappedValue: Value
@@ -62,7 +63,11 @@ extension Date: ISO8601Coded {
 
     @_spi(Generated) public func encodeISO8601(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        // The format style drops what is beyond the millisecond, and a date read from `.002Z` is a
+        // `Double` a hair below it: half a millisecond added makes that drop a rounding, so what
+        // was decoded encodes as it came.
+        let rounded = addingTimeInterval(0.000_5)
+        try container.encode(rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 }
 

@@ -1,4 +1,4 @@
-import ChannelRuntime
+@_spi(Generated) import ChannelRuntime
 import Foundation
 import Testing
 
@@ -71,5 +71,32 @@ struct ISO8601Tests {
         #expect(printed.contains("_seen: nil,"), "\(printed)")
         #expect(printed.contains("_history: Optional([\(String(reflecting: Self.noon))]),"), "\(printed)")
         #expect(!printed.contains("ISO8601<"), "\(printed)")
+    }
+
+    /// Issue 60: encoding floored the fraction of the `Double` a date is, so `.002Z` decoded and
+    /// encoded again as `.001Z` (`decode(encode(x)) != x` for a model holding it). Every
+    /// millisecond of a second, at dates on both sides of 2001 and 1970, through both decoders.
+    @Test(arguments: ["2025-01-26T12:00:07", "1999-12-31T23:59:58", "1900-03-01T00:00:00", "2262-04-11T23:47:16"])
+    func everyMillisecondSurvivesADecodeAndAnEncode(_ second: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var lost: [String] = []
+        for millisecond in 0..<1000 {
+            let text = second + "." + String(millisecond + 1000).dropFirst() + "Z"
+            let json = #"{"at":"\#(text)","id":"a"}"#
+            for stamp in [try decode(json), try #require(ScannerDecoding().read(Stamp.self, from: json))] {
+                let encoded = String(decoding: try encoder.encode(stamp), as: UTF8.self)
+                if encoded != json { lost.append("\(text) → \(encoded)") }
+            }
+        }
+        #expect(lost.count == 0, "of 2 000, for example \(lost.prefix(3))")
+    }
+
+    /// Issue 60: RFC 3339 allows a lowercase `t` and `z` (its section 5.6); both were refused.
+    @Test(arguments: ["2025-01-26t12:00:00z", "2025-01-26t12:00:00.000Z", "2025-01-26T12:00:00z", "2025-01-26t20:00:00+08:00"])
+    func aLowercaseTOrZIsTheSameInstant(_ text: String) throws {
+        let json = #"{"id":"a","at":"\#(text)"}"#
+        #expect(try decode(json).at == Self.noon)
+        #expect(try ScannerDecoding().decode(Stamp.self, from: json, fallback: JSONDecoder()).at == Self.noon)
     }
 }

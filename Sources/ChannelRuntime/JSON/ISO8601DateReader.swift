@@ -29,7 +29,8 @@ package enum ISO8601DateReader {
             }
             return value
         }
-        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+        // RFC 3339 (section 5.6) also allows `t` and `z` in lowercase.
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] | 0x20 == UInt8(ascii: "t"),
               bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
               let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
               let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
@@ -49,7 +50,7 @@ package enum ISO8601DateReader {
         }
 
         let offset: Int
-        if index == bytes.count - 1, bytes[index] == UInt8(ascii: "Z") {
+        if index == bytes.count - 1, bytes[index] | 0x20 == UInt8(ascii: "z") {
             offset = 0
         } else if index == bytes.count - 6, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"),
                   bytes[index + 3] == UInt8(ascii: ":"), let hours = digits(index + 1, 2), let minutes = digits(index + 4, 2),
