@@ -247,9 +247,8 @@ struct NetworkPathConnectionTests {
         await harness.connection.disconnect()
     }
 
-    /// Issue 59: a healthy Server-Sent Events stream was reopened at every path change (294 in
-    /// 30 s at one every 100 ms). Now a burst is one reopen per `heartbeatTimeout / 4` (15 s).
-    @Test func aFlappingPathReopensAHealthyEventStreamOncePerInterval() async throws {
+    /// An SSE connection on a manual clock and an in-memory hub, subscribed to `/app/a` and started.
+    static func connectedEventStream() async throws -> (ManualClock, InMemoryEventStreamTransport, SSEConnection, RawChannelSubscription) {
         let clock = ManualClock()
         let streams = InMemoryEventStreamTransport()
         let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
@@ -257,6 +256,13 @@ struct NetworkPathConnectionTests {
         let connection = SSEConnection(configuration: configuration, transport: streams, clock: clock, logger: Logger(label: "test"))
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
+        return (clock, streams, connection, subscription)
+    }
+
+    /// Issue 59: a healthy Server-Sent Events stream was reopened at every path change (294 in
+    /// 30 s at one every 100 ms). Now a burst is one reopen per `heartbeatTimeout / 4` (15 s).
+    @Test func aFlappingPathReopensAHealthyEventStreamOncePerInterval() async throws {
+        let (clock, streams, connection, subscription) = try await Self.connectedEventStream()
         _ = try await streams.nextStream()
         try await eventually("connected") { await connection.state == .connected }
         for _ in 1...300 {
@@ -274,13 +280,7 @@ struct NetworkPathConnectionTests {
     /// its traffic shows it works. Only the first change replaces it (Server-Sent Events cannot be
     /// probed); before, it was reopened every interval as a silent one is.
     @Test func aFlappingPathDoesNotReopenAStreamThatKeepsDelivering() async throws {
-        let clock = ManualClock()
-        let streams = InMemoryEventStreamTransport()
-        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
-        let configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"))
-        let connection = SSEConnection(configuration: configuration, transport: streams, clock: clock, logger: Logger(label: "test"))
-        let subscription = try await connection.subscribe(to: "/app/a")
-        await connection.start()
+        let (clock, streams, connection, subscription) = try await Self.connectedEventStream()
         var stream = try await streams.nextStream()
         try await eventually("connected") { await connection.state == .connected }
         let received = LockedValue<[String]>([])
