@@ -24,10 +24,11 @@ public struct EmulatorConfiguration: Sendable {
     public var replayBufferSize: Int
     /// Time between the events of an emulated enrichment job (`POST /api/v2/enrichments`).
     public var jobStepInterval: Duration = .milliseconds(200)
-    /// How long a client may take to send a whole request (head and body), counted from the
-    /// connection's start or the end of its previous answer: past it the connection closes, so a
-    /// client that sends half a request and stops holds no connection for ever.
-    public var requestTimeout: Duration = .seconds(10)
+    /// How long a client may take to send a request's head, counted from the connection's start
+    /// or the end of its previous answer, and the longest pause within its body: past it the
+    /// connection closes, so a client that sends half a request and stops holds no connection for
+    /// ever (60 s, as Node's `headersTimeout`: a machine under load must not lose requests).
+    public var requestTimeout: Duration = .seconds(60)
 
     public init(
         namespaces: Set<String> = ["default"],

@@ -97,8 +97,8 @@ final class EmulatorListener: Sendable {
     var port: Int { server.channel.localAddress?.port ?? 0 }
 
     /// Binds 127.0.0.1:`port` (0: a free port chosen by the OS) and starts accepting. A request
-    /// (head and body) that has not arrived whole `requestTimeout` after the connection opened, or
-    /// after the answer before it, closes the connection.
+    /// head that has not arrived `requestTimeout` after the connection opened, or after the answer
+    /// before it, or a body that pauses longer than that, closes the connection.
     init(port: Int, requestTimeout: Duration, respond: @escaping Responder, upgrade: @escaping Upgrade) async throws {
         let timeout = TimeAmount(requestTimeout)
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -218,8 +218,9 @@ final class EmulatorListener: Sendable {
         channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
     }
 
-    /// Requests one after another on one connection, until it closes or asks to. Each must arrive
-    /// whole within `requestTimeout` (an idle keep-alive connection closes after it, too).
+    /// Requests one after another on one connection, until it closes or asks to. Each head must
+    /// arrive within `requestTimeout` of the previous answer (an idle keep-alive connection closes
+    /// after it), and a body may not pause longer than that.
     private static func serveHTTP(
         _ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, requestTimeout: TimeAmount, respond: Responder
     ) async throws {
@@ -227,11 +228,14 @@ final class EmulatorListener: Sendable {
         try await http.executeThenClose { inbound, outbound in
             var parts = inbound.makeAsyncIterator()
             while true {
-                let deadline = closing(http.channel, after: requestTimeout)
+                var deadline = closing(http.channel, after: requestTimeout)
                 guard case .head(let head) = try await parts.next() else { return }
                 var body = ByteBuffer()
                 var tooLarge = false
                 reading: while let part = try await parts.next() {
+                    // The body may take as long as it keeps coming: each part restarts the time-out.
+                    deadline.cancel()
+                    deadline = closing(http.channel, after: requestTimeout)
                     switch part {
                     case .body(var chunk):
                         // Past the bound the answer is 413 at once and the connection closes: a

@@ -247,9 +247,9 @@ struct EmulatorListenerTests {
     }
 
     /// Issue 59: a request head sent in part, then nothing, held the connection for ever (200 such
-    /// connections stayed open). Each request must now arrive whole within `requestTimeout`: a half
-    /// head, a head with half its body, and a keep-alive connection idle after its answer are closed,
-    /// with no answer to the half requests. 50 connections each, all at once.
+    /// connections stayed open). A head must now arrive, and a body keep coming, within
+    /// `requestTimeout`: a half head, a head with half its body, and a keep-alive connection idle
+    /// after its answer are closed, with no answer to the half requests. 50 connections each.
     @Test(arguments: ["half a head", "a head and half its body", "idle after an answer"])
     func aRequestThatDoesNotArriveWholeInTimeClosesTheConnection(_ shape: String) async throws {
         let (emulator, port) = try await start(requestTimeout: .milliseconds(300))
