@@ -101,7 +101,7 @@ struct EmulatorProtocolTests {
         let (emulator, endpoint) = try await start()
         let client = try await connected(endpoint)
         #expect(try await client.subscribe("w", "vortex-app/user/alice/*", auth(endpoint))["type"] as? String == "subscribe_success")
-        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(Self.key))
+        let publisher = AppSyncHTTPPublisher.forLoadedMachines(endpoint: endpoint, authorization: .apiKey(Self.key))
         _ = try await publisher.publish(["{\"n\":0}"], to: "vortex-app/user/alice")           // the prefix itself: no
         _ = try await publisher.publish(["{\"n\":1}"], to: "vortex-app/user/bob/roleChanged")  // another user: no
         _ = try await publisher.publish(["{\"n\":2}"], to: "vortex-app/user/alice/roleChanged")
@@ -123,7 +123,7 @@ struct EmulatorProtocolTests {
         }
         let unknown = try await client.subscribe("ns", "nowhere/room", auth(endpoint))
         #expect((unknown["errors"] as? [[String: Any]])?.first?["errorType"] as? String == "ResourceNotFound")
-        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(Self.key))
+        let publisher = AppSyncHTTPPublisher.forLoadedMachines(endpoint: endpoint, authorization: .apiKey(Self.key))
         await #expect(throws: AppSyncError.self) { try await publisher.publish(["{}"], to: "default/*") }
         await client.session.close()
         await emulator.stop()
@@ -138,7 +138,7 @@ struct EmulatorProtocolTests {
         let over = try await client.subscribe("s200", "default/c200", auth(endpoint))
         #expect((over["errors"] as? [[String: Any]])?.first?["errorType"] as? String == "MaxSubscriptionsReachedError")
 
-        let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(Self.key))
+        let publisher = AppSyncHTTPPublisher.forLoadedMachines(endpoint: endpoint, authorization: .apiKey(Self.key))
         let large = "\"" + String(repeating: "x", count: 240 * 1024) + "\""
         let result = try await publisher.publish(["{}", large], to: "default/c0")
         #expect(result.successful.map(\.index) == [0])

@@ -27,7 +27,7 @@ struct SSEConnectionTests {
         let endpoint: ChannelEndpoint
         let connection: SSEConnection
 
-        var publisher: AppSyncHTTPPublisher { AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(SSEConnectionTests.publisherKey)) }
+        var publisher: AppSyncHTTPPublisher { .forLoadedMachines(endpoint: endpoint, authorization: .apiKey(SSEConnectionTests.publisherKey)) }
 
         func stop() async {
             await connection.disconnect()

@@ -3,6 +3,7 @@ import AppSyncRuntime
 import ChannelRuntime
 import Foundation
 import Logging
+import NIOChannelTransports
 import VortexEvents
 
 /// Connect and operation bound for loopback clients in tests that count connections, streams or
@@ -10,6 +11,15 @@ import VortexEvents
 /// to finish a handshake, and the reconnect that follows would be counted. Tests of the bounds set
 /// their own.
 let boundForLoadedMachines: Duration = .seconds(120)
+
+extension AppSyncHTTPPublisher {
+    /// A publisher for loopback tests whose publishes are not about time: it waits
+    /// `boundForLoadedMachines` for an answer instead of the production 30 s. A clean-clone CI run
+    /// saw seven such publishes, in seven tests at once, time out while the machine stalled.
+    static func forLoadedMachines(endpoint: ChannelEndpoint, authorization: ChannelAuthorization) -> AppSyncHTTPPublisher {
+        AppSyncHTTPPublisher(endpoint: endpoint, authorization: authorization, client: NIOHTTPPostClient(timeout: boundForLoadedMachines))
+    }
+}
 
 extension AppSyncConfiguration {
     /// Connect and operation bounds both `boundForLoadedMachines`.
@@ -79,7 +89,7 @@ struct Stack {
         return Stack(emulator: emulator, endpoint: endpoint, connection: connection, notifier: notifier)
     }
 
-    var publisher: AppSyncHTTPPublisher { AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey(Self.publisherKey)) }
+    var publisher: AppSyncHTTPPublisher { .forLoadedMachines(endpoint: endpoint, authorization: .apiKey(Self.publisherKey)) }
 
     func stop() async {
         await connection.disconnect()
