@@ -79,14 +79,26 @@ public enum EnrichmentMessage: Codable, Hashable, Sendable {
         case "error"?: self = .error(try decoder.value())
         case let name? where name != "message": self = .unknown(try decoder.value())
         default:
+            let keys = decoder.objectKeys(ExtraPropertyKey.self)
+            var best: (reads: Int, value: Self)? = nil
             if let value = try? decoder.value() as EnrichmentProgress {
-                self = .progress(value)
-            } else if let value = try? decoder.value() as EnrichmentCompleted {
-                self = .completed(value)
-            } else if let value = try? decoder.value() as EnrichmentFailed {
-                self = .failed(value)
-            } else if let value = try? decoder.value() as StreamError {
-                self = .error(value)
+                let reads = keys.intersection(["jobId", "processed", "total", "message"]).count
+                if reads > best?.reads ?? -1 { best = (reads, .progress(value)) }
+            }
+            if best?.reads != keys.count, let value = try? decoder.value() as EnrichmentCompleted {
+                let reads = keys.intersection(["jobId", "resultsUrl"]).count
+                if reads > best?.reads ?? -1 { best = (reads, .completed(value)) }
+            }
+            if best?.reads != keys.count, let value = try? decoder.value() as EnrichmentFailed {
+                let reads = keys.intersection(["jobId", "reason"]).count
+                if reads > best?.reads ?? -1 { best = (reads, .failed(value)) }
+            }
+            if best?.reads != keys.count, let value = try? decoder.value() as StreamError {
+                let reads = keys.intersection(["code", "message"]).count
+                if reads > best?.reads ?? -1 { best = (reads, .error(value)) }
+            }
+            if let best {
+                self = best.value
             } else {
                 self = .unknown(try decoder.value())
             }
@@ -104,8 +116,33 @@ public enum EnrichmentMessage: Codable, Hashable, Sendable {
     }
 }
 
+/// Any key of an object: a property a schema does not name (kept in `additionalProperties`),
+/// or a key a union counts to choose its variant.
+private struct ExtraPropertyKey: CodingKey {
+    var stringValue: String
+
+    var intValue: Int? { nil }
+
+    init(_ stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(intValue: Int) {
+        nil
+    }
+}
+
 extension Decoder {
     fileprivate func value<T: Decodable>() throws -> T {
         try T(from: self)
+    }
+
+    /// The keys of the object being decoded (none for another value).
+    fileprivate func objectKeys<Key: CodingKey>(_: Key.Type) -> Set<String> {
+        Set(((try? container(keyedBy: Key.self))?.allKeys ?? []).map(\.stringValue))
     }
 }

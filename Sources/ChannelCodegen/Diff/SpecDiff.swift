@@ -517,6 +517,7 @@ package struct SpecDiff {
     private static func describe(_ decoding: Union.Decoding) -> String {
         switch decoding {
         case .property(let name): "by '\(name)'"
+        case .fixedProperty(let name): "by '\(name)', else by trying the variants that do not fix it"
         case .firstThatDecodes: "by trying each variant"
         }
     }

@@ -51,7 +51,7 @@ struct ModelsStructure {
         if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || (usesDates($0) && writesOutCoding($0)) }) {
             declarations.append(inferredDecoding)
         }
-        if api.types.contains(where: { $0.extraProperties != nil }) { declarations.append(extraPropertyKey) }
+        if api.types.contains(where: { $0.extraProperties != nil }) || triesVariants { declarations.append(extraPropertyKey) }
         if !names.boxStorage.isEmpty { declarations.append(indirectBox) }
         if api.types.contains(where: { if case .union = $0.kind { true } else if case .composition = $0.kind { true } else { false } }) {
             declarations.append(inferredValue)
@@ -71,6 +71,18 @@ struct ModelsStructure {
         let readsEventNames = api.types.contains { if case .union(let union) = $0.kind { union.selectsByEventName } else { false } }
         let runtime: [Import] = readsEventNames ? [.runtimeForGeneratedCode] : usesRuntime ? [.runtime] : []
         return SwiftFile(header: header, imports: [.foundation] + runtime, declarations: declarations)
+    }
+
+    /// Whether a union decodes by trying its variants (and so reads the value's keys).
+    private var triesVariants: Bool {
+        api.types.contains { type in
+            guard case .union(let union) = type.kind else { return false }
+            switch union.decoding {
+            case .firstThatDecodes: return true
+            case .fixedProperty: return union.variants.contains { $0.tags.isEmpty }
+            case .property: return false
+            }
+        }
     }
 
     private func usesDates(_ type: NamedType) -> Bool {
@@ -342,7 +354,7 @@ struct ModelsStructure {
     private var extraPropertyKey: Declaration {
         let string = types.string
         return Declaration(
-            documentation: DocComment(["The key of a property a schema does not name (kept in `additionalProperties`)."]),
+            documentation: DocComment(["Any key of an object: a property a schema does not name (kept in `additionalProperties`),\nor a key a union counts to choose its variant."]),
             .type(TypeDeclaration(
                 access: .private, keyword: .struct, name: "ExtraPropertyKey", conformances: [types.swift("CodingKey")],
                 members: [
@@ -532,7 +544,7 @@ struct ModelsStructure {
         // expression, where a case of the same name would shadow it).
         let decode: [Statement]
         switch union.decoding {
-        case .property(let property):
+        case .property(let property), .fixedProperty(let property):
             result.append(Declaration(.type(TypeDeclaration(
                 keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
                 members: [Declaration(.enumCase(EnumCase(name: Identifier("tag"), rawValue: .literal(property))))]))))
@@ -541,14 +553,14 @@ struct ModelsStructure {
                     pattern: .joined(variant.tags.map { "\(literal: $0)?" }, separator: ", "),
                     body: [.code("self = .\(name)(\(decodedValue(variant.type, in: type.id)))")])
             }
+            // A value no variant fixes: the variants that fix none are tried (`.fixedProperty` only;
+            // a discriminator's variant without a value is never chosen, as its warning says).
+            let untagged = union.decoding == .fixedProperty(property) ? cases.filter { $0.0.tags.isEmpty } : []
             decode = [.switch(
                 "try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(\(types.string).self, forKey: .tag)",
-                tagged + [SwitchCase(pattern: nil, body: [.code("self = .unknown(try decoder.value())")])])]
+                tagged + [SwitchCase(pattern: nil, body: bestMatch(untagged, in: type.id))])]
         case .firstThatDecodes:
-            decode = [.ifChain(cases.map { variant, name in
-                let wire = wireType(variant.type, in: type.id)
-                return ("let value = try? decoder.value() as \(wire)", [.code("self = .\(name)(\(fromWire("value", variant.type)))")])
-            }, else: [.code("self = .unknown(try decoder.value())")])]
+            decode = bestMatch(cases, in: type.id)
         }
         result.append(Declaration(.function(Function(
             access: access, name: .initializer,
@@ -582,6 +594,46 @@ struct ModelsStructure {
         return result
     }
 
+    /// Tries `cases` in order; of those that decode, the one declaring the most of the value's keys
+    /// wins (the first of equals), and one that declares them all ends the search. None: `unknown`.
+    private func bestMatch(_ cases: [(UnionVariant, Identifier)], in owner: String) -> [Statement] {
+        let unknown: Statement = .code("self = .unknown(try decoder.value())")
+        guard !cases.isEmpty else { return [unknown] }
+        if cases.count == 1, let (variant, name) = cases.first {
+            let decoded: Code = "let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
+            return [.ifChain([(condition: decoded, body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
+        }
+        var statements: [Statement] = [
+            // The key type is passed in: it may sit in a namespace the `Decoder` extension is outside of.
+            .code("let keys = decoder.objectKeys(ExtraPropertyKey.self)"),
+            .code("var best: (reads: \(types.swift("Int")), value: Self)? = nil"),
+        ]
+        for (offset, (variant, name)) in cases.enumerated() {
+            let declared = declaredKeys(of: variant.type)
+            let reads: Code = declared.isEmpty ? "0" : "keys.intersection([\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))]).count"
+            let decoded: Code = "let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
+            statements.append(.block(offset == 0 ? "if \(decoded)" : "if best?.reads != keys.count, \(decoded)", [
+                .code("let reads = \(reads)"),
+                .code("if reads > best?.reads ?? -1 { best = (reads, .\(name)(\(fromWire("value", variant.type)))) }"),
+            ]))
+        }
+        statements.append(.ifChain([(condition: "let best", body: [.code("self = best.value")])], else: [unknown]))
+        return statements
+    }
+
+    /// The keys an object variant declares (a composition: its objects'), in order, each once.
+    private func declaredKeys(of type: TypeReference, depth: Int = 0) -> [String] {
+        guard depth < 8, case .named(let id) = type, let named = types.namedTypes[id] else { return [] }
+        var keys: [String] = []
+        switch named.kind {
+        case .object(let properties): keys = properties.map(\.jsonName)
+        case .composition(let members): keys = members.flatMap { declaredKeys(of: $0.type, depth: depth + 1) }
+        case .union, .stringEnum: return []
+        }
+        var seen: Set<String> = []
+        return keys.filter { seen.insert($0).inserted }
+    }
+
     /// An own stream's messages: the event's name (`event:`, in `userInfo`) chooses the case; a
     /// name no message has is `unknown`; with no name, or the default name `message`, `otherwise`
     /// decides by the payload (as when the enum is decoded from JSON alone).
@@ -613,7 +665,15 @@ struct ModelsStructure {
                 Declaration(.function(Function(
                     access: .fileprivate, name: .function(Identifier("value")), genericParameters: "<T: \(decodable)>",
                     effects: "throws", returnType: "T", body: [.code("try T(from: self)")]))),
-            ] + (names.recursion.guardedMembers.isEmpty ? [] : [
+            ] + (!triesVariants ? [] : [
+                Declaration(
+                    documentation: DocComment(["The keys of the object being decoded (none for another value)."]),
+                    .function(Function(
+                        access: .fileprivate, name: .function(Identifier("objectKeys")), genericParameters: "<Key: \(types.swift("CodingKey"))>",
+                        parameters: [Parameter(label: nil, localName: nil, type: "Key.Type")],
+                        returnType: "\(types.swift("Set"))<\(types.string)>",
+                        body: [.code("\(types.swift("Set"))(((try? container(keyedBy: Key.self))?.allKeys ?? []).map(\\.stringValue))")]))),
+            ]) + (names.recursion.guardedMembers.isEmpty ? [] : [
                 Declaration(.function(Function(
                     access: .fileprivate, name: .function(Identifier("value")), genericParameters: "<T: \(decodable)>",
                     parameters: [Parameter(label: Identifier("inPlaceOf"), localName: Identifier("owner"), type: "\(types.swift("Any")).Type")],

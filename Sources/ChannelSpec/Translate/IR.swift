@@ -216,7 +216,13 @@ package struct Union: Sendable {
         /// By a string property of the (object) value: its value names the variant. An OpenAPI or
         /// AsyncAPI `discriminator`, or a property each variant fixes with `const`.
         case property(String)
-        /// Each variant in order; the first that decodes wins.
+        /// By a property some variants fix (`const`, or an enum of one value), each to its own
+        /// value: a value one of them fixes chooses it; any other value, or none, is decoded as
+        /// `firstThatDecodes` among the variants that fix none.
+        case fixedProperty(String)
+        /// Each variant in order; of those that decode, the one that declares the most of the
+        /// value's keys wins (the first of equals), so a variant that accepts anything does not
+        /// take a value another reads whole. A variant that reads every key ends the search.
         case firstThatDecodes
     }
 

@@ -6,7 +6,10 @@
 ///   whose keys may hold `/`): the property's value names the variant; a variant without a
 ///   `mapping` entry is named by its component key;
 /// - a string property every variant fixes to a different value (`const`, or an enum of one);
-/// - otherwise each variant in order, the first that decodes winning (`oneOf` and `anyOf` alike).
+/// - a string property some variants fix, each to its own value (the most such variants): its
+///   value picks one of them, and any other value is tried on the variants that fix none;
+/// - otherwise each variant in order; of those that decode, the one that declares the most of the
+///   value's keys wins (`oneOf` and `anyOf` alike).
 /// `{type: 'null'}` variants make the value optional; one variant left is that variant's type.
 extension SchemaTranslator {
     mutating func union(_ cursor: Cursor, variants list: Cursor, keyword: String, name: String, parent: String?, documentation: Documentation) -> TypeReference? {
@@ -67,6 +70,7 @@ extension SchemaTranslator {
             return nil
         }
         let decoding = decoding(of: cursor, variants: &variants, components: components, name: name)
+        warnAboutLookalikes(variants, decoding: decoding, of: name)
         types[index].kind = .union(Union(decoding: decoding, variants: variants))
         // Decoding a variant that is this union again (directly or through other unions) reads the
         // same value again: it would never end. Only an object in between moves on in the JSON.
@@ -204,18 +208,69 @@ extension SchemaTranslator {
         return true
     }
 
-    /// A string property each variant (an object) fixes to its own value, with the variants tagged by it.
+    /// The string property that the most variants (objects) fix, each to its own value, with the
+    /// variants tagged by it: `.property` when every variant fixes it, `.fixedProperty` when only
+    /// some do (the others are tried when the value names none). A property two variants fix to
+    /// one value cannot tell them apart and is not chosen.
     private func constantProperty(tagging variants: inout [UnionVariant]) -> Union.Decoding? {
-        guard case .named(let first) = variants.first?.type, let firstIndex = typeIndex[first],
-              case .object(let firstProperties) = types[firstIndex].kind else { return nil }
-        for candidate in firstProperties where candidate.constant != nil {
-            let tags = variants.map { constant(candidate.jsonName, of: $0.type) }
-            if tags.allSatisfy({ $0 != nil }), Set(tags.compactMap { $0 }).count == variants.count {
-                for offset in variants.indices { variants[offset].tags = [tags[offset]!] }
-                return .property(candidate.jsonName)
+        var candidates: [String] = []
+        for variant in variants {
+            guard case .named(let id) = variant.type, let index = typeIndex[id], case .object(let properties) = types[index].kind else { continue }
+            for property in properties where property.constant != nil && !candidates.contains(property.jsonName) {
+                candidates.append(property.jsonName)
             }
         }
-        return nil
+        var best: (property: String, tags: [String?], fixed: Int)?
+        for candidate in candidates {
+            let tags = variants.map { constant(candidate, of: $0.type) }
+            let fixed = tags.compactMap { $0 }
+            guard Set(fixed).count == fixed.count, fixed.count > best?.fixed ?? 0 else { continue }
+            best = (candidate, tags, fixed.count)
+        }
+        guard let best else { return nil }
+        for offset in variants.indices { variants[offset].tags = best.tags[offset].map { [$0] } ?? [] }
+        return best.fixed == variants.count ? .property(best.property) : .fixedProperty(best.property)
+    }
+
+    /// Variants tried in turn (none of them fixes a value that picks it) whose values nothing tells
+    /// apart, the same properties of the same types with the same required: each such value is
+    /// read as the first, so the second is never chosen. A warning names both and what to add.
+    private mutating func warnAboutLookalikes(_ variants: [UnionVariant], decoding: Union.Decoding, of name: String) {
+        let tried: [UnionVariant] = switch decoding {
+        case .property: []
+        case .fixedProperty: variants.filter { $0.tags.isEmpty }
+        case .firstThatDecodes: variants
+        }
+        var firstOfShape: [Shape: UnionVariant] = [:]
+        for variant in tried {
+            guard let shape = shape(of: variant.type) else { continue }
+            guard let first = firstOfShape[shape] else {
+                firstOfShape[shape] = variant
+                continue
+            }
+            diagnostics.strictWarning(
+                "variants '\(first.preferredName)' and '\(variant.preferredName)' of '\(name)' cannot be told apart (the same properties, none fixed to a value): every such value decodes as '\(first.preferredName)'; give each a property fixed to its own value (`const`) or add a 'discriminator'",
+                at: variant.origin.location)
+        }
+    }
+
+    /// What decoding can tell a variant by: an object's properties (name, type, whether required,
+    /// fixed value), or a value's type; `nil` for compositions and unions (not compared).
+    private func shape(of type: TypeReference) -> Shape? {
+        guard case .named(let id) = type else { return Shape(type: type, properties: []) }
+        guard let index = typeIndex[id], case .object(let properties) = types[index].kind, types[index].extraProperties == nil else { return nil }
+        return Shape(type: nil, properties: properties.map { Shape.Property(name: $0.jsonName, type: $0.type, isOptional: $0.isOptional, constant: $0.constant) }.sorted { $0.name < $1.name })
+    }
+
+    private struct Shape: Hashable {
+        struct Property: Hashable {
+            var name: String
+            var type: TypeReference
+            var isOptional: Bool
+            var constant: String?
+        }
+        var type: TypeReference?
+        var properties: [Property]
     }
 
     /// The messages of a channel that carries several: one union of their payloads, a case per
@@ -231,7 +286,8 @@ extension SchemaTranslator {
         }
         var decoding = constantProperty(tagging: &variants)
         let names = messages.compactMap(\.name)
-        if decoding == nil, names.count == messages.count, Set(names).count == names.count,
+        let everyVariantFixesAValue = if case .property? = decoding { true } else { false }
+        if !everyVariantFixesAValue, names.count == messages.count, Set(names).count == names.count,
            messages.allSatisfy({ hasRequiredString("eventType", in: $0.payload) }) {
             // A name or alias of two messages would choose either: it stays with the first.
             var taken: Set<String> = []
@@ -245,6 +301,8 @@ extension SchemaTranslator {
             }
             decoding = .property("eventType")
         }
+        // An own stream's event names tell its messages apart before their payloads are decoded.
+        if !selectedByName { warnAboutLookalikes(variants, decoding: decoding ?? .firstThatDecodes, of: name) }
         typeIndex[id] = types.count
         types.append(NamedType(
             id: id, preferredName: name, swiftName: nil,

@@ -62,6 +62,7 @@ extension Translation {
         case .object(let properties): return properties.filter { $0.constant != nil }.map(\.jsonName)
         case .union(let union):
             if case .property(let property) = union.decoding { return [property] }
+            if case .fixedProperty(let property) = union.decoding { return [property] }
             return union.variants.first.map { candidateProperties(of: $0.type, depth: depth + 1) } ?? []
         case .stringEnum, .composition: return []
         }
