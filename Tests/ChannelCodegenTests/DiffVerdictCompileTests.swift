@@ -157,7 +157,7 @@ private struct AppSource {
         switch type {
         case .string: "Swift.String"
         case .dateTime: "Foundation.Date"
-        case .integer(let bits): bits.map { "Swift.Int\($0)" } ?? "Swift.Int"
+        case .integer(let bits, let isUnsigned): "Swift." + (isUnsigned ? "U" : "") + (bits.map { "Int\($0)" } ?? "Int")
         case .number(let isFloat): isFloat ? "Swift.Float" : "Swift.Double"
         case .boolean: "Swift.Bool"
         case .json: "ChannelRuntime.JSONValue"

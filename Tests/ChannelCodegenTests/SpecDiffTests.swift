@@ -143,6 +143,7 @@ struct SpecDiffTests {
         row("string becomes date-time", [("                note: {type: string}", "                note: {type: string, format: date-time}")], [(.compatible, .breaking, "Order.note")]),
         row("string becomes an open enum", [("                note: {type: string}", "                note: {type: string, enum: [gift, rush]}")], [(.compatible, .breaking, "Order.note")]),
         row("number becomes integer", [("total: {type: number}", "total: {type: integer}")], [(.compatible, .breaking, "Order.total")]),
+        row("integer becomes unsigned", [("quantity: {type: integer, format: int32}", "quantity: {type: integer, format: uint32}")], [(.breaking, .breaking, "Line.quantity")]),
         row("integer becomes number", [("quantity: {type: integer, format: int32}", "quantity: {type: number}")], [(.breaking, .breaking, "Line.quantity")]),
         row("array becomes single value", [("                lines:\n                  type: array\n                  items:\n                    $ref: '#/components/schemas/Line'", "                lines:\n                  $ref: '#/components/schemas/Line'")],
             [(.breaking, .breaking, "Order.lines")]),

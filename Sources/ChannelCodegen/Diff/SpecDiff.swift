@@ -294,7 +294,7 @@ package struct SpecDiff {
         switch type {
         case .string: "String"
         case .dateTime: "Date"
-        case .integer(let bits): bits.map { "Int\($0)" } ?? "Int"
+        case .integer(let bits, let isUnsigned): (isUnsigned ? "U" : "") + (bits.map { "Int\($0)" } ?? "Int")
         case .number(let isFloat): isFloat ? "Float" : "Double"
         case .boolean: "Bool"
         case .json: "JSONValue"
@@ -342,8 +342,10 @@ package struct SpecDiff {
             return wrapped == after || decodesEveryValue(of: after, as: wrapped)
         case (.string, .dateTime), (.number(isFloat: false), .integer), (.number(isFloat: false), .number(isFloat: true)):
             return true
-        case (.integer(let oldBits), .integer(let newBits)):
-            return (oldBits ?? 64) >= (newBits ?? 64)
+        case (.integer(let oldBits, let oldUnsigned), .integer(let newBits, let newUnsigned)):
+            // A signed type holds an unsigned one's values only with a bit to spare; an unsigned one never holds negatives.
+            if oldUnsigned == newUnsigned { return (oldBits ?? 64) >= (newBits ?? 64) }
+            return !oldUnsigned && (oldBits ?? 64) > (newBits ?? 64)
         case (.string, .named(let id)):
             return isStringEnum(id, new)
         case (.named(let id), .string), (.named(let id), .dateTime):

@@ -73,10 +73,12 @@ struct SwiftTypes {
         switch type {
         case .string: return string
         case .dateTime: return date
-        case .integer(let bits):
-            switch bits {
-            case 32: return swift("Int32")
-            case 64: return swift("Int64")
+        case .integer(let bits, let isUnsigned):
+            switch (bits, isUnsigned) {
+            case (32, false): return swift("Int32")
+            case (64, false): return swift("Int64")
+            case (32, true): return swift("UInt32")
+            case (64, true): return swift("UInt64")
             default: return swift("Int")
             }
         case .number(let isFloat): return isFloat ? swift("Float") : swift("Double")

@@ -170,7 +170,8 @@ package struct ChannelOperation: Sendable {
 package indirect enum TypeReference: Sendable, Hashable {
     case string
     case dateTime
-    case integer(bits: Int?)
+    /// `bits` from `format` (`int32`, `int64`; `nil`: the platform's `Int`); `uint32`/`uint64` are unsigned.
+    case integer(bits: Int?, isUnsigned: Bool = false)
     case number(isFloat: Bool)
     case boolean
     case array(TypeReference)

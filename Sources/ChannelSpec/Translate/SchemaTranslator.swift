@@ -184,6 +184,9 @@ struct SchemaTranslator {
             switch cursor.node["format"]?.string {
             case "int32": return .integer(bits: 32)
             case "int64": return .integer(bits: 64)
+            // Not OpenAPI formats, but written in real documents for values past `Int64.max`.
+            case "uint32": return .integer(bits: 32, isUnsigned: true)
+            case "uint64": return .integer(bits: 64, isUnsigned: true)
             default: return .integer(bits: nil)
             }
         case "number":
@@ -279,6 +282,7 @@ struct SchemaTranslator {
     private static let formatTypes: [String: Set<String>] = [
         "date-time": ["string"], "date": ["string"], "time": ["string"], "uuid": ["string"], "email": ["string"],
         "uri": ["string"], "byte": ["string"], "binary": ["string"], "int32": ["integer"], "int64": ["integer"],
+        "uint32": ["integer"], "uint64": ["integer"],
         "float": ["number"], "double": ["number"],
     ]
 
