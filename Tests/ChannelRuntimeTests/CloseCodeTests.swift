@@ -13,7 +13,9 @@ struct CloseCodeMachineTests {
         var machine = ConnectionStateMachineTests.connected(subscriptions: ["a": "app/a"])
         let end = ConnectionEnd.closed(code: 1000, reason: "maintenance")
         let actions = machine.transportClosed(ConnectionStateMachineTests.session(1), end)
-        #expect(actions.last == .publishState(.closed(end)))
+        #expect(actions.contains(.publishState(.closed(end))))
+        // Its subscriptions say so too (they no longer wait, `.subscribing`, for a session that never comes).
+        #expect(actions.last == .publishSubscriptionStatus(id: "a", .failed(end.finalCloseErrors)))
         #expect(!actions.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
         #expect(machine.state == .closed(end))
         #expect(machine.start().contains(.openTransport(ConnectionStateMachineTests.session(2))))

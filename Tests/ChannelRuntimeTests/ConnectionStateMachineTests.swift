@@ -246,6 +246,36 @@ struct ConnectionStateMachineTests {
         for id in ["a", "b", "c"] { #expect(accepted.contains(.publishSubscriptionStatus(id: id, .subscribing)), "\(id)") }
     }
 
+    /// A close the settings treat as final (1000 by default) ended the connection until `start()`,
+    /// but every subscription still said `.subscribing`, for a session that never came. Each now
+    /// fails with the close, one added later too, until `start()`.
+    @Test func aFinalCloseFailsEverySubscriptionSayingSoUntilStart() {
+        var settings = Self.settings
+        settings.finalCloseCodes = [1000]
+        var machine = Machine(settings: settings)
+        _ = machine.subscribe(id: "a", channel: "/default/a")
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(1))
+        _ = machine.sessionAccepted(Self.session(1), keepAliveTimeout: nil)
+        let end = ConnectionEnd.closed(code: 1000, reason: "bye")
+        let closed = machine.transportClosed(Self.session(1), end)
+        let errors = [ServiceError(errorType: "ConnectionClosed", message: "closed by the peer (code 1000: bye); start() connects again", code: "1000")]
+        #expect(end.finalCloseErrors == errors)
+        #expect(closed.contains(.publishState(.closed(end))), "\(closed)")
+        #expect(closed.contains(.publishSubscriptionStatus(id: "a", .failed(errors))), "\(closed)")
+        #expect(!closed.contains { if case .openTransport = $0 { true } else { false } })
+        #expect(machine.subscribe(id: "b", channel: "/default/b") == [.publishSubscriptionStatus(id: "b", .failed(errors))])
+        _ = machine.start()
+        _ = machine.transportOpened(Self.session(2))
+        let accepted = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        for id in ["a", "b"] { #expect(accepted.contains(.publishSubscriptionStatus(id: id, .subscribing)), "\(id)") }
+        // The app's own disconnect is not the service's close: a subscription then waits for `start()`.
+        _ = machine.stop()
+        _ = machine.transportClosed(Self.session(2), end)
+        #expect(machine.state == .disconnected)
+        #expect(machine.subscribe(id: "c", channel: "/default/c") == [.publishSubscriptionStatus(id: "c", .subscribing)])
+    }
+
     @Test func aPolicyThatGivesUpFailsEverySubscriptionSayingSo() {
         var settings = Self.settings
         settings.reconnectPolicy = ReconnectPolicy.fixed(.seconds(1)).limited(to: 1)

@@ -76,6 +76,14 @@ public enum ConnectionFailure: Error, Sendable, Equatable {
     }
 }
 
+extension ConnectionEnd {
+    /// What a subscription's `.failed` says when the service closed the connection for good.
+    package var finalCloseErrors: [ServiceError] {
+        let code: String? = if case .closed(let code, _) = self { String(code) } else { nil }
+        return [ServiceError(errorType: "ConnectionClosed", message: "\(description); start() connects again", code: code)]
+    }
+}
+
 /// Where one subscription stands; observe it with the event source's `statusUpdates(for:)`.
 public enum SubscriptionStatus: Sendable, Equatable {
     /// The channel needs a parameter that is not set (such as the user id before sign-in).
@@ -91,7 +99,8 @@ public enum SubscriptionStatus: Sendable, Equatable {
     case degraded(DeliveryProblems)
     /// The service refused the subscription; it is tried again after the retry delay.
     case rejected([ServiceError])
-    /// Given up: the service kept refusing (or the connection failed for good).
+    /// Given up: the service kept refusing, or the connection failed or was closed for good (until
+    /// `start()`; the errors say which).
     case failed([ServiceError])
 }
 

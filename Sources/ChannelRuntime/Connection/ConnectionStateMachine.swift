@@ -218,6 +218,9 @@ package struct ConnectionStateMachine: Sendable {
     private var publishedState: ConnectionState = .idle
     private var nextSession = 0
     private var subscriptions: [String: Subscription] = [:]
+    /// How the service ended the connection for good (a final close code), until `start()`: every
+    /// subscription says so, as after a failure, instead of waiting for a session that never comes.
+    private var closedForGood: ConnectionEnd?
     /// Ids unsubscribed while their subscribe was unanswered: the service ignores such an
     /// unsubscribe, so it is sent when the success comes in.
     private var unsubscribeWhenAcknowledged: Set<String> = []
@@ -283,6 +286,7 @@ package struct ConnectionStateMachine: Sendable {
         case .suspended:
             return openSession(attempts: 0)
         case .idle, .disconnected, .failed:
+            closedForGood = nil
             unauthorizedRetryUsed = false
             attemptsBeforeSettling = 0
             pathShortcutTaken = false
@@ -375,6 +379,7 @@ package struct ConnectionStateMachine: Sendable {
         subscriptions[id] = Subscription(channel: channel)
         // On a connection that failed for good nothing will send it until `start()`: it says so.
         if case .failed(let failure) = phase { return [.publishSubscriptionStatus(id: id, .failed(failure.serviceErrors))] }
+        if let end = closedForGood { return [.publishSubscriptionStatus(id: id, .failed(end.finalCloseErrors))] }
         var actions: [Action] = [.publishSubscriptionStatus(id: id, .subscribing)]
         if case .connected = phase { actions += send(id) }
         return actions
@@ -732,7 +737,11 @@ package struct ConnectionStateMachine: Sendable {
             actions += fail(failure)
         case .closedForGood(let end):
             phase = .disconnected
+            closedForGood = end
             actions += publish(.closed(end))
+            for id in subscriptions.keys.sorted() {
+                actions.append(.publishSubscriptionStatus(id: id, .failed(end.finalCloseErrors)))
+            }
         case .reconnectNow:
             actions.append(.count(.reconnect))
             actions += openSession(attempts: attempts)
