@@ -39,7 +39,9 @@ struct UnsignedIntegerTests {
             let fast = ScannerDecoding().read(Tick.self, from: text)
             let foundation = try? JSONDecoder().decode(Tick.self, from: Data(text.utf8))
             print(fast.map { "\($0.id) \($0.small)" } ?? "fails", foundation.map { "\($0.id) \($0.small)" } ?? "fails")
-            print(String(decoding: try JSONEncoder().encode(fast!), as: UTF8.self))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys  // the key order is otherwise the dictionary's
+            print(String(decoding: try encoder.encode(fast!), as: UTF8.self))
             print(ScannerDecoding().read(Tick.self, from: #"{"id":-1,"small":0}"#) == nil)
             """#.write(to: main, atomically: true, encoding: .utf8)
         let run = try await TestSupport.runProgram(models: output.appendingPathComponent("Models.swift"), main: main, in: work)
