@@ -5,7 +5,8 @@ WebSocket (AppSync Events): answers the upgrade choosing `aws-appsync-event-ws`,
 connection and every subscribe, then floods `data` frames: for the first subscription (`stalled`:
 a consumer that never reads), for an id nobody subscribed to (`unsubscribed`), or for the first
 subscription with `event` an array of 1 000 tiny events per frame (`array`) or of as many valid
-events as a 2 MiB frame holds (`valid-array`, 13 000); or stops reading (`unread`: the client
+events as a 2 MiB frame holds (`valid-array`, 13 000), or one valid event of 1 MB per frame
+(`large`: its `thingName` is a megabyte, so the decoded event holds it too); or stops reading (`unread`: the client
 publishes into a socket nobody reads).
 SSE (Mercure): answers the GET with an event stream flooding events of the first requested topic
 (`stalled`) or of another topic (`unsubscribed`).
@@ -106,6 +107,9 @@ def flood_websocket(conn, mode, deadline):
     target = "nobody" if mode == "unsubscribed" else subscription
     if mode == "array":
         batch = b"".join(ws_frame(json.dumps({"type": "data", "id": target, "event": ["{}"] * 1000})) for _ in range(20))
+    elif mode == "large":
+        big = PAYLOAD.replace("cam-%d", "x" * 1_000_000)
+        batch = b"".join(ws_frame(json.dumps({"type": "data", "id": target, "event": big})) for _ in range(4))
     elif mode == "valid-array":
         batch = ws_frame(json.dumps({"type": "data", "id": target, "event": [PAYLOAD % n for n in range(13000)]}))
     else:
@@ -135,7 +139,7 @@ def flood_sse(conn, mode, deadline):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", choices=["websocket", "sse"], required=True)
-    parser.add_argument("--mode", choices=["stalled", "unsubscribed", "array", "valid-array", "unread"], required=True)
+    parser.add_argument("--mode", choices=["stalled", "unsubscribed", "array", "valid-array", "large", "unread"], required=True)
     parser.add_argument("--seconds", type=float, default=30)
     args = parser.parse_args()
     server = socket.socket()

@@ -251,6 +251,47 @@ struct BatchedStreamTests {
         #expect(await Array(stream) == Array(60..<100))
     }
 
+    /// An oldest-first stream keeps what it holds and drops the newcomer, by weight as by count.
+    @Test func anOldestFirstWeightedStreamDropsTheNewOne() async {
+        let (stream, continuation, _) = BatchedStream<Int>.makeStreamAndReader(bufferingPolicy: .bufferingOldest(3), weightLimit: 25)
+        #expect(continuation.send(1, weight: 10) == 0)
+        #expect(continuation.send(2, weight: 10) == 0)
+        #expect(continuation.send(3, weight: 10) == 1)  // 30 > 25: 3 goes
+        #expect(continuation.send(4, weight: 5) == 0)
+        #expect(continuation.send(5, weight: 1) == 1)  // three held: 5 goes
+        continuation.finish()
+        #expect(await Array(stream) == [1, 2, 4])
+        let (alone, lone, _) = BatchedStream<Int>.makeStreamAndReader(bufferingPolicy: .bufferingOldest(3), weightLimit: 25)
+        #expect(lone.send(9, weight: 1_000) == 0)  // alone, it fits
+        lone.finish()
+        #expect(await Array(alone) == [9])
+    }
+
+    /// The reader's batch is out of the buffer's bounds, so it is bounded too: an eighth of the
+    /// weight limit, and always one element.
+    @Test func theReaderTakesAtMostAnEighthOfTheWeightLimitAtOnce() async {
+        let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader(batchLimit: 64, weightLimit: 800)
+        for value in 1...5 { _ = continuation.send(value, weight: 40) }
+        #expect(await reader.next() == 1)  // a batch of 1 and 2: 80 of the 100 a batch may weigh
+        #expect(continuation.send(6, weight: 700) == 1)  // 3, 4, 5 still buffered: 820 > 800, 3 goes
+        continuation.finish()
+        var rest: [Int] = []
+        while let value = await reader.next() { rest.append(value) }
+        #expect(rest == [2, 4, 5, 6])
+    }
+
+    /// An element yielded without a weight into a weighted stream (the hub's replay) weighs nothing,
+    /// and dropping it by count leaves the weights right.
+    @Test func anUnweightedElementInAWeightedStreamWeighsNothing() async {
+        let (stream, continuation, _) = BatchedStream<Int>.makeStreamAndReader(bufferingPolicy: .bufferingNewest(2), weightLimit: 20)
+        continuation.yield(1)
+        #expect(continuation.send(2, weight: 20) == 0)  // 1 weighs nothing: both fit
+        continuation.yield(3)  // by count: 1 goes
+        #expect(continuation.send(4, weight: 1) == 1)  // by count: 2 goes, and its weight with it
+        continuation.finish()
+        #expect(await Array(stream) == [3, 4])
+    }
+
     /// A writer waiting for room goes on once the reader took enough, or the stream ended.
     @Test func aWriterWaitsForRoomUntilTheReaderTakesOrTheStreamEnds() async {
         let (_, continuation, reader) = BatchedStream<Int>.makeStreamAndReader(batchLimit: 1, weightLimit: .max)

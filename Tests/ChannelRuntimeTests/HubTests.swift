@@ -361,6 +361,46 @@ struct HubBufferingTests {
         await harness.connection.disconnect()
     }
 
+    /// Events of 512 KiB to a consumer that does not read: its buffer holds at most 8 MiB of them
+    /// whatever the count allows (before: all 40, 20 MiB, and a thousand would have been 500 MiB).
+    @Test(arguments: [false, true])
+    func aStalledConsumerHoldsAtMostEightMebibytesOfEvents(updates: Bool) async throws {
+        let plain = LockedBox<AsyncStream<Ping>?>(nil)
+        let updating = LockedBox<ChannelUpdates<Ping>?>(nil)
+        let (harness, _, server, id) = try await subscribed(policy: .default) { hub in
+            if updates {
+                let stream = await hub.updates(PingSubscription.self)
+                updating.mutate { $0 = stream }
+            } else {
+                let stream = await hub.events(PingSubscription.self)
+                plain.mutate { $0 = stream }
+            }
+        }
+        let padding = String(repeating: "x", count: 512 << 10)
+        for n in 1...40 {
+            server.push(["type": "data", "id": id, "event": #"{"eventType":"ping","n":\#(n),"padding":"\#(padding)"}"#])
+            try await eventually("event \(n) decoded") { harness.connection.metrics.snapshot().channels["app/user/u1/ping"]?.decoded == n }
+        }
+        let overflowed = try #require(harness.connection.metrics.snapshot().channels["app/user/u1/ping"]?.overflowed)
+        var received: [Int] = []
+        if let stream = plain.value {
+            var iterator = stream.makeAsyncIterator()
+            while received.last != 40, let ping = await iterator.next() { received.append(ping.n) }
+        } else {
+            var iterator = try #require(updating.value).makeAsyncIterator()
+            let first = await iterator.next()
+            #expect(first == .gap(missed: overflowed))
+            while received.last != 40, let update = await iterator.next() {
+                if case .event(let ping) = update { received.append(ping.n) }
+            }
+        }
+        // 8 MiB hold 15 events of 512 KiB and their text's overhead; nothing lost uncounted.
+        #expect(received == Array((41 - received.count)...40))
+        #expect(received.count <= 16, "\(received.count) events of 512 KiB held")
+        #expect(overflowed + received.count == 40)
+        await harness.connection.disconnect()
+    }
+
     @Test func anOldestFirstUpdateStreamGetsTheGapAfterWhatItKept() async throws {
         let stream = LockedBox<ChannelUpdates<Ping>?>(nil)
         let (harness, _, server, id) = try await subscribed(policy: .bufferingOldest(4)) { hub in

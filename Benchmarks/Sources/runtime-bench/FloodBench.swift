@@ -14,7 +14,7 @@ import VortexEvents
 struct Flood: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Peak resident memory under a flood from a hostile server.")
     @Option(help: "websocket or sse") var transport = "sse"
-    @Option(help: "stalled (events for the consumer), unsubscribed (events for no subscription), array (1 000 tiny events in each frame), valid-array (13 000 valid events in each frame), unread (publishes to a server that stopped reading)")
+    @Option(help: "stalled (events for the consumer), unsubscribed (events for no subscription), array (1 000 tiny events in each frame), valid-array (13 000 valid events in each frame), large (one valid event of 1 MB in each frame), unread (publishes to a server that stopped reading)")
     var mode = "stalled"
     @Option(help: "stalled (holds its stream and never reads) or slow (reads an event every millisecond)")
     var consumer = "stalled"

@@ -39,7 +39,8 @@ package enum BatchedStream<Element: Sendable> {
     /// the stream or the reader, not both.
     ///
     /// With a `weightLimit`, elements sent with `send(_:weight:)` also bound the buffer by their
-    /// total weight (bytes, say): the oldest are dropped until the new one fits.
+    /// total weight (bytes, say): by the policy, the oldest are dropped until the new one fits, or
+    /// the new one is. The reader then takes at most an eighth of the limit in one batch.
     package static func makeStreamAndReader(
         bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64, weightLimit: Int? = nil
     ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
@@ -69,13 +70,15 @@ package enum BatchedStream<Element: Sendable> {
         package func waitForRoom(weight: Int) async { await storage.waitForRoom(weight: weight) }
 
         /// Buffers `element` of `weight` toward the stream's `weightLimit`, dropping the oldest
-        /// buffered elements until it fits (one element alone always fits); returns how many were
-        /// dropped (also for the count limit), or -1 once the stream ended.
+        /// buffered elements until it fits (one element alone always fits), or, with
+        /// `bufferingOldest`, `element` itself; returns how many were dropped (also for the count
+        /// limit), or -1 once the stream ended.
         package func send(_ element: Element, weight: Int) -> Int { storage.send(element, weight: weight, markingGap: { _, _ in }) }
 
         /// `send(_:weight:)` that tells the first element after dropped ones what went
         /// (`markGap(&element, dropped)`: it adds their count, and what they had been told), so the
-        /// reader learns of the loss where it happened.
+        /// reader learns of the loss where it happened. Not called when `element` itself is
+        /// dropped (`bufferingOldest`).
         package func send(_ element: Element, weight: Int, markingGap markGap: (inout Element, [Element]) -> Void) -> Int {
             storage.send(element, weight: weight, markingGap: markGap)
         }
@@ -122,6 +125,8 @@ package enum BatchedStream<Element: Sendable> {
         /// The most total weight buffered (`send(_:weight:)`), and each buffered element's weight,
         /// a ring beside `ring`.
         private let weightLimit: Int?
+        /// The most weight the reader takes in one batch (`takeBuffered`).
+        private let batchWeightLimit: Int
         private var weights: UnsafeMutablePointer<Int>?
         private var totalWeight = 0
         /// A writer waiting for the total weight to fall to `roomThreshold` (`waitForRoom`).
@@ -137,10 +142,11 @@ package enum BatchedStream<Element: Sendable> {
             switch policy {
             case .bufferingNewest(let limit): (self.limit, dropsOldest) = (max(0, limit), true)
             case .bufferingOldest(let limit): (self.limit, dropsOldest) = (max(0, limit), false)
-            default: (limit, dropsOldest) = (nil, false)
+            default: (limit, dropsOldest) = (nil, true)
             }
             self.batchLimit = batchLimit
             self.weightLimit = weightLimit
+            batchWeightLimit = (weightLimit ?? .max) / 8
             capacity = 16
             ring = .allocate(capacity: capacity)
             if weightLimit != nil { weights = .allocate(capacity: capacity) }
@@ -152,27 +158,47 @@ package enum BatchedStream<Element: Sendable> {
             weights?.deallocate()
         }
 
-        /// `send` with a weight: drops the oldest until `element` fits both limits. Elements are
-        /// released outside the lock.
+        /// `send` with a weight: drops by the policy until `element` fits both limits, the oldest
+        /// (`bufferingNewest`, unbounded) or `element` itself (`bufferingOldest`: returns 1). One
+        /// element alone always fits. Elements are released outside the lock.
         func send(_ element: Element, weight: Int, markingGap markGap: (inout Element, [Element]) -> Void) -> Int {
             precondition(weights != nil, "send(_:weight:) needs a stream made with a weightLimit")
-            var element = element
-            var dropped: [Element] = []
             lock.lock()
             if isEnded {
                 lock.unlock()
                 return -1
             }
-            while count > 0, (limit.map { count >= $0 } ?? false) || totalWeight + weight > weightLimit! {
+            // The common case, room for it, builds nothing generic over the element (a metadata
+            // lookup each in the hub's unspecialized code).
+            guard isFull(adding: weight) else {
+                append(element, weight: weight)
+                return 0
+            }
+            if !dropsOldest {
+                lock.unlock()
+                return 1
+            }
+            var element = element
+            var dropped: [Element] = []
+            while isFull(adding: weight) {
                 dropped.append((ring + head).move())
                 totalWeight -= weights![head]
                 head = (head + 1) % capacity
                 count -= 1
             }
-            if !dropped.isEmpty {
-                // The oldest left is the first after the loss (not yet taken: taking is under this lock).
-                if count > 0 { markGap(&(ring + head).pointee, dropped) } else { markGap(&element, dropped) }
-            }
+            // The oldest left is the first after the loss (not yet taken: taking is under this lock).
+            if count > 0 { markGap(&(ring + head).pointee, dropped) } else { markGap(&element, dropped) }
+            append(element, weight: weight)
+            return dropped.count
+        }
+
+        /// Whether the buffer has no room for an element of `weight` (one alone always fits).
+        private func isFull(adding weight: Int) -> Bool {
+            count > 0 && ((limit.map { count >= $0 } ?? false) || totalWeight + weight > weightLimit!)
+        }
+
+        /// Buffers `element` of `weight` at the end, releases the lock and wakes a waiting reader.
+        private func append(_ element: Element, weight: Int) {
             if count == capacity { grow() }
             let slot = (head + count) % capacity
             (ring + slot).initialize(to: element)
@@ -183,7 +209,6 @@ package enum BatchedStream<Element: Sendable> {
             self.waiter = nil
             lock.unlock()
             waiter?.resume()
-            return dropped.count
         }
 
         /// `yield` without building a generic result: the runtime's hot path.
@@ -220,12 +245,16 @@ package enum BatchedStream<Element: Sendable> {
                     return .dropped
                 }
                 if let slot { slot.moveInitialize(from: ring + head, count: 1) } else { (ring + head).deinitialize(count: 1) }
+                if let weights { totalWeight -= weights[head] }
                 head = (head + 1) % capacity
                 count -= 1
                 outcome = .dropped
             }
             if count == capacity { grow() }
-            (ring + (head + count) % capacity).initialize(to: element)
+            let slot = (head + count) % capacity
+            (ring + slot).initialize(to: element)
+            // Sent without a weight to a weighted stream (a replay, say): it weighs nothing.
+            weights?[slot] = 0
             count += 1
             remaining = limit.map { $0 - count } ?? .max
             let waiter = self.waiter
@@ -290,6 +319,13 @@ package enum BatchedStream<Element: Sendable> {
             handler?(reason)
         }
 
+        /// The weight buffered, and whether a writer waits for room.
+        var weightAndWaiting: (weight: Int, writerWaits: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (totalWeight, roomWaiter != nil)
+        }
+
         func waitForRoom(weight: Int) async {
             precondition(weights != nil, "waitForRoom(weight:) needs a stream made with a weightLimit")
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
@@ -349,9 +385,20 @@ package enum BatchedStream<Element: Sendable> {
                 roomMade?.resume()
             }
             guard count > 0 else { return isEnded ? (0, discards) : nil }
-            let taken = min(count, batchLimit)
+            var taken = min(count, batchLimit)
             if let weights {
-                for offset in 0..<taken { totalWeight -= weights[(head + offset) % capacity] }
+                // A batch taken is out of the buffer's bounds: it weighs at most an eighth of the
+                // limit (and one element, however heavy).
+                var batchWeight = 0
+                for offset in 0..<taken {
+                    let weight = weights[(head + offset) % capacity]
+                    if offset > 0, batchWeight + weight > batchWeightLimit {
+                        taken = offset
+                        break
+                    }
+                    batchWeight += weight
+                }
+                totalWeight -= batchWeight
                 if roomWaiter != nil, totalWeight <= roomThreshold { (roomMade, roomWaiter) = (roomWaiter, nil) }
             }
             let firstRun = min(taken, capacity - head)
@@ -404,6 +451,10 @@ package enum BatchedStream<Element: Sendable> {
             self.storage = storage
             taken = .allocate(capacity: storage.batchLimit)
         }
+
+        /// What waits for this reader, by weight, and whether the writer waits for room: how a
+        /// test sees a transport hold its source back.
+        package var buffered: (weight: Int, writerWaits: Bool) { storage.weightAndWaiting }
 
         deinit {
             (taken + nextIndex).deinitialize(count: end - nextIndex)

@@ -91,15 +91,14 @@ public actor ChannelEventHub: ChannelEventSource {
     }
 
     private func events<Subscription: ChannelSubscription>(_ target: Target<Subscription>, priority: Int = 0) async -> AsyncStream<Subscription.Event> {
-        let (stream, continuation) = BatchedStream<Subscription.Event>.makeStream(bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: Subscription.Event.self))
+        let (stream, continuation) = bufferPolicy.makeStream(of: Subscription.Event.self)
         await attach(.events(continuation), to: target, priority: priority) { end in continuation.onTermination = { _ in end() } }
         return stream
     }
 
     private func updates<Subscription: ChannelSubscription>(_ target: Target<Subscription>) async -> ChannelUpdates<Subscription.Event> {
         // One element at a time: a gap is reported exactly where the events went missing.
-        let (stream, continuation) = BatchedStream<ChannelUpdate<Subscription.Event>>.makeStream(
-            bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelUpdate<Subscription.Event>.self), batchLimit: 1)
+        let (stream, continuation) = bufferPolicy.makeStream(of: ChannelUpdate<Subscription.Event>.self, batchLimit: 1)
         let gaps = GapCounter()
         let consumer = UpdateConsumer(continuation: continuation, policy: bufferPolicy, gaps: gaps)
         await attach(.updates(consumer), to: target) { end in continuation.onTermination = { _ in end() } }
@@ -173,8 +172,7 @@ public actor ChannelEventHub: ChannelEventSource {
     private func envelopes<Subscription: ChannelSubscription>(
         _ target: Target<Subscription>, replayingHistory: Bool
     ) async -> AsyncStream<ChannelEnvelope<Subscription.Event>> {
-        let (stream, continuation) = BatchedStream<ChannelEnvelope<Subscription.Event>>.makeStream(
-            bufferingPolicy: bufferPolicy.asyncStreamPolicy(of: ChannelEnvelope<Subscription.Event>.self))
+        let (stream, continuation) = bufferPolicy.makeStream(of: ChannelEnvelope<Subscription.Event>.self)
         // The replay happens as the consumer joins, under the entry's lock: each event is either in
         // the replayed history or delivered live, never both, never neither.
         await attach(.envelopes(continuation), to: target, replayingHistory: replayingHistory) { end in

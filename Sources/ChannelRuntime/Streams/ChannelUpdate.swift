@@ -1,5 +1,5 @@
-/// How many undelivered events a consumer's stream may hold. A consumer that stops reading then
-/// costs at most this much memory; what does not fit is dropped, counted in
+/// How many undelivered events a consumer's stream may hold (and at most 8 MiB of them, weighed by
+/// their text). A consumer that stops reading then costs at most this much memory; what does not fit is dropped, counted in
 /// `RuntimeMetrics.Channel.overflowed` and, on `ChannelEventHub.updates(_:)` streams, reported to
 /// the consumer as a `ChannelUpdate.gap`.
 ///
@@ -16,6 +16,20 @@ public enum StreamBufferPolicy: Sendable, Equatable {
 
     /// The hub's default: the newest 1 000 events.
     public static let `default` = StreamBufferPolicy.bufferingNewest(1_000)
+
+    /// Whatever the count allows, a consumer's buffer holds at most 8 MiB of events, weighed by
+    /// their text as it arrived (as the events waiting to be decoded are): a thousand events of a
+    /// megabyte would otherwise stay in memory for a consumer that stopped reading.
+    static let byteLimit = 8 << 20
+    /// What a buffered element weighs beyond its text (a status or a gap weighs this alone).
+    static let elementOverhead = 64
+
+    /// A consumer's stream: bounded by this policy's count and by `byteLimit`.
+    func makeStream<Element>(of: Element.Type, batchLimit: Int = 64) -> (stream: AsyncStream<Element>, continuation: BatchedStream<Element>.Continuation) {
+        let (stream, continuation, _) = BatchedStream<Element>.makeStreamAndReader(
+            bufferingPolicy: asyncStreamPolicy(of: Element.self), batchLimit: batchLimit, weightLimit: Self.byteLimit)
+        return (stream, continuation)
+    }
 
     func asyncStreamPolicy<Element>(of: Element.Type) -> AsyncStream<Element>.Continuation.BufferingPolicy {
         switch self {

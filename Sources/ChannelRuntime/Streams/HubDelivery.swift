@@ -186,8 +186,10 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
             if let reported, reported != expected, !declared.isEmpty, !declared.contains(reported) {
                 noteUndeclared(reported, declared: declared, channel: channel, context)
             }
+            let delivered = deliver(value, reportedType: reported, raw: event, channel: channel, context)
+            // Counted once delivered: a reader of the metrics that sees it sees its overflow too.
             counter.decodedOne()
-            guard deliver(value, reportedType: reported, raw: event, channel: channel, context) else { return }
+            guard delivered else { return }
             if let name = event.eventName, finalEventNames.contains(name) { return finish(channel: channel, afterUndecodable: nil, context) }
         }
     }
@@ -200,8 +202,10 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
         let outcome = context.state.withLock { state -> DeliveryOutcome in
             guard let found = state.deliveries[context.entry], found.ticket == context.ticket else { return .stopped }
             let delivery = unsafeDowncast(found, to: TypedDelivery.self)
+            // Consumers' buffers weigh an event by its text (`StreamBufferPolicy.byteLimit`).
+            let weight = raw.text.utf8.count
             if delivery.fanOut.wantsEnvelopes {
-                return .delivered(delivery.deliverWithEnvelopes(event, reportedType: reportedType, raw: raw, channel: channel))
+                return .delivered(delivery.deliverWithEnvelopes(event, weight: weight, reportedType: reportedType, raw: raw, channel: channel))
             }
             // The common case, plain streams and update streams, touches no generic type but the
             // event's.
@@ -211,9 +215,9 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
             while index < consumers.count {
                 switch consumers[index] {
                 case .events(let continuation):
-                    if continuation.send(event) == .dropped { overflowed += 1 }
+                    overflowed += max(0, continuation.send(event, weight: weight + StreamBufferPolicy.elementOverhead))
                 case .updates(let updates):
-                    overflowed += updates.deliver(event)
+                    overflowed += updates.deliver(event, weight: weight)
                 case .envelopes:
                     break  // none, or `wantsEnvelopes` would hold
                 }
@@ -231,7 +235,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
     }
 
     /// Recorded in the history and fanned out to the consumers of the same moment (see `add`).
-    private func deliverWithEnvelopes(_ event: Event, reportedType: String?, raw: RawChannelEvent, channel: String) -> OverflowReport {
+    private func deliverWithEnvelopes(_ event: Event, weight: Int, reportedType: String?, raw: RawChannelEvent, channel: String) -> OverflowReport {
         let envelope = ChannelEnvelope(
             event: event, channel: channel, eventType: reportedType ?? Subscription.eventType,
             receivedAt: raw.receivedAt, sequence: raw.sequence)
@@ -240,11 +244,11 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
         for consumer in fanOut.consumers {
             switch consumer {
             case .events(let continuation):
-                if continuation.send(event) == .dropped { overflowed += 1 }
+                overflowed += max(0, continuation.send(event, weight: weight + StreamBufferPolicy.elementOverhead))
             case .updates(let updates):
-                overflowed += updates.deliver(event)
+                overflowed += updates.deliver(event, weight: weight)
             case .envelopes(let continuation):
-                if continuation.send(envelope) == .dropped { overflowed += 1 }
+                overflowed += max(0, continuation.send(envelope, weight: weight + StreamBufferPolicy.elementOverhead))
             }
         }
         guard overflowed > 0 || fanOut.overflowing else { return .nothing }

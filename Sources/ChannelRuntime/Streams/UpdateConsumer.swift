@@ -15,59 +15,68 @@ final class UpdateConsumer<Event: Sendable>: Sendable {
         self.gaps = gaps
     }
 
-    /// Delivers `event`; returns how many events this consumer lost making room (0 or 1).
-    func deliver(_ event: Event) -> Int {
-        yield(.event(event))
+    /// Delivers `event` (`weight`: the bytes of its text); returns how many events this consumer
+    /// lost making room.
+    func deliver(_ event: Event, weight: Int) -> Int {
+        send(.event(event), weight: weight + StreamBufferPolicy.elementOverhead)
     }
 
     func deliver(_ status: SubscriptionStatus) {
         lastStatus.withLock { $0 = status }
-        _ = yield(.status(status))
+        _ = send(.status(status))
     }
 
     /// Events lost before they reached this consumer: a gap after what it has been given so far.
     func deliverGap(missed: Int) {
-        _ = yield(.gap(missed: missed))
+        _ = send(.gap(missed: missed))
     }
 
     func deliverResumed(after gap: Duration) {
-        _ = yield(.resumed(after: gap))
+        _ = send(.resumed(after: gap))
     }
 
-    private func yield(_ update: ChannelUpdate<Event>) -> Int {
+    /// Buffers `update`; what the buffer drops to make room (by count or by weight) becomes a gap,
+    /// and a dropped status is sent again. Returns how many events went.
+    private func send(_ update: ChannelUpdate<Event>, weight: Int = StreamBufferPolicy.elementOverhead) -> Int {
         if case .bufferingOldest = policy {
             let pending = pendingTailGap.withLock { $0 }
-            if pending > 0, case .enqueued = continuation.yield(.gap(missed: pending)) {
+            if pending > 0, continuation.send(.gap(missed: pending), weight: StreamBufferPolicy.elementOverhead) == 0 {
                 pendingTailGap.withLock { $0 -= pending }
             }
         }
-        switch continuation.yield(update) {
-        case .enqueued, .terminated:
-            return 0
-        case .dropped(let dropped):
-            switch (policy, dropped) {
-            case (.bufferingNewest, .event):
-                gaps.add(1)
-                return 1
-            case (.bufferingOldest, .event):
-                pendingTailGap.withLock { $0 += 1 }
-                return 1
-            case (.bufferingNewest, .gap(let missed)):
-                gaps.add(missed)
-                return 0
-            case (.bufferingOldest, .gap(let missed)):
-                pendingTailGap.withLock { $0 += missed }
-                return 0
-            case (_, .resumed):
-                return 0
-            case (_, .status):
-                // A status fell out for an event: send the latest again so the consumer ends up
-                // knowing it (once; a status dropped by this status is superseded by it).
-                guard case .event = update, let status = lastStatus.withLock({ $0 }) else { return 0 }
-                return yield(.status(status))
+        var lost = Lost()
+        let dropped = continuation.send(update, weight: weight) { _, gone in
+            for update in gone { lost.add(update) }
+        }
+        guard dropped > 0 else { return 0 }
+        switch policy {
+        case .bufferingNewest:
+            gaps.add(lost.events + lost.missed)
+            // A status fell out for an event: send the latest again so the consumer ends up knowing
+            // it (once; a status dropped for a status is superseded by it).
+            if lost.status, case .event = update, let status = lastStatus.withLock({ $0 }) { return lost.events + send(.status(status)) }
+        case .bufferingOldest:
+            // The update itself did not fit: the gap goes into the stream once there is room.
+            lost.add(update)
+            pendingTailGap.withLock { $0 += lost.events + lost.missed }
+        }
+        return lost.events
+    }
+
+    /// What a buffer dropped to make room.
+    private struct Lost {
+        var events = 0
+        /// Events of dropped gaps.
+        var missed = 0
+        var status = false
+
+        mutating func add(_ update: ChannelUpdate<Event>) {
+            switch update {
+            case .event: events += 1
+            case .gap(let count): missed += count
+            case .status: status = true
+            case .resumed: break
             }
-        @unknown default:
-            return 0
         }
     }
 
