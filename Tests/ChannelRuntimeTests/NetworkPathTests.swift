@@ -248,9 +248,9 @@ struct NetworkPathConnectionTests {
     }
 
     /// An SSE connection on a manual clock and an in-memory hub, subscribed to `/app/a` and started.
-    static func connectedEventStream() async throws -> (ManualClock, InMemoryEventStreamTransport, SSEConnection, RawChannelSubscription) {
+    static func connectedEventStream(answering status: Int = 200) async throws -> (ManualClock, InMemoryEventStreamTransport, SSEConnection, RawChannelSubscription) {
         let clock = ManualClock()
-        let streams = InMemoryEventStreamTransport()
+        let streams = InMemoryEventStreamTransport(answering: status)
         let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
         let configuration = SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k"))
         let connection = SSEConnection(configuration: configuration, transport: streams, clock: clock, logger: Logger(label: "test"))
@@ -272,6 +272,21 @@ struct NetworkPathConnectionTests {
         }
         // At 0 s, then at 15 s when the interval ends (the changes meanwhile are one), then 30 s.
         #expect((2...4).contains(streams.openCount), "\(streams.openCount) requests in 30 s")
+        withExtendedLifetime(subscription) {}
+        await connection.disconnect()
+    }
+
+    /// Issue 59: a hub answering `500` with the path changing every 100 ms got 298 requests in
+    /// 30 s. The backoff holds (default: 1 s doubling to 30 s, one early attempt per step).
+    @Test func aFlappingPathInFrontOfAFailingHubFollowsTheBackoff() async throws {
+        let (clock, streams, connection, subscription) = try await Self.connectedEventStream(answering: 500)
+        for _ in 1...300 {
+            await connection.networkPathChanged(available: true)
+            for _ in 0..<200 { await Task.yield() }
+            clock.advance(by: .milliseconds(100))
+        }
+        // The first request, then at most one early attempt per step of the backoff: six in 30 s.
+        #expect((4...8).contains(streams.openCount), "\(streams.openCount) requests in 30 s")
         withExtendedLifetime(subscription) {}
         await connection.disconnect()
     }

@@ -1,4 +1,5 @@
 import AppSyncRuntime
+import ChannelRuntime
 import Crypto
 import Foundation
 import Logging
@@ -283,6 +284,30 @@ struct TransportTests {
         await server.stop()
     }
     #endif
+
+    /// The NIO transport takes no message from the socket while more than 4 MiB wait for the
+    /// connection, so TCP holds the server back; before, a server sending faster than the
+    /// connection parsed had every frame buffered (648 MB in 20 s under §9a's flood).
+    @Test func theNIOTransportStopsReadingWhileMoreThan4MiBWait() async throws {
+        let frame = ScriptedServer.text(String(repeating: "x", count: 65_000))
+        let frames = 640  // 41.6 MB
+        let server = try await ScriptedServer.start(closing: false) { accept in
+            var bytes = ScriptedServer.switchingProtocols(accept: accept)
+            bytes.reserveCapacity(bytes.count + frames * frame.count)
+            for _ in 0..<frames { bytes.append(contentsOf: frame) }
+            return bytes
+        }
+        let session = try await WSClientTransport(logger: quiet).connect(to: url(server), subprotocols: [ChannelAuthorization.eventSubprotocol])
+        let reader = try #require((session as? any BatchedInboundSession)?.inboundReader)
+        try await waitFor("the transport to wait for the connection to read", within: 60) { reader.buffered.writerWaits }
+        #expect(reader.buffered.weight <= (4 << 20) + 65_000)
+        // It goes on as the connection reads: every frame arrives.
+        var received = 0
+        while received < frames, await reader.next() != nil { received += 1 }
+        #expect(received == frames)
+        session.abort()
+        await server.stop()
+    }
 
     @Test func wssVerifiesTheServerCertificate() async throws {
         let transport = WSClientTransport(logger: quiet)

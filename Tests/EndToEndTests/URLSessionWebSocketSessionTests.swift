@@ -97,8 +97,8 @@ struct URLSessionWebSocketSessionTests {
         let (session, task) = try await Self.connect(tasks)
         let rest = String(repeating: "x", count: (1 << 20) - 1)
         for index in 0..<10 { task.serverSends(.string("\(index)" + rest)) }  // 1 MiB each
-        try await waitFor("the buffer filled") { task.receivedCount >= 5 }
-        try await Task.sleep(for: .milliseconds(200))
+        let reader = try #require((session as? any BatchedInboundSession)?.inboundReader)
+        try await waitFor("the receive loop to wait for room") { reader.buffered.writerWaits }
         #expect(task.receivedCount == 5)  // 5 MiB wait: no sixth is taken
         var received: [String] = []
         var messages = session.inbound.makeAsyncIterator()

@@ -12,6 +12,13 @@ final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
     }
 
     private let state = LockedValue(State())
+    /// The status every request is answered with.
+    let status: Int
+
+    /// A hub answering every request with `status` (a `200` opens an event stream).
+    init(answering status: Int = 200) {
+        self.status = status
+    }
 
     /// Requests made so far.
     var openCount: Int { state.withLock { $0.streams.count } }
@@ -20,7 +27,9 @@ final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
         let (body, writer) = AsyncStream<[UInt8]>.makeStream()
         let stream = FakeEventStream(url: url, headers: Dictionary(headers.map { ($0.name, $0.value) }) { _, last in last }, writer: writer)
         state.withLock { $0.streams.append(stream) }
-        return EventStreamResponse(status: 200, headers: ["content-type": "text/event-stream"], body: body, close: { writer.finish() })
+        if status != 200 { writer.finish() }
+        let contentType = status == 200 ? "text/event-stream" : "text/plain"
+        return EventStreamResponse(status: status, headers: ["content-type": contentType], body: body, close: { writer.finish() })
     }
 
     /// The server side of the next request; throws `WaitTimedOut` when none comes within `seconds`.
