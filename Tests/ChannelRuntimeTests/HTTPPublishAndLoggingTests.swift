@@ -4,6 +4,7 @@ import ChannelRuntimeTesting
 import Foundation
 import Logging
 import MetricsTestKit
+import SSERuntime
 import Testing
 
 private final class RecordingHTTPClient: HTTPPostClient, Sendable {
@@ -91,6 +92,29 @@ struct LoggingTests {
         #expect(captured.count > 5)
         #expect(!captured.contains { $0.contains(secret) })
         #expect(!captured.contains { $0.contains("header-") })
+    }
+}
+
+@Suite("What the logs say")
+struct LogWordingTests {
+    /// Issue 62: a job's stream that failed for good was logged "connection failed for good",
+    /// while the connection stayed up and the next job worked. It is logged as that stream's.
+    @Test func aJobsFailureIsLoggedAsThatStreamsNotTheConnections() async throws {
+        let lines = LockedBox<[String]>([])
+        let logger = Logger(label: "capture") { _ in CapturingLogHandler(lines: lines) }
+        let streams = InMemoryEventStreamTransport()
+        let configuration = SSEConfiguration(endpoint: try ChannelEndpoint(http: "https://hub.example.com/event"), authorization: .apiKey("k"))
+        let connection = SSEConnection(configuration: configuration, transport: streams, clock: ManualClock(), logger: logger)
+        await connection.start()
+        let job = try await connection.subscribe(ChannelRequest(channel: "/jobs/j1", isOwnStream: true, errorEventNames: ["error"]))
+        let statuses = await connection.statusUpdates(ofSubscription: job.id)
+        let stream = try await streams.nextStream()
+        stream.writer.yield(Array("event: error\ndata: {\"code\":\"NOT_FOUND\"}\n\n".utf8))
+        for await status in statuses { if case .failed = status { break } }
+        // The stream's driver finished that step (it is an actor) before it stops.
+        await connection.disconnect()
+        #expect(lines.value.contains { $0.hasPrefix("error the stream failed for good; the connection carries on") && $0.contains("/jobs/j1") }, "\(lines.value)")
+        #expect(!lines.value.contains { $0.contains("connection failed for good") })
     }
 }
 

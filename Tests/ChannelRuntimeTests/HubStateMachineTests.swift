@@ -243,5 +243,33 @@ struct HubStateMachineTests {
         #expect(machine.serviceStatus(.subscribing, key: "ping", subscriptionID: "sub-1", now: .seconds(1)) == .none)
         #expect(machine.status(ofKey: "ping") == .failed([why]))
     }
-}
+    /// Issue 62: a job's stream that failed (an in-band `NOT_FOUND`) left the documented
+    /// `for await` loop running for ever, and a late `.subscribing` could replace `.failed`. An own
+    /// stream's failure now finishes its consumers, and nothing said later replaces it.
+    @Test func aFailedOwnStreamFinishesItsConsumersAndStaysFailed() throws {
+        let job = Machine.Address(channel: { _ in "jobs/j1" }, request: ChannelRequest(channel: "", isOwnStream: true))
+        var machine = Machine(parameters: [:])
+        let (entry, _, joined) = machine.join(key: "job", address: job)
+        let ticket = try #require(Self.subscribes(joined).first).ticket
+        let wanted = machine.subscribed(key: "job", ticket: ticket, subscriptionID: "stream1")
+        #expect(wanted)
+        _ = machine.serviceStatus(.active, key: "job", subscriptionID: "stream1", now: .zero)
+        let notFound = [ServiceError(errorType: "NOT_FOUND", message: "no such job")]
+        let failed = machine.serviceStatus(.failed(notFound), key: "job", subscriptionID: "stream1", now: .seconds(1))
+        #expect(failed.onConsumers == [.status(entry, key: "job", .failed(notFound)), .finish(entry)])
+        let late = machine.serviceStatus(.subscribing, key: "job", subscriptionID: "stream1", now: .seconds(2))
+        #expect(late == .none)
+        #expect(machine.status(ofKey: "job") == .failed(notFound))
+    }
 
+    /// The shared stream's subscriptions fail with their connection (a final close, say) and come
+    /// back with `start()`: their consumers' loops go on.
+    @Test func aFailedSharedSubscriptionKeepsItsConsumers() throws {
+        var (machine, entry, _) = try Self.subscribed()
+        let closed = [ServiceError(errorType: "ConnectionClosed", message: "closed")]
+        let failed = machine.serviceStatus(.failed(closed), key: "ping", subscriptionID: "sub-1", now: .zero)
+        #expect(failed.onConsumers == [.status(entry, key: "ping", .failed(closed))])
+        let back = machine.serviceStatus(.active, key: "ping", subscriptionID: "sub-1", now: .seconds(1))
+        #expect(back.onConsumers.contains(.status(entry, key: "ping", .active)))
+    }
+}

@@ -84,14 +84,15 @@ struct JobStreamEmulatorTests {
         let otherHub = ChannelEventHub(connection: other, logger: SSEConnectionTests.quiet)
         await other.start()
         let bobsJob = try EnrichmentSubscription(jobId: job)
-        let errors = Collected { await otherHub.events(for: bobsJob) }
-        try await waitFor("bob's stream to fail") {
-            if case .failed(let failure) = await otherHub.status(ofInstance: bobsJob) { return failure.first?.code == "AUTH_FAILURE" }
-            return false
+        // The failed job's loop ends, on `.failed` saying why.
+        let updates = try await bounded("bob's stream to fail") {
+            await otherHub.updates(for: bobsJob).reduce(into: [ChannelUpdate<EnrichmentMessage>]()) { $0.append($1) }
         }
-        #expect(errors.elements.allSatisfy { if case .error(let error) = $0 { error.code == "AUTH_FAILURE" } else { false } })
+        guard case .status(.failed(let failure)) = updates.last else { Issue.record("ended on \(String(describing: updates.last))"); return }
+        #expect(failure.first?.code == "AUTH_FAILURE")
+        let errors = updates.compactMap { if case .event(let event) = $0 { event } else { nil } }
+        #expect(errors.allSatisfy { if case .error(let error) = $0 { error.code == "AUTH_FAILURE" } else { false } })
         #expect(errors.count == 2)
-        errors.cancel()
         await own.disconnect()
         await other.disconnect()
         await emulator.stop()

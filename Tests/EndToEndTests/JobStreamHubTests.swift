@@ -42,6 +42,37 @@ struct JobStreamHubTests {
         await server.stop()
     }
 
+    /// Issue 62: a job the service does not know (an in-band `NOT_FOUND`) failed its status, but
+    /// the documented `for await event in hub.events(for:)` loop never ended. Now it ends, and
+    /// `updates(for:)` ends on `.failed` saying why; the connection carries on.
+    @Test func aFailedJobEndsItsLoopAndSaysWhy() async throws {
+        let server = try await ScriptedServer.start { _, _ in
+            Array((Self.head + "event: error\ndata: {\"code\":\"NOT_FOUND\",\"message\":\"no such job\"}\n\n").utf8)
+        }
+        let (_, hub, connection) = try Self.notifier(for: server)
+        await connection.start()
+        let job = try EnrichmentSubscription(jobId: "gone")
+        let updates = await hub.updates(for: job)
+        let events = await hub.events(for: job)
+        let received = try await bounded("the job's loop to end") {
+            var received: [EnrichmentMessage] = []
+            for await event in events { received.append(event) }
+            return received
+        }
+        #expect(received == [.error(StreamError(code: "NOT_FOUND", message: "no such job"))])
+        let seen = try await bounded("the job's updates to end") {
+            var seen: [ChannelUpdate<EnrichmentMessage>] = []
+            for await update in updates { seen.append(update) }
+            return seen
+        }
+        let last = try #require(seen.last)
+        guard case .status(.failed(let errors)) = last else { Issue.record("ended on \(last), not .failed"); return }
+        #expect(errors.first?.code == "NOT_FOUND")
+        #expect(await connection.state != .failed(.gaveUp))
+        await connection.disconnect()
+        await server.stop()
+    }
+
     @Test func namedEventsArriveTypedAndTheFinalOneEndsTheLoop() async throws {
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start(closing: false) { _, request in
@@ -189,15 +220,17 @@ struct JobStreamHubTests {
         let hub = ChannelEventHub(connection: connection, logger: SSEConnectionTests.quiet)
         await connection.start()
         let job = try EnrichmentSubscription(jobId: "j")
-        let events = Collected { await hub.events(for: job) }
-        try await waitFor("the policy to give up") {
-            if case .failed = await hub.status(ofInstance: job) { return true }
-            return false
+        let updates = await hub.updates(for: job)
+        // The policy gives up: the job failed, and its loop ends.
+        let seen = try await bounded("the policy to give up") {
+            var seen: [ChannelUpdate<EnrichmentMessage>] = []
+            for await update in updates { seen.append(update) }
+            return seen
         }
+        guard case .status(.failed) = seen.last else { Issue.record("ended on \(String(describing: seen.last))"); return }
         // An error event proves nothing about the stream: each one is a failed open.
         #expect(requests.count == 3)
-        #expect(events.count == 3)
-        events.cancel()
+        #expect(seen.filter { if case .event = $0 { true } else { false } }.count == 3)
         await connection.disconnect()
         await server.stop()
     }

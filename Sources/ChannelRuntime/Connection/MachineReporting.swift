@@ -3,9 +3,17 @@ import Logging
 /// What every transport's driver does with the machine's `publishState` and `count` actions: the
 /// same state log lines and the same counters, whichever wire the connection speaks.
 extension ConnectionStatusBoard {
-    /// Publishes `newState` and logs the change (a final failure as an error).
-    package func publish(_ newState: ConnectionState, log: DiagnosticLog) {
+    /// Publishes `newState` and logs the change (a final failure as an error). An own stream's
+    /// driver (`ownStream`: its channel) logs it as that stream's: the connection carries on.
+    package func publish(_ newState: ConnectionState, log: DiagnosticLog, ownStream: String? = nil) {
         guard setConnectionState(newState) else { return }
+        if let ownStream {
+            log.debug("stream state", metadata: ["channel": "\(ownStream)", "state": "\(newState)"])
+            if case .failed(let failure) = newState {
+                log.error("the stream failed for good; the connection carries on", metadata: ["channel": "\(ownStream)", "reason": "\(failure)"])
+            }
+            return
+        }
         log.debug("connection state", metadata: ["state": "\(newState)"])
         switch newState {
         case .failed(let failure):

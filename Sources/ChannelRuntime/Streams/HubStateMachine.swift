@@ -223,7 +223,14 @@ struct HubStateMachine {
     /// The connection's word on subscription `subscriptionID`; `now` on the hub's clock.
     mutating func serviceStatus(_ status: SubscriptionStatus, key: String, subscriptionID: String, now: Duration) -> Effects {
         guard let entry = entries[key], case .active(subscriptionID, _) = entry.subscription, !entry.isFinished else { return .none }
-        return setService(status, of: key, now: now)
+        var effects = setService(status, of: key, now: now)
+        // An own stream (one job's) that failed is over, as after its final event: consumers'
+        // loops end after what they hold, and the failure stays what they read.
+        if entry.address.request.isOwnStream, case .failed = status {
+            entries[key]?.isFinished = true
+            effects.onConsumers.append(.finish(entry.id))
+        }
+        return effects
     }
 
     private mutating func setService(_ status: SubscriptionStatus, of key: String, now: Duration? = nil) -> Effects {

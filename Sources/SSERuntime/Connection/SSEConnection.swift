@@ -69,7 +69,9 @@ public final class SSEConnection: ManagedConnection, ChannelConnection {
         self.driver = driver
         group = OwnStreamGroup(shared: driver) { request in
             let wire = SSEWire(configuration: configuration, transport: transport, style: .ownStream(finalEventNames: request.finalEventNames, errorEventNames: request.errorEventNames))
-            return ConnectionDriver(wire: wire, settings: settings, clock: clock, metrics: metrics, logger: logger)
+            var ownSettings = settings
+            ownSettings.ownStream = request.channel
+            return ConnectionDriver(wire: wire, settings: ownSettings, clock: clock, metrics: metrics, logger: logger)
         }
     }
 

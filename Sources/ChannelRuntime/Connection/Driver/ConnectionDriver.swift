@@ -20,6 +20,9 @@ package actor ConnectionDriver {
         /// How long subscription changes are gathered before a wire that carries a channel set in its
         /// session (`SubscribeReply.needsNewSession`) opens a new one.
         package var renewalDelay: Duration
+        /// The channel of the one own stream (a job's) this driver runs; `nil`: the connection's
+        /// shared stream. Its log lines speak of that stream, not of the connection.
+        package var ownStream: String?
 
         package init(
             machine: ConnectionStateMachine.Settings, isSignedIn: @escaping @Sendable () async -> Bool, channelRules: ChannelNamingRules,
@@ -166,7 +169,7 @@ package actor ConnectionDriver {
         case .sessionEnded(let id):
             abort(id)
         case .publishState(let newState):
-            board.publish(newState, log: diagnostics)
+            board.publish(newState, log: diagnostics, ownStream: settings.ownStream)
         case .publishSubscriptionStatus(let id, let status):
             if sinks[id] != nil { board.setStatus(status, of: id) }
         case .count(let metric):

@@ -94,8 +94,11 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         await stream.driver.start()
     }
 
+    /// An own stream's status; `.failed` is final (two watchers write it: a word that comes
+    /// late, such as `.subscribing` after the stream stopped, must not replace the failure).
     private func setStatus(_ status: SubscriptionStatus, of id: String) {
         guard streams[id] != nil else { return }
+        if case .failed = board.status(of: id) { return }
         board.setStatus(status, of: id)
     }
 
@@ -103,7 +106,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         guard streams[id] != nil else { return }
         streams[id]?.state = state
         // An own stream that failed for good fails its subscription: the connection carries on.
-        if case .failed(let failure) = state { board.setStatus(.failed(failure.errors), of: id) }
+        if case .failed(let failure) = state { setStatus(.failed(failure.errors), of: id) }
         publishState()
     }
 
