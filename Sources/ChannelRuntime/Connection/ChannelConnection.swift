@@ -87,6 +87,15 @@ public struct RawChannelEvent: Sendable, Equatable {
         self.sequence = sequence
         self.receivedAt = receivedAt
     }
+
+    /// What an event weighs in a bounded buffer of undecoded events: its text and a little more.
+    package var weight: Int { text.utf8.count + 64 }
+
+    /// `BatchedStream`'s `markingGap` for undecoded events: the first event after dropped ones
+    /// carries their count (and what they carried), so the hub reports the loss where it happened.
+    package static func markGap(_ event: inout RawChannelEvent, _ dropped: [RawChannelEvent]) {
+        for gone in dropped { event.droppedBefore += 1 + gone.droppedBefore }
+    }
 }
 
 /// A subscription's id and its stream of raw events.

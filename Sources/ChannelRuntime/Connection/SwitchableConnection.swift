@@ -40,7 +40,9 @@ public final class SwitchableConnection: ChannelConnection {
 
     /// Moves every subscription to `name`'s transport (started if the connection runs) and stops
     /// the one in use; nothing when it is already in use. Returns once every subscription was
-    /// made anew (its status shows when it is active).
+    /// made anew (its status shows when it is active). Switches run one at a time, in the order
+    /// asked; one still waiting when a later one is asked for gives way to it (and returns), so
+    /// any burst of switches ends on the transport asked for last, with one subscription each.
     public func switchTransport(to name: String) async throws(SwitchError) {
         guard transports[name] != nil else { throw .unknownTransport(name, known: transports.keys.sorted()) }
         await core.switchTransport(to: name)
@@ -107,7 +109,9 @@ extension SwitchableConnection {
 
         private struct Subscription {
             let request: ChannelRequest
-            let continuation: AsyncStream<RawChannelEvent>.Continuation
+            /// Bounded as the transports' own buffers of undecoded events are; a drop is counted,
+            /// logged and carried to the hub as a gap.
+            let continuation: BatchedStream<RawChannelEvent>.Continuation
             /// Its id on the transport in use; `nil` while it is being made anew.
             var inner: String?
             var forwarders: [Task<Void, Never>] = []
@@ -115,6 +119,14 @@ extension SwitchableConnection {
 
         private var subscriptions: [String: Subscription] = [:]
         private var made = 0
+        /// Switches, subscribes and unsubscribes run one at a time (`exclusively`): each awaits
+        /// the transports, and an actor lets the next call in at every await, so two switches
+        /// started together would each leave and join (duplicate subscriptions, events read
+        /// twice, or both transports stopped).
+        private var busy = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+        /// Counts switch requests: a switch still waiting when a later one was asked for gives way.
+        private var switchesAsked = 0
 
         init(transports: [String: any ManagedConnection & ChannelConnection], active: String, logger: Logger) {
             self.transports = transports
@@ -180,21 +192,37 @@ extension SwitchableConnection {
 
         // MARK: Subscriptions
 
+        /// Runs `body` when no other switch, subscribe or unsubscribe runs, in the order asked.
+        private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
+            if busy {
+                await withCheckedContinuation { waiting.append($0) }
+            } else {
+                busy = true
+            }
+            defer {
+                if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+            }
+            return try await body()
+        }
+
         func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
             made += 1
             let id = "switchable\(made)"
-            let (events, continuation) = AsyncStream.makeStream(of: RawChannelEvent.self, bufferingPolicy: .bufferingNewest(ConnectionDriver.undecodedLimit.events))
+            let limit = ConnectionDriver.undecodedLimit
+            let (events, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader(
+                bufferingPolicy: .bufferingNewest(limit.events), weightLimit: limit.bytes)
             subscriptions[id] = Subscription(request: request, continuation: continuation)
+            // Not a child of anything: the stream's end is reported from the consumer's task.
             continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
             board.setStatus(.subscribing, of: id)
             do {
-                try await join(id, on: active)
+                try await exclusively { try await join(id, on: active) }
             } catch {
                 subscriptions[id] = nil
                 board.forget(id)
                 throw error
             }
-            return RawChannelSubscription(id: id, channel: request.channel, events: events)
+            return RawChannelSubscription(id: id, channel: request.channel, events: events, reader: reader)
         }
 
         /// Makes subscription `id` on transport `name`, forwarding its events and statuses.
@@ -209,12 +237,22 @@ extension SwitchableConnection {
             let statuses = await transport.statusUpdates(ofSubscription: inner.id)
             let continuation = subscription.continuation
             let board = self.board
+            let (metrics, logger) = (transport.metrics, self.logger)
             subscription.inner = inner.id
             subscription.forwarders = [
                 Task {
-                    for await event in inner.events {
+                    var events = inner.events.makeAsyncIterator()
+                    var overflowing = false
+                    while let event = await (inner.reader != nil ? inner.reader!.next() : events.next()) {
                         guard !Task.isCancelled else { return }
-                        continuation.yield(event)
+                        let dropped = continuation.send(event, weight: event.weight, markingGap: RawChannelEvent.markGap)
+                        if dropped > 0 {
+                            metrics.channel(inner.channel) { $0.overflowed += dropped }
+                            if !overflowing {
+                                logger.warning("events arrive faster than they are decoded; dropping the oldest waiting ones", metadata: ["channel": "\(inner.channel)"])
+                            }
+                        }
+                        overflowing = dropped > 0
                     }
                     // The transport ended the stream (its final event): so does this one.
                     if !Task.isCancelled { continuation.finish() }
@@ -241,16 +279,29 @@ extension SwitchableConnection {
         }
 
         func unsubscribe(_ id: String) async {
-            guard subscriptions[id] != nil else { return }
-            await leave(id)
-            subscriptions[id]?.continuation.finish()
-            subscriptions[id] = nil
-            board.forget(id)
+            await exclusively {
+                guard subscriptions[id] != nil else { return }
+                await leave(id)
+                subscriptions[id]?.continuation.finish()
+                subscriptions[id] = nil
+                board.forget(id)
+            }
         }
 
         // MARK: Switching
 
+        /// Switches in the order asked; one overtaken while it waited (a later switch was asked
+        /// for) gives way to it, so a burst of switches is the last of them.
         func switchTransport(to name: String) async {
+            switchesAsked += 1
+            let asked = switchesAsked
+            await exclusively {
+                guard asked == switchesAsked else { return }
+                await moveEverySubscription(to: name)
+            }
+        }
+
+        private func moveEverySubscription(to name: String) async {
             guard name != active else { return }
             let old = active
             logger.info("switching transport", metadata: ["from": "\(old)", "to": "\(name)"])

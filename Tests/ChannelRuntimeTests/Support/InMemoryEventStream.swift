@@ -9,6 +9,8 @@ final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
     private struct State {
         var streams: [FakeEventStream] = []
         var taken = 0
+        /// Streams whose body ended (the client closed it, or the server ended it), by index.
+        var ended: Set<Int> = []
     }
 
     private let state = LockedValue(State())
@@ -26,10 +28,19 @@ final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
     func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
         let (body, writer) = AsyncStream<[UInt8]>.makeStream()
         let stream = FakeEventStream(url: url, headers: Dictionary(headers.map { ($0.name, $0.value) }) { _, last in last }, writer: writer)
-        state.withLock { $0.streams.append(stream) }
+        let index = state.withLock { state in
+            state.streams.append(stream)
+            return state.streams.count - 1
+        }
+        writer.onTermination = { [state] _ in state.withLock { _ = $0.ended.insert(index) } }
         if status != 200 { writer.finish() }
         let contentType = status == 200 ? "text/event-stream" : "text/plain"
         return EventStreamResponse(status: status, headers: ["content-type": contentType], body: body, close: { writer.finish() })
+    }
+
+    /// The streams still open, oldest first.
+    var openStreams: [FakeEventStream] {
+        state.withLock { state in state.streams.indices.filter { !state.ended.contains($0) }.map { state.streams[$0] } }
     }
 
     /// The server side of the next request; throws `WaitTimedOut` when none comes within `seconds`.

@@ -64,7 +64,8 @@ package actor ConnectionDriver {
     /// The connected session, readable without a hop onto this actor: a publish asks for it twice.
     private nonisolated let connectedWire = LockedValue<(any WireSession)?>(nil)
     private var lastActivityAt: Duration = .zero
-    private var renewal: Task<Void, Never>?
+    /// The pending renewal (`SubscribeReply.needsNewSession`) and the session it renews.
+    private var renewal: (session: ConnectionStateMachine.SessionID, task: Task<Void, Never>)?
 
     private struct Sink {
         let channel: String
@@ -79,7 +80,6 @@ package actor ConnectionDriver {
     /// the wait grows without limit (3 GB in 32 s from 173 MB on the wire). Each event weighs its
     /// bytes plus its bookkeeping; the oldest are dropped, counted and logged.
     package static let undecodedLimit = (events: 10_000, bytes: 8 << 20)
-    private static let eventOverhead = 64
     /// The last event's sequence number (`RawChannelEvent.sequence`).
     private var sequence = 0
     /// Names each subscription (`sub1`, `sub2`, …): unique on the connection, and short enough
@@ -301,16 +301,10 @@ package actor ConnectionDriver {
         var overflowed = 0
         for event in events {
             sequence += 1
-            let weight = event.utf8.count + Self.eventOverhead
-            overflowed += max(0, sink.continuation.send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt), weight: weight, markingGap: Self.markGap))
+            let raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt)
+            overflowed += max(0, sink.continuation.send(raw, weight: raw.weight, markingGap: RawChannelEvent.markGap))
         }
         if overflowed > 0 { noteUndecodedOverflow(overflowed, of: sink) }
-    }
-
-    /// The hub reports the loss to the subscription's status and update consumers when it reads
-    /// the first event after it.
-    private static func markGap(_ event: inout RawChannelEvent, _ dropped: [RawChannelEvent]) {
-        for gone in dropped { event.droppedBefore += 1 + gone.droppedBefore }
     }
 
     private func noteUndecodedOverflow(_ count: Int, of sink: Sink) {
@@ -330,7 +324,7 @@ package actor ConnectionDriver {
         raw.eventName = name
         for sink in targets {
             sink.counter.received(1)
-            let dropped = sink.continuation.send(raw, weight: event.utf8.count + Self.eventOverhead, markingGap: Self.markGap)
+            let dropped = sink.continuation.send(raw, weight: raw.weight, markingGap: RawChannelEvent.markGap)
             if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         }
     }
@@ -365,19 +359,24 @@ package actor ConnectionDriver {
         case .active:
             run(machine.subscribeSucceeded(session.id, id: id))
         case .needsNewSession:
-            guard renewal == nil else { return }
+            // One renewal per session: the changes gathered meanwhile go with it. One pending for
+            // an earlier session (that ended before it fired) must not hold this one back.
+            if let renewal, renewal.session == session.id { return }
+            renewal?.task.cancel()
             let clock = self.clock
             let delay = settings.renewalDelay
-            renewal = Task {
+            // Not a child: the driver's tasks have no common root yet; it ends with its delay.
+            renewal = (session.id, Task {
                 try? await clock.sleep(for: delay)
                 self.renew(session.id)
-            }
+            })
         case .failed(let errors):
             run(machine.subscribeRejected(session.id, id: id, errors: errors))
         }
     }
 
     private func renew(_ id: ConnectionStateMachine.SessionID) {
+        guard renewal?.session == id else { return }
         renewal = nil
         diagnostics.debug("opening a new session for a changed channel set")
         run(machine.renewSession(id))

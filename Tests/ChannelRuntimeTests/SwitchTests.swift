@@ -1,0 +1,79 @@
+import ChannelRuntime
+import ChannelRuntimeTesting
+import Foundation
+import Logging
+import SSERuntime
+import Testing
+
+/// `SwitchableConnection` over two in-memory event-stream hubs: what switches that overlap leave
+/// behind, and what a switch does with events its subscriptions' buffers cannot hold.
+@Suite("Transport switches that overlap")
+struct SwitchTests {
+    static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    /// A switchable connection over hubs `a` and `b`, using `a`, subscribed to `/app/a` and started.
+    static func switchable() async throws -> (SwitchableConnection, InMemoryEventStreamTransport, InMemoryEventStreamTransport, RawChannelSubscription) {
+        let (a, b) = (InMemoryEventStreamTransport(), InMemoryEventStreamTransport())
+        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
+        func connection(_ hub: InMemoryEventStreamTransport) -> SSEConnection {
+            SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), transport: hub, logger: quiet)
+        }
+        let switchable = SwitchableConnection(["a": connection(a), "b": connection(b)], using: "a", logger: quiet)
+        let subscription = try await switchable.subscribe(to: "/app/a")
+        await switchable.start()
+        try await eventually("a stream of /app/a on a") { a.openStreams.map(\.topics) == [["/app/a"]] }
+        return (switchable, a, b, subscription)
+    }
+
+    /// Issue 62: switches started without waiting for each other corrupted the subscriptions: 3 at
+    /// once gave duplicates (every later event read twice), 200 started 1 ms apart held several
+    /// subscriptions on one transport, or left both disconnected. Whatever the overlap, a switch
+    /// ends with one subscription, on the transport last asked for, and every event read once.
+    @Test(arguments: [3, 200])
+    func overlappingSwitchesEndWithOneSubscriptionAndEveryEventOnce(switches: Int) async throws {
+        let (connection, a, b, subscription) = try await Self.switchable()
+        await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<switches {
+                group.addTask { try await connection.switchTransport(to: index.isMultiple(of: 2) ? "b" : "a") }
+                if switches > 3 { try? await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        let active = await connection.activeTransport
+        let (on, off) = active == "a" ? (a, b) : (b, a)
+        try await eventually("one stream of /app/a on \(active)") { on.openStreams.map(\.topics) == [["/app/a"]] }
+        #expect(off.openStreams.isEmpty, "\(off.openStreams.map(\.topics)) still open on the other hub")
+        var events = subscription.events.makeAsyncIterator()
+        let stream = try #require(on.openStreams.first)
+        for n in 1...3 { stream.send(#"{"n":\#(n)}"#, channel: "/app/a", id: "\(n)") }
+        var received: [String] = []
+        for _ in 1...3 { received.append(try #require(await events.next()).text) }
+        #expect(received == [#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
+        await connection.disconnect()
+    }
+    /// Found by the 200-switch case, which took 16 s: a renewal (a changed channel set opens a new
+    /// Server-Sent Events request) still pending when its session ended held back the next
+    /// session's, so a channel subscribed on the new session was not asked for until a connect
+    /// time-out 15 s later, while the connection said `connected`.
+    @Test func aRenewalLeftFromAnEndedSessionDoesNotHoldBackTheNext() async throws {
+        let clock = ManualClock()
+        let streams = InMemoryEventStreamTransport()
+        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
+        let connection = SSEConnection(
+            configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), transport: streams, clock: clock, logger: Self.quiet)
+        let a = try await connection.subscribe(to: "/app/a")
+        await connection.start()
+        #expect(try await streams.nextStream().topics == ["/app/a"])
+        let b = try await connection.subscribe(to: "/app/b")
+        try await clock.waitForSleeper(until: .milliseconds(20))  // the first session's renewal
+        await connection.disconnect()
+        await connection.start()
+        #expect(try await streams.nextStream().topics == ["/app/a", "/app/b"])
+        clock.advance(by: .milliseconds(10))  // the old renewal still pending (due at 20 ms)
+        let c = try await connection.subscribe(to: "/app/c")
+        try await clock.waitForSleeper(until: .milliseconds(30), within: 30)  // the new session's own
+        clock.advance(by: .milliseconds(20))
+        #expect(try await streams.nextStream().topics == ["/app/a", "/app/b", "/app/c"])
+        withExtendedLifetime((a, b, c)) {}
+        await connection.disconnect()
+    }
+}
