@@ -76,7 +76,7 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
 
 /// The batch `refreshBatches` is gathering: its distinct keys and when it is due. A value, so the
 /// rule is tested without tasks or clocks.
-package struct RefreshBatch<Key: Hashable, Instant: InstantProtocol> {
+package struct RefreshBatch<Key: Hashable & Sendable, Instant: InstantProtocol>: Sendable {
     package let silence: Instant.Duration
     package let maximumDelay: Instant.Duration
     /// Distinct keys in the order first seen.

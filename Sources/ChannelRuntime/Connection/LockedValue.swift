@@ -3,8 +3,10 @@ import Foundation
 /// A value behind a lock, for state shared between a connection's actor and the tasks that deliver
 /// events. Foundation's `NSLock`: `Synchronization.Mutex` needs newer OS versions than this package
 /// supports, and the runtime module stays free of NIO.
-package final class LockedValue<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched with `lock` held.
+///
+/// Sendable only when `Value` is (NIO's `NIOLockedValueBox` rule): a lock makes access exclusive,
+/// it does not make a non-Sendable value safe to hand to another thread.
+package final class LockedValue<Value> {
     private let lock = NSLock()
     private var value: Value
 
@@ -16,3 +18,6 @@ package final class LockedValue<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+// @unchecked: `value` is only touched with `lock` held, and it is Sendable itself.
+extension LockedValue: @unchecked Sendable where Value: Sendable {}

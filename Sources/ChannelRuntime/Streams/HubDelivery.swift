@@ -54,7 +54,7 @@ enum Consumer<Event: Sendable>: Sendable {
 }
 
 /// The consumers of one entry as the hub's effects reach them, whatever their event type.
-protocol AnyHubDelivery: AnyObject {
+protocol AnyHubDelivery: AnyObject, Sendable {
     /// The ticket of the subscription whose events are delivered now; `nil`: none.
     var ticket: Int? { get set }
     func deliver(_ status: SubscriptionStatus)
@@ -94,7 +94,9 @@ enum HubDelivery {
 
 /// The typed consumers of one entry (one subscription type): the hub's state holds one per entry and
 /// touches it only under its lock; the entry's pump reaches it through that lock.
-final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery {
+final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @unchecked Sendable {
+    // @unchecked: every member is touched with the hub's lock held (the `LockedValue<HubState>`
+    // that holds this object); the pump reaches it only through that lock.
     typealias Event = Subscription.Event
     /// Who gets the events: the delivery rules, a value.
     var fanOut = FanOut<Event>()

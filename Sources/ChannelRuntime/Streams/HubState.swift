@@ -1,7 +1,7 @@
 /// Everything `ChannelEventHub` keeps, behind its one lock: the state machine that decides, and what
 /// its decisions act on (the typed consumers of each entry, the tasks of each subscription, status
 /// observers, kept histories).
-struct HubState {
+struct HubState: Sendable {
     var machine: HubStateMachine
     /// The consumers of each entry (`TypedDelivery<Subscription>`).
     var deliveries: [HubStateMachine.EntryID: any AnyHubDelivery] = [:]

@@ -5,7 +5,7 @@
 /// order with the events), `Effects.calls` afterwards, in order, on the connection.
 ///
 /// No I/O, no clock, no types of events: every rule is tested synchronously (`HubStateMachineTests`).
-struct HubStateMachine {
+struct HubStateMachine: Sendable {
     /// One subscription of the hub: the consumers of one subscription type (or of one instance)
     /// share it. A new entry for the same key (after a stream's final event) gets a new id, so
     /// answers meant for the old one are told apart.
