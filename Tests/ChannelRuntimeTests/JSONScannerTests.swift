@@ -480,3 +480,53 @@ struct DictionaryReadTests {
         #expect(numbers.fast == nil && numbers.jsonDecoder == nil)
     }
 }
+
+/// `JSONDecoder` on Linux calls a number its type cannot hold "The given data was not valid JSON."
+/// with no coding path: an app's log of a dropped event then blamed the server's JSON. The error
+/// now names the number and the type.
+@Suite("Numbers a type cannot hold")
+struct NumberRangeErrorTests {
+    struct Counts: Decodable {
+        var count: Int
+        var small: UInt8?
+        var ratio: Double?
+    }
+
+    func message(_ json: String) -> String {
+        do {
+            _ = try ScannerDecoding().decode(Counts.self, from: json, fallback: JSONDecoder())
+            return "decoded"
+        } catch DecodingError.dataCorrupted(let context) {
+            return context.debugDescription
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"count":123456789012345678901}"#, "the number 123456789012345678901 at byte 9 is out of range for Int"),
+        (#"{"count":1,"small":300}"#, "the number 300 at byte 19 is out of range for UInt8"),
+        (#"{"count":1.5}"#, "the number 1.5 at byte 9 is not a whole number, as Int needs"),
+        (#"{"count":1,"ratio":1e400}"#, "the number 1e400 at byte 19 is out of range for Double"),
+    ])
+    func aNumberOutOfRangeIsSaidToBeOne(json: String, expected: String) {
+        #expect(message(json) == expected)
+    }
+
+    @Test func aLongNumberIsShownCut() {
+        let digits = String(repeating: "9", count: 500)
+        #expect(message(#"{"count":\#(digits)}"#) == "the number \(String(repeating: "9", count: 40))… (500 characters) at byte 9 is out of range for Int")
+    }
+
+    /// Invalid JSON stays JSONDecoder's word, even with a number problem before it.
+    @Test func invalidJSONIsStillInvalidJSON() {
+        for json in [#"{"count":123456789012345678901"#, #"{"count":123456789012345678901} trailing"#] {
+            let said = message(json)
+            #expect(said != "decoded" && !said.contains("the number"), "\(said)")
+        }
+    }
+
+    @Test func numbersThatFitDecode() {
+        #expect(message(#"{"count":-9223372036854775808,"small":255,"ratio":1.7976931348623157e308}"#) == "decoded")
+    }
+}

@@ -26,10 +26,27 @@ import Foundation
     }
 
     /// The fast path, then `fallback` when it declines or the value does not decode.
+    ///
+    /// `JSONDecoder` (on Linux) calls a number its type cannot hold "not valid JSON", with no
+    /// coding path. When the fast path found such a number and the text is valid JSON, the error
+    /// says what it is instead: "the number 123456789012345678901 is out of range for Int".
     public func decode<Value: Decodable>(_ type: Value.Type, from text: String, fallback: JSONDecoder) throws -> Value {
         var text = text
         if let value = text.withUTF8({ read(Value.self, from: $0) }) { return value }
-        return try fallback.decode(Value.self, from: Data(text.utf8))
+        let numberProblem = session.numberProblem
+        do {
+            return try fallback.decode(Value.self, from: Data(text.utf8))
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            guard let numberProblem, text.withUTF8(Self.isOneJSONValue) else { throw DecodingError.dataCorrupted(context) }
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [], debugDescription: numberProblem, underlyingError: DecodingError.dataCorrupted(context)))
+        }
+    }
+
+    /// Whether `bytes` are one JSON value and nothing more.
+    private static func isOneJSONValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var scanner = JSONScanner(bytes)
+        return (try? scanner.skipValue()) != nil && (try? scanner.expectEnd()) != nil
     }
 
     /// The fast path alone: `nil` when it declined, or when `JSONDecoder` fails too.
@@ -61,6 +78,8 @@ final class DecodingSession {
     private struct State {
         var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         var declined = false
+        /// The first number the fast path found its type cannot hold, said for people.
+        var numberProblem: String?
         /// The furthest offset any value was read to.
         var end = 0
         /// Each container's members (an array's elements with an empty key), in one buffer: a
@@ -89,6 +108,7 @@ final class DecodingSession {
     }
 
     var declined: Bool { state.pointee.declined }
+    var numberProblem: String? { state.pointee.numberProblem }
     var end: Int { state.pointee.end }
     var generation: Int { state.pointee.generation }
     var memberCount: Int { state.pointee.members.count }
@@ -96,6 +116,7 @@ final class DecodingSession {
     func begin(_ bytes: UnsafeBufferPointer<UInt8>) {
         state.pointee.bytes = bytes
         state.pointee.declined = false
+        state.pointee.numberProblem = nil
         state.pointee.end = 0
         state.pointee.members.removeAll(keepingCapacity: true)
         state.pointee.cursors.removeAll(keepingCapacity: true)
@@ -174,6 +195,30 @@ final class DecodingSession {
 
     func reached(_ offset: Int) {
         if offset > state.pointee.end { state.pointee.end = offset }
+    }
+
+    /// Declines a number at `offset` that `T` cannot hold, and keeps the first such for the
+    /// error `JSONDecoder` gives the same payload (see `ScannerDecoding.decode`).
+    func declineNumber<T>(_ type: T.Type, at offset: Int, _ reason: String) -> JSONReadError {
+        if state.pointee.numberProblem == nil {
+            let bytes = state.pointee.bytes[offset...].prefix { Self.isNumberByte($0) }
+            // A server may send a megabyte of digits: the message shows the first 40.
+            let shown = String(decoding: bytes.prefix(40), as: UTF8.self) + (bytes.count > 40 ? "… (\(bytes.count) characters)" : "")
+            let whole = !bytes.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            let what: String
+            if T.self is any FixedWidthInteger.Type {
+                what = whole ? "is out of range for \(T.self)" : "is not a whole number, as \(T.self) needs"
+            } else {
+                what = reason.contains("too small") ? "is too small for \(T.self)" : "is out of range for \(T.self)"
+            }
+            state.pointee.numberProblem = "the number \(shown) at byte \(offset) \(what)"
+        }
+        return decline(reason)
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
     }
 
     /// Marks the decode as declined; the error to throw (any type catching it changes nothing).
@@ -262,6 +307,7 @@ struct ScannerValue: SingleValueDecodingContainer {
             session.reached(reader.scanner.offset)
             return value
         } catch {
+            if kind == .number { throw session.declineNumber(T.self, at: offset, error.reason) }
             throw session.decline(error.reason)
         }
     }
