@@ -68,6 +68,29 @@ struct SwiftNaming {
         ("Indirect", "the box that lets a type contain itself"),
         ("InPlaceDecoding", "the guard against an allOf that contains itself"), ("_Concurrency", "the concurrency module's name"),
     ]
+    /// Types an app's own code names, by module: generated files go into the app's module, so a
+    /// top-level type of one of these names would shadow it there (`Result<Int, any Error>` beside
+    /// a schema named `Result` no longer compiles). A spec type of such a name gets a suffix and a
+    /// warning; `x-swift-name` or `names:` chooses another.
+    static let standardTypeNames: [(module: String, names: [String])] = [
+        ("Swift", [
+            "Result", "Error", "Never", "Optional", "Array", "Dictionary", "Set", "String", "Substring", "Character", "Int",
+            "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float", "Bool", "Void",
+            "Codable", "Decodable", "Encodable", "Hashable", "Equatable", "Comparable", "Identifiable", "Sendable", "Sequence",
+            "Collection", "Range", "Duration", "Clock", "Task", "TaskGroup", "AsyncStream", "AsyncSequence", "Actor", "MainActor",
+            "CustomStringConvertible",
+        ]),
+        ("Foundation", [
+            "Data", "Date", "URL", "UUID", "Decimal", "Locale", "TimeZone", "Calendar", "Notification", "NotificationCenter",
+            "JSONDecoder", "JSONEncoder", "URLSession", "URLRequest", "DateFormatter", "Bundle", "FileManager", "Measurement",
+            "Timer", "ProcessInfo",
+        ]),
+        ("ChannelRuntime", [
+            "JSONValue", "ChannelEventHub", "ChannelUpdate", "ChannelUpdates", "ChannelEnvelope", "SubscriptionStatus",
+            "ConnectionState", "ServiceError", "ChannelEndpoint", "ChannelAuthorization", "SwitchableConnection",
+        ]),
+    ]
+
     /// Type names that mean something else after a `.` (`Outer.Type` is a metatype) or cannot be declared.
     static let reservedTypeNames = ["Type", "Protocol", "Self", "Any"]
 
@@ -85,6 +108,9 @@ struct SwiftNaming {
         var topLevel = Scope(what: "type")
         topLevel.reserve(channelsNamespace.name, "the channel constants")
         for (name, description) in Self.reservedTopLevel { topLevel.reserve(name, description) }
+        for (module, names) in Self.standardTypeNames {
+            for name in names { topLevel.reserve(name, "\(module)'s '\(name)', which the app's own code in this module would no longer see") }
+        }
         // Not the client module's name: the mocks must name every type as the client run did, and
         // that run does not know it. A type named like its module still compiles in the mocks,
         // which refer to it unqualified.
@@ -128,7 +154,9 @@ struct SwiftNaming {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         // The names visible inside a type: the top level's, then each enclosing type's nested names.
         var visibleInside: [String: [Set<String>]] = [:]
-        let topLevelNames = [topLevel.names]
+        // The standard types reserved above are not declared here: a nested type may take their
+        // names (`Payload.String`), which the generated code qualifies (`Swift.String`).
+        let topLevelNames = [topLevel.names.subtracting(Self.standardTypeNames.flatMap(\.names))]
         for type in api.types {
             guard let parent = types[type.id] else { continue }
             let visible = visibleInside[type.id] ?? topLevelNames
