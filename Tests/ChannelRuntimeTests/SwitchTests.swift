@@ -50,6 +50,38 @@ struct SwitchTests {
         #expect(received == [#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
         await connection.disconnect()
     }
+    /// Issue 62: behind a switchable connection, events that did not fit its buffer (between the
+    /// transport and the hub) were dropped with no count, no log and no gap. Now every event is
+    /// delivered or counted, and the first after a loss says how many went.
+    @Test func anOverflowBehindTheSwitchIsCountedAndCarriedAsAGap() async throws {
+        let hub = InMemoryEventStreamTransport()
+        let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
+        let sse = SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), transport: hub, logger: Self.quiet)
+        let connection = SwitchableConnection(["sse": sse], using: "sse", logger: Self.quiet)
+        // An own stream: its final event ends the forwarder, so the test knows all was forwarded.
+        let job = try await connection.subscribe(ChannelRequest(channel: "/jobs/j1", isOwnStream: true, finalEventNames: ["done"]))
+        await connection.start()
+        let stream = try await hub.nextStream()
+        let sent = 12_000  // past the buffer's 10 000 events, while nobody reads
+        var body = ""
+        for n in 1...sent { body += "event: progress\ndata: {\"n\":\(n)}\n\n" }
+        stream.writer.yield(Array((body + "event: done\ndata: {}\n\n").utf8))
+        let reader = try #require(job.reader)
+        try await eventually("everything forwarded") { reader.buffered.ended }
+        var (received, counted) = (0, 0)
+        var last = ""
+        while let event = await reader.next() {
+            received += 1
+            counted += event.droppedBefore
+            last = event.text
+        }
+        #expect(last == "{}")
+        #expect(received <= 10_000)
+        #expect(received + counted == sent + 1, "\(received) received, \(counted) counted as dropped")
+        #expect(sse.metrics.snapshot().channels["/jobs/j1"]?.overflowed == counted)
+        await connection.disconnect()
+    }
+
     /// Found by the 200-switch case, which took 16 s: a renewal (a changed channel set opens a new
     /// Server-Sent Events request) still pending when its session ended held back the next
     /// session's, so a channel subscribed on the new session was not asked for until a connect

@@ -319,11 +319,11 @@ package enum BatchedStream<Element: Sendable> {
             handler?(reason)
         }
 
-        /// The weight buffered, and whether a writer waits for room.
-        var weightAndWaiting: (weight: Int, writerWaits: Bool) {
+        /// The weight buffered, whether a writer waits for room, and whether the stream ended.
+        var weightAndWaiting: (weight: Int, writerWaits: Bool, ended: Bool) {
             lock.lock()
             defer { lock.unlock() }
-            return (totalWeight, roomWaiter != nil)
+            return (totalWeight, roomWaiter != nil, isEnded)
         }
 
         func waitForRoom(weight: Int) async {
@@ -452,9 +452,10 @@ package enum BatchedStream<Element: Sendable> {
             taken = .allocate(capacity: storage.batchLimit)
         }
 
-        /// What waits for this reader, by weight, and whether the writer waits for room: how a
-        /// test sees a transport hold its source back.
-        package var buffered: (weight: Int, writerWaits: Bool) { storage.weightAndWaiting }
+        /// What waits for this reader, by weight, whether the writer waits for room, and whether
+        /// the writer finished: how a test sees a transport hold its source back, or a forwarder
+        /// done, without reading.
+        package var buffered: (weight: Int, writerWaits: Bool, ended: Bool) { storage.weightAndWaiting }
 
         deinit {
             (taken + nextIndex).deinitialize(count: end - nextIndex)
