@@ -85,6 +85,14 @@ enum TestSupport {
         try await runProgram(models: [models], main: mainFile, in: work)
     }
 
+    /// Writes `main` as `main.swift` in `work` and runs it with the `Models.swift` that `generate`
+    /// wrote into `output`.
+    static func runProgram(main: String, withModelsIn output: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
+        let file = work.appendingPathComponent("main.swift")
+        try main.write(to: file, atomically: true, encoding: .utf8)
+        return try await runProgram(models: output.appendingPathComponent("Models.swift"), main: file, in: work)
+    }
+
     /// `runProgram` with several model files (each generation in its own namespace).
     static func runProgram(models: [URL], main mainFile: URL, in work: URL) async throws -> (build: ChildProcess.Output, stdout: String) {
         let binary = work.appendingPathComponent("program")

@@ -71,8 +71,7 @@ struct UnionRoutingTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let (result, output) = try await TestSupport.generate(spec: Self.spec, named: "spec.yaml", in: work)
         #expect(result.status == 0, "\(result.stderr)")
-        let main = work.appendingPathComponent("main.swift")
-        try #"""
+        let main = #"""
             import Foundation
             func live(_ json: String) -> String {
                 switch try? JSONDecoder().decode(LiveMessage.self, from: Data(json.utf8)) {
@@ -106,8 +105,8 @@ struct UnionRoutingTests {
             print(note(#"{"id":"7","detail":"d"}"#))
             print(note(#"{"text":"t"}"#))
             print(note(#"{}"#))
-            """#.write(to: main, atomically: true, encoding: .utf8)
-        let run = try await TestSupport.runProgram(models: output.appendingPathComponent("Models.swift"), main: main, in: work)
+            """#
+        let run = try await TestSupport.runProgram(main: main, withModelsIn: output, in: work)
         #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout == """
             turn hello world

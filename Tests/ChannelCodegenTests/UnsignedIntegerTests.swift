@@ -32,8 +32,7 @@ struct UnsignedIntegerTests {
         #expect(result.status == 0, "\(result.stderr)")
         let models = try String(contentsOf: output.appendingPathComponent("Models.swift"), encoding: .utf8)
         #expect(models.contains("public var id: UInt64") && models.contains("public var small: UInt32"), "\(models)")
-        let main = work.appendingPathComponent("main.swift")
-        try #"""
+        let main = #"""
             import Foundation
             let text = #"{"id":18446744073709551615,"small":4294967295}"#
             let fast = ScannerDecoding().read(Tick.self, from: text)
@@ -43,8 +42,8 @@ struct UnsignedIntegerTests {
             encoder.outputFormatting = .sortedKeys  // the key order is otherwise the dictionary's
             print(String(decoding: try encoder.encode(fast!), as: UTF8.self))
             print(ScannerDecoding().read(Tick.self, from: #"{"id":-1,"small":0}"#) == nil)
-            """#.write(to: main, atomically: true, encoding: .utf8)
-        let run = try await TestSupport.runProgram(models: output.appendingPathComponent("Models.swift"), main: main, in: work)
+            """#
+        let run = try await TestSupport.runProgram(main: main, withModelsIn: output, in: work)
         #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout == """
             18446744073709551615 4294967295 18446744073709551615 4294967295

@@ -121,4 +121,11 @@ public struct RawChannelSubscription: Sendable {
         self.events = events
         self.reader = reader
     }
+
+    /// The next event: from the connection's batched reader when it made one (no `AsyncStream`
+    /// work per element), else from `events` through `iterator` (made from `events`).
+    package func next(_ iterator: inout AsyncStream<RawChannelEvent>.Iterator) async -> RawChannelEvent? {
+        if let reader { return await reader.next() }
+        return await iterator.next()
+    }
 }

@@ -243,7 +243,7 @@ extension SwitchableConnection {
                 Task {
                     var events = inner.events.makeAsyncIterator()
                     var overflowing = false
-                    while let event = await (inner.reader != nil ? inner.reader!.next() : events.next()) {
+                    while let event = await inner.next(&events) {
                         guard !Task.isCancelled else { return }
                         let dropped = continuation.send(event, weight: event.weight, markingGap: RawChannelEvent.markGap)
                         if dropped > 0 {

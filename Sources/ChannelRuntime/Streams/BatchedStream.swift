@@ -320,7 +320,7 @@ package enum BatchedStream<Element: Sendable> {
         }
 
         /// The weight buffered, whether a writer waits for room, and whether the stream ended.
-        var weightAndWaiting: (weight: Int, writerWaits: Bool, ended: Bool) {
+        var bufferState: (weight: Int, writerWaits: Bool, ended: Bool) {
             lock.lock()
             defer { lock.unlock() }
             return (totalWeight, roomWaiter != nil, isEnded)
@@ -455,7 +455,7 @@ package enum BatchedStream<Element: Sendable> {
         /// What waits for this reader, by weight, whether the writer waits for room, and whether
         /// the writer finished: how a test sees a transport hold its source back, or a forwarder
         /// done, without reading.
-        package var buffered: (weight: Int, writerWaits: Bool, ended: Bool) { storage.weightAndWaiting }
+        package var buffered: (weight: Int, writerWaits: Bool, ended: Bool) { storage.bufferState }
 
         deinit {
             (taken + nextIndex).deinitialize(count: end - nextIndex)

@@ -169,7 +169,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
         // Per event, this generic code (not specialized for the subscription type) builds no
         // optionals or tuples of the event type: each would cost a metadata lookup.
         var events = raw.events.makeAsyncIterator()
-        while let event = await nextEvent(of: raw, from: &events) {
+        while let event = await raw.next(&events) {
             if event.droppedBefore > 0 { noteDroppedUndecoded(event.droppedBefore, context) }
             if let sharedAddress, sharedAddress.isOtherChannelsEvent(event.text) {
                 metrics.channel(channel, template: Subscription.template.address) { $0.otherChannels += 1 }
@@ -326,13 +326,6 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
             ])
         }
     }
-}
-
-/// The subscription's next event: from the connection's batched reader when it made one (no
-/// `AsyncStream` work per element), else from its stream.
-private func nextEvent(of subscription: RawChannelSubscription, from events: inout AsyncStream<RawChannelEvent>.Iterator) async -> RawChannelEvent? {
-    if let reader = subscription.reader { return await reader.next() }
-    return await events.next()
 }
 
 /// What delivering one event came to.
