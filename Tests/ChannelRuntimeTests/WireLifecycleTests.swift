@@ -1,5 +1,5 @@
 import AppSyncRuntime
-import ChannelRuntime
+@_spi(Transport) import ChannelRuntime
 import ChannelRuntimeTesting
 import Foundation
 import Logging
@@ -76,6 +76,19 @@ struct WireLifecycleTests {
             clock.advance(by: time)
             await settle()
             #expect(sessionsOpened == 1, sourceLocation: sourceLocation)
+        }
+
+        /// Tasks of the connection alive now (its roots and their children).
+        var liveTasks: Int {
+            get async {
+                switch connection.lifecycle {
+                case let driver as ConnectionDriver: return await driver.liveTasks
+                case let group as OwnStreamGroup: return await group.liveTasks
+                default:
+                    Issue.record("an unknown lifecycle: \(type(of: connection.lifecycle))")
+                    return -1
+                }
+            }
         }
 
         /// Lets every task that can run, run.
@@ -168,5 +181,27 @@ struct WireLifecycleTests {
         second.send(#"{"n":1}"#)
         try await events.waitFor(count: 1)
         await rig.connection.disconnect()
+    }
+
+    /// Every task of a connection is a child of its root: once `disconnect()` returns, none is alive,
+    /// also with a reconnect delay running when it was called, and again after a restart.
+    @Test(arguments: Wire.allCases)
+    func nothingOfTheConnectionIsAliveAfterDisconnect(_ wire: Wire) async throws {
+        let (rig, events, first) = try await Self.connected(wire)
+        first.send(#"{"n":1}"#)
+        try await events.waitFor(count: 1)
+        #expect(await rig.liveTasks > 1)
+        first.end()
+        try await rig.clock.waitForSleeper(until: .seconds(2))  // the reconnect delay
+        await rig.connection.disconnect()
+        #expect(await rig.liveTasks == 0)
+
+        await rig.connection.start()
+        let second = try await rig.acceptSession()
+        try await rig.waitForState(.connected)
+        second.send(#"{"n":2}"#)
+        try await events.waitFor(count: 2)
+        await rig.connection.disconnect()
+        #expect(await rig.liveTasks == 0)
     }
 }

@@ -116,32 +116,35 @@ package final class ConnectionStatusBoard: Sendable {
     }
 }
 
-/// The timers a `ConnectionStateMachine` asks a connection to run, on the connection's clock.
+/// The timers a `ConnectionStateMachine` asks a connection to run, on the connection's clock, each a
+/// child of the connection's `ConnectionTasks`.
 ///
 /// Each start gets a token; a timer that fires after it was cancelled or restarted is recognised by
 /// its stale token and ignored (`take`), so the machine only ever hears of the timers it expects.
 package struct MachineTimers: Sendable {
-    private var running: [ConnectionStateMachine.Timer: (token: Int, task: Task<Void, Never>)] = [:]
+    private var running: [ConnectionStateMachine.Timer: (token: Int, stop: ChildStop)] = [:]
     private var nextToken = 0
 
     package init() {}
 
-    /// Starts (or restarts) `timer`; `fire` runs with its token once `delay` passed on `clock`.
+    /// Starts (or restarts) `timer` in `tasks`; `fire` runs with its token once `delay` passed on `clock`.
     package mutating func start(
-        _ timer: ConnectionStateMachine.Timer, after delay: Duration, on clock: RuntimeClock,
+        _ timer: ConnectionStateMachine.Timer, after delay: Duration, on clock: RuntimeClock, in tasks: ConnectionTasks,
         fire: @escaping @Sendable (ConnectionStateMachine.Timer, Int) async -> Void
     ) {
-        running.removeValue(forKey: timer)?.task.cancel()
+        running.removeValue(forKey: timer)?.stop.stop()
         nextToken += 1
         let token = nextToken
-        running[timer] = (token, Task {
+        let stop = ChildStop()
+        running[timer] = (token, stop)
+        tasks.add(stoppedBy: stop) {
             do { try await clock.sleep(for: delay) } catch { return }
             await fire(timer, token)
-        })
+        }
     }
 
     package mutating func cancel(_ timer: ConnectionStateMachine.Timer) {
-        running.removeValue(forKey: timer)?.task.cancel()
+        running.removeValue(forKey: timer)?.stop.stop()
     }
 
     /// Whether `token` is `timer`'s current run (which is then over).

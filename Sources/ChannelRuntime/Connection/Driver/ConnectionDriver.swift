@@ -54,10 +54,15 @@ package actor ConnectionDriver {
     private struct OpenSession {
         let id: ConnectionStateMachine.SessionID
         let wire: any WireSession
-        let reader: Task<Void, Never>
+        let reader: ChildStop
     }
 
-    private var opening: (id: ConnectionStateMachine.SessionID, task: Task<Void, Never>)?
+    /// The connection's one root task and the children it runs (`ConnectionTasks`): from the first
+    /// `start()` to the `disconnect()` that ends it.
+    private var root: (task: Task<Void, Never>, children: ConnectionTasks)?
+    /// The root's children, readable without a hop (a subscription's end is told from any thread).
+    private nonisolated let currentChildren = LockedValue<ConnectionTasks?>(nil)
+    private var opening: (id: ConnectionStateMachine.SessionID, stop: ChildStop)?
     private var session: OpenSession? {
         didSet { refreshConnectedWire() }
     }
@@ -65,7 +70,7 @@ package actor ConnectionDriver {
     private nonisolated let connectedWire = LockedValue<(any WireSession)?>(nil)
     private var lastActivityAt: Duration = .zero
     /// The pending renewal (`SubscribeReply.needsNewSession`) and the session it renews.
-    private var renewal: (session: ConnectionStateMachine.SessionID, task: Task<Void, Never>)?
+    private var renewal: (session: ConnectionStateMachine.SessionID, stop: ChildStop)?
 
     private struct Sink {
         let channel: String
@@ -86,6 +91,10 @@ package actor ConnectionDriver {
     /// (at most 15 bytes) to be a Swift small string, so reading it from a frame allocates nothing.
     private var subscriptionsMade = 0
 
+    deinit {
+        root?.children.end()
+    }
+
     package init(wire: any Wire, settings: Settings, clock: RuntimeClock, metrics: RuntimeMetrics, logger: Logger) {
         self.wire = wire
         self.settings = settings
@@ -97,12 +106,38 @@ package actor ConnectionDriver {
 
     // MARK: Lifecycle
 
-    package func start() { run(machine.start()) }
+    package func start() {
+        _ = children
+        run(machine.start())
+    }
 
+    /// Stops the connection (its transport closed, at the latest after the close grace period), then
+    /// ends the root: once this returns, no task of the connection is alive (unless `start()` was
+    /// called again meanwhile).
     package func disconnect() async {
         run(machine.stop())
         await board.waitUntilStopped()
+        // A `start()` while this waited keeps the connection, and its root, running.
+        guard machine.state == .disconnected, let root else { return }
+        self.root = nil
+        currentChildren.withLock { $0 = nil }
+        root.children.end()
+        await root.task.value
     }
+
+    /// The root's children, the root started first when there is none.
+    private var children: ConnectionTasks {
+        if let root { return root.children }
+        let children = ConnectionTasks()
+        // Not a child: `start()` returns at once, so the connection's root needs a task of its own;
+        // `disconnect()` ends it and waits for it.
+        root = (Task { await children.run() }, children)
+        currentChildren.withLock { $0 = children }
+        return children
+    }
+
+    /// Tasks of this connection alive now: the root and its children (a testing hook).
+    package var liveTasks: Int { root.map { 1 + $0.children.liveChildren } ?? 0 }
 
     package func suspend() async {
         run(machine.suspend())
@@ -144,26 +179,28 @@ package actor ConnectionDriver {
     private func perform(_ action: ConnectionStateMachine.Action) {
         switch action {
         case .openTransport(let id):
-            opening = (id, Task { await self.open(id) })
+            let stop = ChildStop()
+            opening = (id, stop)
+            children.add(stoppedBy: stop) { await self.open(id) }
         case .sendHandshake(let id):
             guard let session, session.id == id else { return }
             lastActivityAt = clock.now()
             session.wire.sendHandshake()
         case .sendSubscribe(let id, let channel):
             guard let session else { return }
-            Task { await self.subscribe(id, channel: channel, on: session) }
+            children.add { await self.subscribe(id, channel: channel, on: session) }
         case .sendUnsubscribe(let id):
             session?.wire.unsubscribe(id)
         case .sendProbe(let id):
             guard let session, session.id == id else { return }
-            Task { await self.probe(session) }
+            children.add { await self.probe(session) }
         case .closeTransport(let id):
             guard let session, session.id == id else { return }
             session.wire.close()
         case .abortTransport(let id):
             abort(id)
         case .startTimer(let timer, let delay):
-            timers.start(timer, after: delay, on: clock) { timer, token in await self.timerFired(timer, token: token) }
+            timers.start(timer, after: delay, on: clock, in: children) { timer, token in await self.timerFired(timer, token: token) }
         case .cancelTimer(let timer):
             timers.cancel(timer)
         case .sessionEnded(let id):
@@ -202,13 +239,17 @@ package actor ConnectionDriver {
             opened.abort()
             return
         }
-        let reader = Task {
-            let end = await opened.receive { input in self.handle(input, on: id) }
-            self.transportEnded(id, end)
-        }
+        let reader = ChildStop()
+        children.add(stoppedBy: reader) { await self.read(opened, id) }
         session = OpenSession(id: id, wire: opened, reader: reader)
         lastActivityAt = clock.now()
         run(machine.transportOpened(id))
+    }
+
+    /// Reads `session` until it ends: every frame is handled on this actor as it is read.
+    private func read(_ session: any WireSession, _ id: ConnectionStateMachine.SessionID) async {
+        let end = await session.receive { input in self.handle(input, on: id) }
+        transportEnded(id, end)
     }
 
     private func transportEnded(_ id: ConnectionStateMachine.SessionID, _ end: ConnectionEnd) {
@@ -222,13 +263,13 @@ package actor ConnectionDriver {
     /// nothing more is read from it.
     private func abort(_ id: ConnectionStateMachine.SessionID) {
         if let opening, opening.id == id {
-            opening.task.cancel()
+            opening.stop.stop()
             self.opening = nil
         }
         guard let session, session.id == id else { return }
         self.session = nil
         session.wire.abort()
-        session.reader.cancel()
+        session.reader.stop()
     }
 
     /// Asks `session` whether it is alive; the machine's probe timer bounds the wait.
@@ -343,7 +384,15 @@ package actor ConnectionDriver {
         let id = "sub\(subscriptionsMade)"
         let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader(
             bufferingPolicy: .bufferingNewest(Self.undecodedLimit.events), weightLimit: Self.undecodedLimit.bytes)
-        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        continuation.onTermination = { _ in
+            let unsubscribe: ConnectionTasks.Work = { await self.unsubscribe(id) }
+            guard self.currentChildren.withLock({ $0 })?.add(unsubscribe) == true else {
+                // Not a child: no root runs (the connection never started, or was disconnected), and
+                // the subscription's end must still be told now, from this synchronous callback.
+                Task { await unsubscribe() }
+                return
+            }
+        }
         sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
         return RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
@@ -362,14 +411,15 @@ package actor ConnectionDriver {
             // One renewal per session: the changes gathered meanwhile go with it. One pending for
             // an earlier session (that ended before it fired) must not hold this one back.
             if let renewal, renewal.session == session.id { return }
-            renewal?.task.cancel()
+            renewal?.stop.stop()
             let clock = self.clock
             let delay = settings.renewalDelay
-            // Not a child: the driver's tasks have no common root yet; it ends with its delay.
-            renewal = (session.id, Task {
-                try? await clock.sleep(for: delay)
-                self.renew(session.id)
-            })
+            let stop = ChildStop()
+            renewal = (session.id, stop)
+            children.add(stoppedBy: stop) {
+                do { try await clock.sleep(for: delay) } catch { return }
+                await self.renew(session.id)
+            }
         case .failed(let errors):
             run(machine.subscribeRejected(session.id, id: id, errors: errors))
         }

@@ -28,7 +28,9 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         let channel: String
         var state: ConnectionState = .idle
         var started = false
-        var watchers: [Task<Void, Never>] = []
+        /// The root whose children watch this stream's statuses and states (none after a disconnect
+        /// until the next start).
+        var watchedBy: ConnectionTasks?
     }
 
     private var streams: [String: OwnStream] = [:]
@@ -36,7 +38,10 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     private var sharedState: ConnectionState = .idle
     /// The merged state and the own streams' statuses, for observers.
     private let board = ConnectionStatusBoard()
-    private var sharedWatcher: Task<Void, Never>?
+    /// The group's root task and its children (the watchers of each driver's statuses and states):
+    /// from the first start (or observer) to the `disconnect()` that ends it.
+    private var root: (task: Task<Void, Never>, children: ConnectionTasks)?
+    private var sharedWatchedBy: ConnectionTasks?
 
     /// The shared stream's resumption point only: an own stream is one job's, which a switch of
     /// transport does not carry.
@@ -48,8 +53,28 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     }
 
     deinit {
-        sharedWatcher?.cancel()
-        for stream in streams.values { for watcher in stream.watchers { watcher.cancel() } }
+        root?.children.end()
+    }
+
+    /// The root's children, the root started first when there is none.
+    private var children: ConnectionTasks {
+        if let root { return root.children }
+        let children = ConnectionTasks()
+        // Not a child: the group's calls return at once, so its watchers need a root of their own;
+        // `disconnect()` ends it and waits for it.
+        root = (Task { await children.run() }, children)
+        return children
+    }
+
+    /// Tasks of this connection alive now: the group's root and its children, and every driver's
+    /// (a testing hook).
+    package var liveTasks: Int {
+        get async {
+            var count = root.map { 1 + $0.children.liveChildren } ?? 0
+            count += await shared.liveTasks
+            for stream in streams.values { count += await stream.driver.liveTasks }
+            return count
+        }
     }
 
     // MARK: Own streams
@@ -63,21 +88,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         let id = "stream\(streamsMade)"
         streams[id] = OwnStream(driver: driver, innerID: inner.id, channel: request.channel)
         board.setStatus(await driver.status(ofSubscription: inner.id) ?? .subscribing, of: id)
-        let statuses = await driver.statusUpdates(ofSubscription: inner.id)
-        let states = await driver.stateUpdates()
-        streams[id]?.watchers = [
-            Task { [weak self] in
-                for await status in statuses { await self?.setStatus(status, of: id) }
-                // The subscription ended (unsubscribed, or its final event came): so does its stream.
-                await self?.ended(id)
-            },
-            Task { [weak self] in
-                for await state in states {
-                    guard let self else { return }
-                    await self.streamStateChanged(state, of: id)
-                }
-            },
-        ]
+        await watch(id)
         switch lifecycle {
         case .running:
             await startStream(id)
@@ -85,6 +96,29 @@ package actor OwnStreamGroup: ConnectionLifecycle {
             break  // started with the connection
         }
         return RawChannelSubscription(id: id, channel: inner.channel, events: inner.events, reader: inner.reader)
+    }
+
+    /// Watches own stream `id`'s statuses and states, in children of the current root.
+    private func watch(_ id: String) async {
+        guard let stream = streams[id] else { return }
+        let children = self.children
+        guard stream.watchedBy !== children else { return }
+        streams[id]?.watchedBy = children
+        let statuses = await stream.driver.statusUpdates(ofSubscription: stream.innerID)
+        let states = await stream.driver.stateUpdates()
+        // Weak: the group must not outlive its connection (its deinit ends the root).
+        children.add { [weak self] in
+            for await status in statuses { await self?.setStatus(status, of: id) }
+            // The subscription ended (unsubscribed, or its final event came): so does its stream.
+            // A watcher cancelled by a disconnect says nothing: the stream is still registered.
+            if !Task.isCancelled { await self?.ended(id) }
+        }
+        children.add { [weak self] in
+            for await state in states {
+                guard let self else { return }
+                await self.streamStateChanged(state, of: id)
+            }
+        }
     }
 
     private func startStream(_ id: String) async {
@@ -113,7 +147,6 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     private func ended(_ id: String) async {
         guard let stream = streams.removeValue(forKey: id) else { return }
         board.forget(id)
-        for watcher in stream.watchers { watcher.cancel() }
         publishState()
         await stream.driver.disconnect()
     }
@@ -121,10 +154,12 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     // MARK: State
 
     private func watchSharedState() {
-        guard sharedWatcher == nil else { return }
+        let children = self.children
+        guard sharedWatchedBy !== children else { return }
+        sharedWatchedBy = children
         let shared = self.shared
         // Weak: the shared stream's states never end, and the group must not outlive its connection.
-        sharedWatcher = Task { [weak self] in
+        children.add { [weak self] in
             for await state in await shared.stateUpdates() {
                 guard let self else { return }
                 await self.sharedStateChanged(state)
@@ -173,6 +208,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
 
     package func start() async {
         watchSharedState()
+        for id in streams.keys.sorted() { await watch(id) }
         lifecycle = .running
         await shared.start()
         for id in streams.keys.sorted() {
@@ -180,10 +216,16 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         }
     }
 
+    /// Stops every stream, then ends the group's root: once this returns, no task of the connection
+    /// is alive (unless `start()` was called again meanwhile).
     package func disconnect() async {
         lifecycle = .stopped
         await shared.disconnect()
         for stream in streams.values { await stream.driver.disconnect() }
+        guard lifecycle == .stopped, let root else { return }
+        self.root = nil
+        root.children.end()
+        await root.task.value
     }
 
     package func suspend() async {

@@ -1,0 +1,142 @@
+/// Every task a connection runs, as children of one task group: the root `ConnectionDriver.start()`
+/// starts and `disconnect()` ends and awaits, so no task of the connection outlives it.
+///
+/// The driver asks for work synchronously (on its actor, as the state machine's actions come); the
+/// root adds each piece to its group. A group cancels its children only all together, so a child
+/// that must end before the rest (an open given up, a closed session's reader, a cancelled timer)
+/// runs under a `ChildStop` of its own.
+package final class ConnectionTasks: Sendable {
+    package typealias Work = @Sendable () async -> Void
+
+    private struct State {
+        var queued: [Work] = []
+        var waiting: CheckedContinuation<[Work]?, Never>?
+        var ending = false
+        /// Children added and not yet ended, queued ones included.
+        var live = 0
+    }
+
+    private let state = LockedValue(State())
+
+    package init() {}
+
+    /// Children alive now (a testing hook: after `disconnect()`, none).
+    package var liveChildren: Int { state.withLock { $0.live } }
+
+    /// Runs `work` as a child of the root; false (and nothing runs) once `end()` was called.
+    @discardableResult
+    package func add(_ work: @escaping Work) -> Bool {
+        let (accepted, waiting): (Bool, CheckedContinuation<[Work]?, Never>?) = state.withLock { state in
+            guard !state.ending else { return (false, nil) }
+            state.live += 1
+            guard let waiting = state.waiting else {
+                state.queued.append(work)
+                return (true, nil)
+            }
+            state.waiting = nil
+            return (true, waiting)
+        }
+        waiting?.resume(returning: [work])
+        return accepted
+    }
+
+    /// Runs `work` as a child that `stop` ends on its own.
+    package func add(stoppedBy stop: ChildStop, _ work: @escaping Work) {
+        add { await stop.run(work) }
+    }
+
+    /// The children stop: the root cancels them and returns once every one has ended.
+    package func end() {
+        let waiting: CheckedContinuation<[Work]?, Never>? = state.withLock { state in
+            state.ending = true
+            state.live -= state.queued.count
+            state.queued.removeAll()
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume(returning: nil)
+    }
+
+    /// The root: runs every piece of work as a child until `end()` (or until the calling task is
+    /// cancelled), then cancels the children and waits for them.
+    package func run() async {
+        await withTaskCancellationHandler {
+            await withDiscardingTaskGroup { group in
+                while let batch = await next() {
+                    for work in batch {
+                        group.addTask {
+                            await work()
+                            self.state.withLock { $0.live -= 1 }
+                        }
+                    }
+                }
+                group.cancelAll()
+            }
+        } onCancel: {
+            end()
+        }
+    }
+
+    private func next() async -> [Work]? {
+        await withCheckedContinuation { continuation in
+            let ready: [Work]?? = state.withLock { state in
+                if state.ending { return .some(nil) }
+                guard state.queued.isEmpty else {
+                    defer { state.queued.removeAll() }
+                    return .some(state.queued)
+                }
+                state.waiting = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+/// Ends one child of a `ConnectionTasks` group before the others: `stop()` cancels the work it runs
+/// (and the work's own end makes `stop()` a no-op).
+package final class ChildStop: Sendable {
+    private struct State {
+        var stopped = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = LockedValue(State())
+
+    package init() {}
+
+    package func stop() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            state.stopped = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Runs `work` until it returns or `stop()` is called, whichever comes first; then cancels it and
+    /// waits for it to end.
+    fileprivate func run(_ work: @escaping ConnectionTasks.Work) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask(operation: work)
+            group.addTask { await self.stopped() }
+            _ = await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Returns once `stop()` is called or the waiting task is cancelled (the work ended first).
+    private func stopped() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if !state.stopped { state.waiter = continuation }
+                    return state.stopped
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            stop()
+        }
+    }
+}
