@@ -484,6 +484,36 @@ struct ConnectionTests {
         }
     }
 
+    /// One sweeper times out every publish of a session: each at its own deadline (15 s after it was
+    /// sent), an answered one skipped, and a publish sent later never held up by an earlier one.
+    @Test func eachPublishTimesOutAtItsOwnDeadline() async throws {
+        let harness = Harness()
+        let server = try await harness.connect()
+        func publish(_ n: Int) async throws -> (Task<PublishResult, any Error>, id: String) {
+            let task = Task { try await harness.connection.publish(["{\"n\":\(n)}"], to: "ns/a") }
+            let message = try #require(await server.nextMessage())
+            return (task, try #require(message["id"] as? String))
+        }
+        let (first, _) = try await publish(1)  // sent at 0 s: due at 15 s
+        harness.clock.advance(by: .seconds(5))
+        let (second, secondID) = try await publish(2)  // 5 s: answered
+        harness.clock.advance(by: .seconds(5))
+        let (third, _) = try await publish(3)  // 10 s: due at 25 s
+        server.push(["type": "publish_success", "id": secondID, "successful": [["identifier": "e2", "index": 0]], "failed": []])
+        #expect(try await second.value.successful.count == 1)
+
+        try await harness.clock.waitForSleeper(until: .seconds(15))
+        harness.clock.advance(by: .seconds(5))
+        await #expect(throws: AppSyncError.timedOutAfterSending) { try await first.value }
+        // The third waits on: its deadline is the next the sweeper sleeps until.
+        try await harness.clock.waitForSleeper(until: .seconds(25))
+        #expect(harness.connection.publishesAwaitingAnswer == 1)
+        harness.clock.advance(by: .seconds(10))
+        await #expect(throws: AppSyncError.timedOutAfterSending) { try await third.value }
+        #expect(harness.connection.publishesAwaitingAnswer == 0)
+        await harness.connection.disconnect()
+    }
+
     /// Issue 44: a publish that had timed out was still sent once the server read again, so an app
     /// that retried published twice. A publish still queued when its time runs out is never sent;
     /// one already written says it may still be delivered.
@@ -494,8 +524,9 @@ struct ConnectionTests {
         let first = Task { try await harness.connection.publish([#"{"n":1}"#], to: "ns/a") }
         try await eventually("the first publish in the socket") { server.heldSendCount == 1 }
         let second = Task { try await harness.connection.publish([#"{"n":2}"#], to: "ns/a") }
+        // Both wait for an answer, the oldest one's deadline (the first to come) on the clock.
         try await eventually("both publishes waiting for an answer") {
-            harness.clock.pendingDeadlines.filter { $0 == .seconds(15) }.count == 2
+            harness.connection.publishesAwaitingAnswer == 2 && harness.clock.pendingDeadlines.contains(.seconds(15))
         }
         harness.clock.advance(by: .seconds(15))
         await #expect(throws: AppSyncError.timedOutAfterSending) { try await first.value }
@@ -521,7 +552,7 @@ struct ConnectionTests {
         }
         // Frames of about 3.2 KB: the one in the socket and two more fit in 10 000 bytes.
         try await eventually("three publishes waiting for an answer") {
-            harness.clock.pendingDeadlines.filter { $0 == .seconds(15) }.count == 3
+            harness.connection.publishesAwaitingAnswer == 3 && harness.clock.pendingDeadlines.contains(.seconds(15))
         }
         harness.clock.advance(by: .seconds(15))
         var outcomes: [String] = []

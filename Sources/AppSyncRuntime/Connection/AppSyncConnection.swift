@@ -70,6 +70,9 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection {
 
     // MARK: Publish
 
+    /// Publishes on the current session waiting for their answer (a testing hook).
+    package var publishesAwaitingAnswer: Int { wire.lastSession?.publishesAwaitingAnswer ?? 0 }
+
     /// Publishes 1–5 events (each a JSON text) over the WebSocket; per-event results come back.
     public func publish(_ events: [String], to channel: String) async throws(AppSyncError) -> PublishResult {
         guard (1...5).contains(events.count) else { throw .invalidPublish("a publish carries 1 to 5 events, not \(events.count)") }

@@ -41,11 +41,13 @@ final class AppSyncSession: WireSession {
     private let configuration: AppSyncConfiguration
     private let context: WireContext
     private let outbox: OutboundQueue
-    private let writer: Task<Void, Never>
+    /// Ends the writer at once (an abort); a close lets it send what is queued first.
+    private let writer = ChildStop()
+    /// Ends the sweeper of late publishes when the session ends.
+    private let sweeper = ChildStop()
 
     private struct Pending {
         let continuation: CheckedContinuation<PublishResult, any Error>
-        let timeout: Task<Void, Never>
         let sentAt: Duration
         /// Whether its frame was handed to the socket (then a time-out cannot take it back).
         var written = false
@@ -53,9 +55,25 @@ final class AppSyncSession: WireSession {
 
     private struct State {
         var publishes: [String: Pending] = [:]
+        /// Each waiting publish's deadline, in the order they were sent (which is the deadlines'
+        /// order: every publish waits the same `operationTimeout`). Answered ones are skipped.
+        var deadlines: [(id: String, at: Duration)] = []
+        var firstDeadline = 0
+        /// The sweeper, while it waits for a publish to wait for.
+        var sweeperWaiting: CheckedContinuation<Void, Never>?
         /// Each subscription's channel, for log lines.
         var channels: [String: String] = [:]
         var ended = false
+
+        /// The oldest deadline of a publish still waiting, answered ones dropped on the way.
+        mutating func oldestDeadline() -> (id: String, at: Duration)? {
+            while firstDeadline < deadlines.count, publishes[deadlines[firstDeadline].id] == nil { firstDeadline += 1 }
+            if firstDeadline >= 1_024, firstDeadline * 2 >= deadlines.count {
+                deadlines.removeFirst(firstDeadline)
+                firstDeadline = 0
+            }
+            return firstDeadline < deadlines.count ? deadlines[firstDeadline] : nil
+        }
     }
 
     private let state = LockedValue(State())
@@ -68,7 +86,7 @@ final class AppSyncSession: WireSession {
         self.outbox = outbox
         let diagnostics = context.diagnostics
         let state = self.state
-        writer = Task {
+        context.children.add(stoppedBy: writer) {
             while let frame = await outbox.next() {
                 defer { outbox.done(with: frame) }
                 // A publish that timed out before its turn is never sent: the app was told it failed.
@@ -79,6 +97,7 @@ final class AppSyncSession: WireSession {
                 }
             }
         }
+        context.children.add(stoppedBy: sweeper) { [weak self] in await self?.sweepLatePublishes() }
     }
 
     /// Marks a publish's frame as written; false when it is no longer waiting (timed out).
@@ -139,12 +158,12 @@ final class AppSyncSession: WireSession {
 
     func close() {
         outbox.finish()
-        Task { [socket] in await socket.close() }
+        context.children.add { [socket] in await socket.close() }
     }
 
     func abort() {
         socket.abort()
-        writer.cancel()
+        writer.stop()
         end()
     }
 
@@ -153,9 +172,13 @@ final class AppSyncSession: WireSession {
         outbox.finish()
         let waiting = state.withLock { state in
             state.ended = true
-            defer { state.publishes = [:] }
+            defer {
+                state.publishes = [:]
+                state.deadlines = []
+            }
             return state.publishes
         }
+        sweeper.stop()
         for id in waiting.keys.sorted() { finish(waiting[id]!, with: .failure(AppSyncError.connectionLost)) }
     }
 
@@ -223,17 +246,16 @@ final class AppSyncSession: WireSession {
         let timeout = configuration.operationTimeout
         let frame = ClientMessage.publish(id: id, channel: channel, events: events, authorization: headers).encoded()
         return try await withCheckedThrowingContinuation { continuation in
-            let timer = Task {
-                do { try await clock.sleep(for: timeout) } catch { return }
-                self.publishTimedOut(id)
+            let (registered, sweeper) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+                guard !state.ended else { return (false, nil) }
+                let now = clock.now()
+                state.publishes[id] = Pending(continuation: continuation, sentAt: now)
+                state.deadlines.append((id, now + timeout))
+                defer { state.sweeperWaiting = nil }
+                return (true, state.sweeperWaiting)
             }
-            let registered = state.withLock { state in
-                guard !state.ended else { return false }
-                state.publishes[id] = Pending(continuation: continuation, timeout: timer, sentAt: clock.now())
-                return true
-            }
+            sweeper?.resume()
             guard registered else {
-                timer.cancel()
                 return continuation.resume(throwing: AppSyncError.connectionLost)
             }
             switch outbox.enqueue(.publish(id: id, text: frame)) {
@@ -242,6 +264,46 @@ final class AppSyncSession: WireSession {
             case .finished: finishPublish(id, with: .failure(AppSyncError.connectionLost))
             }
         }
+    }
+
+    /// Publishes sent (or queued) and not yet answered, failed or timed out.
+    var publishesAwaitingAnswer: Int { state.withLock { $0.publishes.count } }
+
+    /// Fails publishes whose answer is late, as their deadlines come. One child for the session, not
+    /// a timer per publish: every publish waits the same `operationTimeout` on one clock, so their
+    /// deadlines come in the order they were sent and the sweeper sleeps until the oldest one's.
+    private func sweepLatePublishes() async {
+        while let oldest = await oldestWaitingPublish() {
+            do { try await context.clock.sleepUntil(oldest.at) } catch { return }
+            publishTimedOut(oldest.id)
+        }
+    }
+
+    /// The oldest publish still waiting for its answer; waits for one when none does, `nil` once the
+    /// session ended or the sweeper is stopped.
+    private func oldestWaitingPublish() async -> (id: String, at: Duration)? {
+        while !Task.isCancelled {
+            let next: (id: String, at: Duration)?? = state.withLock { state in
+                state.ended ? .some(nil) : state.oldestDeadline().map { .some($0) }
+            }
+            if let next { return next }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state in
+                        let ready = state.ended || state.oldestDeadline() != nil || Task.isCancelled
+                        if !ready { state.sweeperWaiting = continuation }
+                        return ready
+                    }
+                    if now { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { state in
+                    defer { state.sweeperWaiting = nil }
+                    return state.sweeperWaiting
+                }?.resume()
+            }
+        }
+        return nil
     }
 
     /// No answer in time: `.timedOut` when the frame is still queued (it is never sent now),
@@ -257,7 +319,6 @@ final class AppSyncSession: WireSession {
     }
 
     private func finish(_ pending: Pending, with result: Result<PublishResult, any Error>) {
-        pending.timeout.cancel()
         if case .success = result { context.metrics.recordPublish(context.clock.now() - pending.sentAt) }
         pending.continuation.resume(with: result)
     }

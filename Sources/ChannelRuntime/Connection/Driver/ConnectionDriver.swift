@@ -225,7 +225,7 @@ package actor ConnectionDriver {
         }
         let opened: any WireSession
         do {
-            let context = WireContext(metrics: metrics, diagnostics: diagnostics, clock: clock)
+            let context = WireContext(metrics: metrics, diagnostics: diagnostics, clock: clock, children: children)
             opened = try await wire.openSession(channels: Set(sinks.values.map(\.channel)), context: context)
         } catch {
             if opening?.id == id { opening = nil }

@@ -20,11 +20,13 @@ extension Wire {
     package func forgetResumption() {}
 }
 
-/// What a wire's sessions may use of the driver's: its counters, its log and its clock.
+/// What a wire's sessions may use of the driver's: its counters, its log, its clock, and its root,
+/// where a session's own tasks (a writer, a sweeper of late answers) run as children.
 package struct WireContext: Sendable {
     package let metrics: RuntimeMetrics
     package let diagnostics: DiagnosticLog
     package let clock: RuntimeClock
+    package let children: ConnectionTasks
 }
 
 /// Names for the driver's log lines, so they speak the wire's language.
