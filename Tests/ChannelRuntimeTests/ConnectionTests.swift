@@ -143,12 +143,16 @@ struct ConnectionTests {
     }
 
     @Test func plannedReconnectBeforeTheDailyLimit() async throws {
-        let harness = Harness()
+        // By default five minutes before AppSync's 24-hour limit; here before the keep-alive watchdog
+        // (at most an hour) would fire on a server that stays silent.
+        #expect(AppSyncConfiguration(endpoint: try ChannelEndpoint(http: "https://example.com/event"), authorization: .apiKey("k"))
+            .plannedReconnectInterval == .seconds(24 * 3600 - 5 * 60))
+        let planned = Duration.seconds(30 * 60)
+        let harness = Harness { $0.plannedReconnectInterval = planned }
         let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
-        _ = subscription
-        let server = try await harness.connect(timeoutMs: 100_000_000)  // keep-alive out of the way
+        let server = try await harness.connect(timeoutMs: 3_600_000)
         try await server.acceptSubscribes(1)
-        let planned = Duration.seconds(24 * 3600 - 5 * 60)
+        try await eventually("the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
         try await harness.clock.waitForSleeper(until: planned)
         harness.clock.advance(by: planned)
         try await eventually("the planned close") { server.isClosedByClient }
