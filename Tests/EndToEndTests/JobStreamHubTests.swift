@@ -73,6 +73,30 @@ struct JobStreamHubTests {
         await server.stop()
     }
 
+    /// Issue 62: a job's status was read by a task of its own beside the task decoding its events,
+    /// so a failure could overtake the events before it: the loop ended with some of them never
+    /// delivered, and no word of it. The status now travels in the stream, after those events.
+    @Test func aFailureComesAfterEveryEventBeforeIt() async throws {
+        let count = 900  // within the consumer's buffer (1 000): none is dropped for a slow reader
+        let progress = (1...count).map { "event: progress\ndata: {\"jobId\":\"j1\",\"processed\":\($0),\"total\":\(count)}\n\n" }.joined()
+        let server = try await ScriptedServer.start { _, _ in
+            Array((Self.head + progress + "event: error\ndata: {\"code\":\"NOT_FOUND\",\"message\":\"gone\"}\n\n").utf8)
+        }
+        let (_, hub, connection) = try Self.notifier(for: server)
+        await connection.start()
+        let job = try EnrichmentSubscription(jobId: "j1")
+        let events = await hub.events(for: job)
+        let received = try await bounded("the job's loop to end") {
+            var received: [EnrichmentMessage] = []
+            for await event in events { received.append(event) }
+            return received
+        }
+        #expect(received.count == count + 1)
+        #expect(received.last == .error(StreamError(code: "NOT_FOUND", message: "gone")))
+        await connection.disconnect()
+        await server.stop()
+    }
+
     @Test func namedEventsArriveTypedAndTheFinalOneEndsTheLoop() async throws {
         let requests = RecordedRequests()
         let server = try await ScriptedServer.start(closing: false) { _, request in

@@ -80,6 +80,9 @@ public struct RawChannelEvent: Sendable, Equatable {
     /// The name the transport gave the event, where it names events (a Server-Sent Events `event:`
     /// field on an own stream: it selects the channel's message); `nil` elsewhere.
     package var eventName: String?
+    /// A status of the subscription, in its place among the events
+    /// (`RawChannelSubscription.carriesStatuses`); `nil` for almost every event.
+    package var status: CarriedStatus?
 
     /// An event as a connection hands it out.
     public init(text: String, sequence: Int, receivedAt: Date) {
@@ -88,14 +91,42 @@ public struct RawChannelEvent: Sendable, Equatable {
         self.receivedAt = receivedAt
     }
 
+    /// A subscription's new status, alone, in its stream.
+    package init(status: SubscriptionStatus, sequence: Int) {
+        self.init(text: "", sequence: sequence, receivedAt: Date())
+        self.status = CarriedStatus(status, alone: true)
+    }
+
     /// What an event weighs in a bounded buffer of undecoded events: its text and a little more.
     package var weight: Int { text.utf8.count + 64 }
 
     /// `BatchedStream`'s `markingGap` for undecoded events: the first event after dropped ones
     /// carries their count (and what they carried), so the hub reports the loss where it happened.
+    ///
+    /// A status dropped with them is not lost: the latest one rides on the event, applied before it.
     package static func markGap(_ event: inout RawChannelEvent, _ dropped: [RawChannelEvent]) {
-        for gone in dropped { event.droppedBefore += 1 + gone.droppedBefore }
+        for gone in dropped { event.droppedBefore += (gone.status?.alone == true ? 0 : 1) + gone.droppedBefore }
+        if event.status == nil, let latest = dropped.last(where: { $0.status != nil })?.status {
+            event.status = CarriedStatus(latest.status, alone: false)
+        }
     }
+}
+
+/// A subscription's status carried in its stream of raw events, so the hub reads statuses and
+/// events in the order the connection gave them (a failure after the events that came before it).
+/// A reference: an event carries one word for it, `nil` almost always.
+package final class CarriedStatus: Sendable, Equatable {
+    package let status: SubscriptionStatus
+    /// The element is the status alone; else an event follows it (the status was dropped from a full
+    /// buffer and rides on the next event).
+    package let alone: Bool
+
+    package init(_ status: SubscriptionStatus, alone: Bool) {
+        self.status = status
+        self.alone = alone
+    }
+
+    package static func == (lhs: CarriedStatus, rhs: CarriedStatus) -> Bool { lhs.status == rhs.status && lhs.alone == rhs.alone }
 }
 
 /// A subscription's id and its stream of raw events.
@@ -109,6 +140,9 @@ public struct RawChannelSubscription: Sendable {
     /// The reader behind `events` when a runtime connection made it (`BatchedStream`): the hub
     /// reads it directly. `nil` for other connections.
     package let reader: BatchedStream<RawChannelEvent>.Reader?
+    /// Whether `events` carries the subscription's statuses in order (`RawChannelEvent.status`), as
+    /// a runtime connection's do: then the hub reads no `statusUpdates(ofSubscription:)` beside it.
+    package var carriesStatuses = false
 
     /// A subscription as a connection hands it out.
     public init(id: String, channel: String, events: AsyncStream<RawChannelEvent>) {

@@ -77,14 +77,18 @@ package final class ConnectionStatusBoard: Sendable {
     /// Where subscription `id` stands; `nil` when it is not (or no longer) known.
     package func status(of id: String) -> SubscriptionStatus? { state.withLock { $0.subscriptions[id] } }
 
-    /// Publishes the status of subscription `id` (which starts being known).
-    package func setStatus(_ status: SubscriptionStatus, of id: String) {
+    /// Publishes the status of subscription `id` (which starts being known); false when it is the
+    /// current one.
+    @discardableResult
+    package func setStatus(_ status: SubscriptionStatus, of id: String) -> Bool {
         let observers: [AsyncStream<SubscriptionStatus>.Continuation]? = state.withLock { state in
             guard state.subscriptions[id] != status else { return nil }
             state.subscriptions[id] = status
             return Array((state.subscriptionObservers[id] ?? [:]).values)
         }
-        for observer in observers ?? [] { observer.yield(status) }
+        guard let observers else { return false }
+        for observer in observers { observer.yield(status) }
+        return true
     }
 
     /// Subscription `id` ended: its status is forgotten and its observers' sequences finish.

@@ -245,6 +245,8 @@ extension SwitchableConnection {
                     var overflowing = false
                     while let event = await inner.next(&events) {
                         guard !Task.isCancelled else { return }
+                        // Statuses come from the transport's status sequence (below), not its events.
+                        if event.status?.alone == true { continue }
                         let dropped = continuation.send(event, weight: event.weight, markingGap: RawChannelEvent.markGap)
                         if dropped > 0 {
                             metrics.channel(inner.channel) { $0.overflowed += dropped }

@@ -41,13 +41,25 @@ package enum BatchedStream<Element: Sendable> {
     /// With a `weightLimit`, elements sent with `send(_:weight:)` also bound the buffer by their
     /// total weight (bytes, say): by the policy, the oldest are dropped until the new one fits, or
     /// the new one is. The reader then takes at most an eighth of the limit in one batch.
+    /// Elements `streamSkips` names are the reader's alone: the stream passes over them.
     package static func makeStreamAndReader(
-        bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64, weightLimit: Int? = nil
+        bufferingPolicy: BufferingPolicy = .unbounded, batchLimit: Int = 64, weightLimit: Int? = nil,
+        streamSkips: (@Sendable (Element) -> Bool)? = nil
     ) -> (stream: AsyncStream<Element>, continuation: Continuation, reader: Reader) {
         let storage = Storage(policy: bufferingPolicy, batchLimit: max(1, batchLimit), weightLimit: weightLimit)
         let reader = Reader(storage)
         storage.reader = reader
-        let stream = AsyncStream(unfolding: { await reader.nextIgnoringCancellation() }, onCancel: { storage.terminate(.cancelled) })
+        let next: @Sendable () async -> Element? = if let streamSkips {
+            {
+                while let element = await reader.nextIgnoringCancellation() {
+                    if !streamSkips(element) { return element }
+                }
+                return nil
+            }
+        } else {
+            { await reader.nextIgnoringCancellation() }
+        }
+        let stream = AsyncStream(unfolding: next, onCancel: { storage.terminate(.cancelled) })
         return (stream, Continuation(storage: storage), reader)
     }
 

@@ -281,27 +281,24 @@ public actor ChannelEventHub: ChannelEventSource {
             cancelled.forEach { $0.cancel() }
             return
         }
-        let statuses = await connection.statusUpdates(ofSubscription: raw.id)
+        // A runtime connection's statuses come in the subscription's events, in order; another
+        // connection's need a task of their own to read them.
+        let statuses = raw.carriesStatuses ? nil : await connection.statusUpdates(ofSubscription: raw.id)
         let context = HubDelivery.Context(
             state: state, clock: clock, log: diagnostics, metrics: connection.metrics, key: key, entry: entry, ticket: ticket)
         let wanted = state.withLock { state in
             // Parameters may have changed, or the last consumer left, while subscribing.
             guard state.machine.subscribed(key: key, ticket: ticket, subscriptionID: raw.id), let delivery = state.deliveries[entry] else { return false }
             delivery.ticket = ticket
-            let watcher = Task.detached { for await status in statuses { Self.serviceStatus(status, of: raw.id, context) } }
-            state.tasks[entry] = [delivery.startPump(raw, context: context), watcher]
+            state.tasks[entry] = [delivery.startPump(raw, context: context)]
+            if let statuses {
+                // Not a child: the hub has no root; the sequence ends with the subscription.
+                let watcher = Task.detached { for await status in statuses { HubDelivery.serviceStatus(status, of: raw.id, context) } }
+                state.tasks[entry]?.append(watcher)
+            }
             return true
         }
         if !wanted { await connection.unsubscribe(raw.id) }
-    }
-
-    /// The connection's word on a subscription, to the machine.
-    private static func serviceStatus(_ status: SubscriptionStatus, of subscriptionID: String, _ context: HubDelivery.Context) {
-        let cancelled = context.state.withLock { state in
-            let now = context.clock.now()
-            return state.apply(state.machine.serviceStatus(status, key: context.key, subscriptionID: subscriptionID, now: now).onConsumers)
-        }
-        cancelled.forEach { $0.cancel() }
     }
 
     private func removeConsumer(_ consumer: Int, from entry: HubStateMachine.EntryID, key: String) async {

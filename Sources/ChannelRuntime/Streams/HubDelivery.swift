@@ -90,6 +90,15 @@ enum HubDelivery {
             return news
         }
     }
+
+    /// The connection's word on a subscription, to the machine.
+    static func serviceStatus(_ status: SubscriptionStatus, of subscriptionID: String, _ context: Context) {
+        let cancelled = context.state.withLock { state in
+            let now = context.clock.now()
+            return state.apply(state.machine.serviceStatus(status, key: context.key, subscriptionID: subscriptionID, now: now).onConsumers)
+        }
+        cancelled.forEach { $0.cancel() }
+    }
 }
 
 /// The typed consumers of one entry (one subscription type): the hub's state holds one per entry and
@@ -169,7 +178,15 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
         // Per event, this generic code (not specialized for the subscription type) builds no
         // optionals or tuples of the event type: each would cost a metadata lookup.
         var events = raw.events.makeAsyncIterator()
+        let readsStatuses = raw.carriesStatuses
         while let event = await raw.next(&events) {
+            if let carried = event.status {
+                if readsStatuses { HubDelivery.serviceStatus(carried.status, of: raw.id, context) }
+                if carried.alone {
+                    if event.droppedBefore > 0 { noteDroppedUndecoded(event.droppedBefore, context) }
+                    continue
+                }
+            }
             if event.droppedBefore > 0 { noteDroppedUndecoded(event.droppedBefore, context) }
             if let sharedAddress, sharedAddress.isOtherChannelsEvent(event.text) {
                 metrics.channel(channel, template: Subscription.template.address) { $0.otherChannels += 1 }

@@ -208,7 +208,10 @@ package actor ConnectionDriver {
         case .publishState(let newState):
             board.publish(newState, log: diagnostics, ownStream: settings.ownStream)
         case .publishSubscriptionStatus(let id, let status):
-            if sinks[id] != nil { board.setStatus(status, of: id) }
+            guard let sink = sinks[id], board.setStatus(status, of: id) else { return }
+            // And in the subscription's stream, after the events that came before it.
+            let dropped = send(RawChannelEvent(status: status, sequence: 0), to: sink)
+            if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         case .count(let metric):
             metrics.count(metric, log: diagnostics, silence: wire.vocabulary.keepAlive)
         }
@@ -342,10 +345,20 @@ package actor ConnectionDriver {
         var overflowed = 0
         for event in events {
             sequence += 1
-            let raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt)
-            overflowed += max(0, sink.continuation.send(raw, weight: raw.weight, markingGap: RawChannelEvent.markGap))
+            overflowed += send(RawChannelEvent(text: event, sequence: sequence, receivedAt: receivedAt), to: sink)
         }
         if overflowed > 0 { noteUndecodedOverflow(overflowed, of: sink) }
+    }
+
+    /// Buffers `element` for its subscription's reader; returns how many events the bound dropped
+    /// for it (a status dropped with them is not counted: it rides on the next event).
+    private func send(_ element: RawChannelEvent, to sink: Sink) -> Int {
+        var statusesDropped = 0
+        let dropped = sink.continuation.send(element, weight: element.weight) { next, gone in
+            RawChannelEvent.markGap(&next, gone)
+            for event in gone where event.status?.alone == true { statusesDropped += 1 }
+        }
+        return max(0, dropped - statusesDropped)
     }
 
     private func noteUndecodedOverflow(_ count: Int, of sink: Sink) {
@@ -365,7 +378,7 @@ package actor ConnectionDriver {
         raw.eventName = name
         for sink in targets {
             sink.counter.received(1)
-            let dropped = sink.continuation.send(raw, weight: raw.weight, markingGap: RawChannelEvent.markGap)
+            let dropped = send(raw, to: sink)
             if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         }
     }
@@ -382,8 +395,10 @@ package actor ConnectionDriver {
         guard sinks.count < settings.maximumSubscriptions else { throw .limitReached(settings.maximumSubscriptions) }
         subscriptionsMade += 1
         let id = "sub\(subscriptionsMade)"
+        // The stream an app reads holds events only; the hub's reader gets the statuses among them.
         let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader(
-            bufferingPolicy: .bufferingNewest(Self.undecodedLimit.events), weightLimit: Self.undecodedLimit.bytes)
+            bufferingPolicy: .bufferingNewest(Self.undecodedLimit.events), weightLimit: Self.undecodedLimit.bytes,
+            streamSkips: { $0.status?.alone == true })
         continuation.onTermination = { _ in
             let unsubscribe: ConnectionTasks.Work = { await self.unsubscribe(id) }
             guard self.currentChildren.withLock({ $0 })?.add(unsubscribe) == true else {
@@ -395,7 +410,9 @@ package actor ConnectionDriver {
         }
         sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
-        return RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
+        var subscription = RawChannelSubscription(id: id, channel: channel, events: stream, reader: reader)
+        subscription.carriesStatuses = true
+        return subscription
     }
 
     private func subscribe(_ id: String, channel: String, on session: OpenSession) async {

@@ -95,7 +95,11 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         case .idle, .suspended, .stopped:
             break  // started with the connection
         }
-        return RawChannelSubscription(id: id, channel: inner.channel, events: inner.events, reader: inner.reader)
+        // The own stream's statuses travel in its events (its driver's); the group's board keeps the
+        // same words for `status(ofSubscription:)`.
+        var subscription = RawChannelSubscription(id: id, channel: inner.channel, events: inner.events, reader: inner.reader)
+        subscription.carriesStatuses = inner.carriesStatuses
+        return subscription
     }
 
     /// Watches own stream `id`'s statuses and states, in children of the current root.
