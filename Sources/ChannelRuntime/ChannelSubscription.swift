@@ -131,6 +131,8 @@ extension ChannelEventSource {
     public func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event> {
         let events = await events(subscription)
         return ChannelUpdates(AsyncStream { continuation in
+            // Not a child: `AsyncStream`'s build closure is synchronous; the task ends with the
+            // stream (cancelled on its termination).
             let task = Task {
                 for await event in events { continuation.yield(.event(event)) }
                 continuation.finish()

@@ -87,6 +87,8 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     public func envelopes(channel: String, eventType: String?) -> AsyncStream<ChannelEnvelope<Event>> {
         let events = stream()
         return AsyncStream { continuation in
+            // Not a child: `AsyncStream`'s build closure is synchronous; the task ends with the
+            // stream (cancelled on its termination).
             let task = Task {
                 var sequence = 0
                 for await event in events {

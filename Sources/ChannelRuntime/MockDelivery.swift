@@ -43,6 +43,8 @@ public final class MockScheduler: Sendable {
     /// all, those sent before it are due too, so the order of the sends holds.
     private func deliverLater<C: Clock<Duration>>(through id: Int, after delay: Duration, on clock: C) {
         let deadline = clock.now.advanced(by: delay)
+        // Not a child: a mock's send is synchronous (as the app's test calls it); the delivery ends
+        // after its delay.
         Task { [self] in
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
             let due = queue.withLock { queue in

@@ -22,6 +22,8 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     ) -> AsyncStream<Element> {
         let (output, continuation) = AsyncStream.makeStream(of: Element.self)
         let coalescer = Coalescer<Key, Element>(continuation: continuation)
+        // Not a child: the operator returns a stream at once; the reader (and each window's timer)
+        // ends with the base or when the stream's consumer stops.
         let reader = Task {
             do {
                 for try await element in self {

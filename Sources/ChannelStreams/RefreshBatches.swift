@@ -30,6 +30,8 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
         let (output, continuation) = AsyncStream.makeStream(of: [Key].self)
         let batch = LockedValue(RefreshBatch<Key, C.Instant>(silence: silence, maximumDelay: maximumDelay))
         let timer = LockedValue<Task<Void, Never>?>(nil)
+        // Not a child: the operator returns a stream at once; the reader (and the batch's timer)
+        // ends with the base or when the stream's consumer stops.
         let reader = Task {
             do {
                 for try await element in self {

@@ -52,6 +52,8 @@ public struct URLSessionPostClient: HTTPPostClient {
         request.timeoutInterval = Double(timeout.components.seconds) + 5
         let streaming = StreamingRequest(request, bodyCapacity: maximumResponseBytes)
         let timeout = self.timeout
+        // Not a child: the request's delegate callbacks run outside this task; the deadline is
+        // cancelled when `post` returns, however it returns.
         let deadline = Task {
             try await Task.sleep(for: timeout)
             streaming.cancel(HTTPPostError.timedOut(timeout))

@@ -58,6 +58,8 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         if opened.isResolved { abort() } else { task.resume() }
         try await opened.wait()
         receiving.withLock { $0 = true }
+        // Not a child: the socket outlives `connect` (the connection's session reads it); it ends
+        // when the URLSession task does, which the session's close or abort cancels.
         Task { await self.receive(from: task) }
     }
 

@@ -41,10 +41,6 @@ final class AppSyncSession: WireSession {
     private let configuration: AppSyncConfiguration
     private let context: WireContext
     private let outbox: OutboundQueue
-    /// Ends the writer at once (an abort); a close lets it send what is queued first.
-    private let writer = ChildStop()
-    /// Ends the sweeper of late publishes when the session ends.
-    private let sweeper = ChildStop()
 
     private struct Pending {
         let continuation: CheckedContinuation<PublishResult, any Error>
@@ -59,6 +55,8 @@ final class AppSyncSession: WireSession {
         /// order: every publish waits the same `operationTimeout`). Answered ones are skipped.
         var deadlines: [(id: String, at: Duration)] = []
         var firstDeadline = 0
+        /// The sweeper of late publishes is started with the first publish (many sessions have none).
+        var sweeperStarted = false
         /// The sweeper, while it waits for a publish to wait for.
         var sweeperWaiting: CheckedContinuation<Void, Never>?
         /// Each subscription's channel, for log lines.
@@ -86,7 +84,9 @@ final class AppSyncSession: WireSession {
         self.outbox = outbox
         let diagnostics = context.diagnostics
         let state = self.state
-        context.children.add(stoppedBy: writer) {
+        // A child that ends with the outbox: a close sends what is queued first, an abort finishes
+        // the outbox and fails the socket's send at once.
+        context.children.add {
             while let frame = await outbox.next() {
                 defer { outbox.done(with: frame) }
                 // A publish that timed out before its turn is never sent: the app was told it failed.
@@ -97,7 +97,6 @@ final class AppSyncSession: WireSession {
                 }
             }
         }
-        context.children.add(stoppedBy: sweeper) { [weak self] in await self?.sweepLatePublishes() }
     }
 
     /// Marks a publish's frame as written; false when it is no longer waiting (timed out).
@@ -163,22 +162,23 @@ final class AppSyncSession: WireSession {
 
     func abort() {
         socket.abort()
-        writer.stop()
         end()
     }
 
     /// Nothing more is sent; publishes still waiting fail.
     private func end() {
         outbox.finish()
-        let waiting = state.withLock { state in
+        let (waiting, sweeper) = state.withLock { state in
             state.ended = true
             defer {
                 state.publishes = [:]
                 state.deadlines = []
+                state.sweeperWaiting = nil
             }
-            return state.publishes
+            return (state.publishes, state.sweeperWaiting)
         }
-        sweeper.stop()
+        // A sweeper asleep until a deadline sees the end then; one waiting for a publish, now.
+        sweeper?.resume()
         for id in waiting.keys.sorted() { finish(waiting[id]!, with: .failure(AppSyncError.connectionLost)) }
     }
 
@@ -246,15 +246,19 @@ final class AppSyncSession: WireSession {
         let timeout = configuration.operationTimeout
         let frame = ClientMessage.publish(id: id, channel: channel, events: events, authorization: headers).encoded()
         return try await withCheckedThrowingContinuation { continuation in
-            let (registered, sweeper) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
-                guard !state.ended else { return (false, nil) }
+            let (registered, sweeper, startSweeper) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, Bool) in
+                guard !state.ended else { return (false, nil, false) }
                 let now = clock.now()
                 state.publishes[id] = Pending(continuation: continuation, sentAt: now)
                 state.deadlines.append((id, now + timeout))
-                defer { state.sweeperWaiting = nil }
-                return (true, state.sweeperWaiting)
+                defer {
+                    state.sweeperWaiting = nil
+                    state.sweeperStarted = true
+                }
+                return (true, state.sweeperWaiting, !state.sweeperStarted)
             }
             sweeper?.resume()
+            if startSweeper { context.children.add { [weak self] in await self?.sweepLatePublishes() } }
             guard registered else {
                 return continuation.resume(throwing: AppSyncError.connectionLost)
             }

@@ -19,6 +19,7 @@ public final class NetworkPathMonitor: @unchecked Sendable {
             }
             guard !isFirst else { return }
             let available = path.status == .satisfied
+            // Not a child: `NWPathMonitor` reports on its dispatch queue, outside any task.
             Task { await connection.networkPathChanged(available: available) }
         }
         monitor.start(queue: queue)

@@ -172,6 +172,7 @@ extension SwitchableConnection {
             let id = UUID()
             activeNames[id] = continuation
             continuation.yield(active)
+            // Not a child: the observer's end is told in a synchronous callback; the actor needs a hop.
             continuation.onTermination = { _ in Task { await self.removeNameObserver(id) } }
             return stream
         }
@@ -182,6 +183,8 @@ extension SwitchableConnection {
         private func watchState() {
             stateWatcher?.cancel()
             let transport = transports[active]!
+            // Not a child: a switchable connection has no root of its own yet; replaced (cancelled)
+            // at each switch.
             stateWatcher = Task { [board] in
                 for await state in await transport.stateUpdates() {
                     guard !Task.isCancelled else { return }
@@ -239,6 +242,8 @@ extension SwitchableConnection {
             let board = self.board
             let (metrics, logger) = (transport.metrics, self.logger)
             subscription.inner = inner.id
+            // Not children: a switchable connection has no root of its own yet; cancelled when the
+            // subscription leaves this transport.
             subscription.forwarders = [
                 Task {
                     var events = inner.events.makeAsyncIterator()

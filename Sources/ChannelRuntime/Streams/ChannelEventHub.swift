@@ -125,6 +125,8 @@ public actor ChannelEventHub: ChannelEventSource {
             return (entry, delivery.add(consumer, priority: priority, replaying: replaying), effects.calls, cancelled)
         }
         cancelled.forEach { $0.cancel() }
+        // Not a child: a consumer's stream ends in a synchronous callback, and its removal may
+        // unsubscribe, which awaits the connection.
         whenEnded { Task { await self.removeConsumer(consumerID, from: entry, key: key) } }
         await perform(calls)
     }

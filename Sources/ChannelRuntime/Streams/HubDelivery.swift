@@ -146,6 +146,8 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
     }
 
     func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context) -> Task<Void, Never> {
+        // Not a child: the hub has no root (it lives as long as the app keeps it); the pump ends with
+        // its subscription's stream, and the hub cancels it when it leaves the channel.
         Task.detached { await TypedDelivery<Subscription>.pump(raw, context) }
     }
 

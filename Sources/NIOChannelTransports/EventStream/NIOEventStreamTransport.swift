@@ -43,6 +43,8 @@ public struct NIOEventStreamTransport: EventStreamTransport {
         let responseHead = channel.channel.eventLoop.makePromise(of: HTTPResponseHead.self)
         let handOff = BodyHandOff(capacity: maximumBufferedBodyBytes)
         let nioChannel = channel.channel
+        // Not a child: the response outlives `open` (its body is read by the connection's session
+        // reader); closing the response cancels this task, which closes the socket.
         let reader = Task {
             // A promise completed twice traps: a server sending several heads (1xx first) must not.
             var headReceived = false

@@ -59,6 +59,8 @@ public struct WSClientTransport: WebSocketTransport {
             }
         }
         let connection = ClientConnection(channel, address: channel.address, logger: logger)
+        // Not a child: the socket outlives `connect` (the connection's session reads it); the
+        // session's close or abort ends it, and the end is awaited by no one but the session.
         let task = Task {
             do {
                 try await connection.run()
@@ -91,6 +93,8 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
         /// Pings waiting for a pong, by number; failed when the connection ends.
         var pingWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         var pingsSent = 0
+        /// The pings a pong answered: every one sent before it.
+        var pingsAnswered = 0
         var ended = false
     }
 
@@ -115,6 +119,7 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
     /// A pong answers every ping sent before it.
     func pongReceived() {
         let waiters = state.withLockedValue { state in
+            state.pingsAnswered = state.pingsSent
             defer { state.pingWaiters = [:] }
             return state.pingWaiters.values
         }
@@ -123,21 +128,26 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
 
     func ping() async throws {
         guard let outbound = state.withLockedValue({ $0.outbound }) else { throw WebSocketSessionClosed() }
+        let number = state.withLockedValue { state -> Int? in
+            guard !state.ended else { return nil }
+            state.pingsSent += 1
+            return state.pingsSent
+        }
+        guard let number else { throw WebSocketSessionClosed() }
+        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "probe"))))
+        // Its pong may already have come while the write returned: `pingsAnswered` remembers it.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            // Waiting before the ping goes out: its pong cannot come before there is someone to tell.
-            let number = state.withLockedValue { state -> Int? in
-                guard !state.ended else { return nil }
-                state.pingsSent += 1
-                state.pingWaiters[state.pingsSent] = waiter
-                return state.pingsSent
+            enum Outcome { case answered, closed, waiting }
+            let outcome = state.withLockedValue { state -> Outcome in
+                if state.pingsAnswered >= number { return .answered }
+                if state.ended { return .closed }
+                state.pingWaiters[number] = waiter
+                return .waiting
             }
-            guard let number else { return waiter.resume(throwing: WebSocketSessionClosed()) }
-            Task {
-                do {
-                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "probe"))))
-                } catch {
-                    self.state.withLockedValue { $0.pingWaiters.removeValue(forKey: number) }?.resume(throwing: error)
-                }
+            switch outcome {
+            case .answered: waiter.resume()
+            case .closed: waiter.resume(throwing: WebSocketSessionClosed())
+            case .waiting: break
             }
         }
     }

@@ -97,7 +97,8 @@ package final class ConnectionTasks: Sendable {
 /// (and the work's own end makes `stop()` a no-op).
 package final class ChildStop: Sendable {
     private struct State {
-        var stopped = false
+        /// `stop()` was called, or the work ended.
+        var over = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
@@ -107,7 +108,7 @@ package final class ChildStop: Sendable {
 
     package func stop() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            state.stopped = true
+            state.over = true
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -115,28 +116,25 @@ package final class ChildStop: Sendable {
     }
 
     /// Runs `work` until it returns or `stop()` is called, whichever comes first; then cancels it and
-    /// waits for it to end.
+    /// waits for it to end. One task beside the caller's: the caller waits for either.
     fileprivate func run(_ work: @escaping ConnectionTasks.Work) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask(operation: work)
-            group.addTask { await self.stopped() }
-            _ = await group.next()
-            group.cancelAll()
-        }
-    }
-
-    /// Returns once `stop()` is called or the waiting task is cancelled (the work ended first).
-    private func stopped() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if !state.stopped { state.waiter = continuation }
-                    return state.stopped
-                }
-                if now { continuation.resume() }
+            group.addTask {
+                await work()
+                self.stop()
             }
-        } onCancel: {
-            stop()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let over = state.withLock { state in
+                        if !state.over { state.waiter = continuation }
+                        return state.over
+                    }
+                    if over { continuation.resume() }
+                }
+            } onCancel: {
+                stop()
+            }
+            group.cancelAll()
         }
     }
 }
