@@ -22,29 +22,29 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     ) -> AsyncStream<Element> {
         let (output, continuation) = AsyncStream.makeStream(of: Element.self)
         let coalescer = Coalescer<Key, Element>(continuation: continuation)
-        // Not a child: the operator returns a stream at once; the reader (and each window's timer)
-        // ends with the base or when the stream's consumer stops.
+        // Not a child: the operator returns a stream at once. The reader ends with the base or when
+        // the stream's consumer stops; each window's timer is a child of it.
         let reader = Task {
-            do {
-                for try await element in self {
-                    let key = key(element)
-                    let opened = coalescer.add(element, for: key, merge: merge)
-                    guard opened else { continue }
-                    let deadline = clock.now.advanced(by: window)
-                    coalescer.setTimer(for: key, Task {
-                        do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-                        coalescer.flush(key)
-                    })
+            await withDiscardingTaskGroup { group in
+                do {
+                    for try await element in self {
+                        let key = key(element)
+                        let opened = coalescer.add(element, for: key, merge: merge)
+                        guard opened else { continue }
+                        let deadline = clock.now.advanced(by: window)
+                        group.addTask {
+                            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                            coalescer.flush(key)
+                        }
+                    }
+                } catch {
+                    // A failing base ends the result like a finished one.
                 }
-            } catch {
-                // A failing base ends the result like a finished one.
+                group.cancelAll()
             }
             coalescer.finish()
         }
-        continuation.onTermination = { _ in
-            reader.cancel()
-            coalescer.cancelTimers()
-        }
+        continuation.onTermination = { _ in reader.cancel() }
         return output
     }
 }
@@ -55,7 +55,6 @@ final class Coalescer<Key: Hashable & Sendable, Element: Sendable>: Sendable {
         var gathered: [Key: Element] = [:]
         /// Keys with an open window, in the order the windows opened.
         var order: [Key] = []
-        var timers: [Key: Task<Void, Never>] = [:]
     }
 
     private let state = LockedValue(State())
@@ -78,19 +77,9 @@ final class Coalescer<Key: Hashable & Sendable, Element: Sendable>: Sendable {
         }
     }
 
-    func setTimer(for key: Key, _ timer: Task<Void, Never>) {
-        let stale = state.withLock { state -> Bool in
-            guard state.gathered[key] != nil else { return true }  // already flushed at the end
-            state.timers[key] = timer
-            return false
-        }
-        if stale { timer.cancel() }
-    }
-
     /// `key`'s window closed: deliver what it gathered.
     func flush(_ key: Key) {
         let element = state.withLock { state -> Element? in
-            state.timers[key] = nil
             state.order.removeAll { $0 == key }
             return state.gathered.removeValue(forKey: key)
         }
@@ -99,16 +88,11 @@ final class Coalescer<Key: Hashable & Sendable, Element: Sendable>: Sendable {
 
     /// The base ended: deliver every open window, oldest first, and end.
     func finish() {
-        let (elements, timers) = state.withLock { state in
+        let elements = state.withLock { state in
             defer { state = State() }
-            return (state.order.compactMap { state.gathered[$0] }, Array(state.timers.values))
+            return state.order.compactMap { state.gathered[$0] }
         }
-        for timer in timers { timer.cancel() }
         for element in elements { continuation.yield(element) }
         continuation.finish()
-    }
-
-    func cancelTimers() {
-        for timer in state.withLock({ Array($0.timers.values) }) { timer.cancel() }
     }
 }

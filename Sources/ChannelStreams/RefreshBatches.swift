@@ -29,18 +29,17 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     ) -> AsyncStream<[Key]> {
         let (output, continuation) = AsyncStream.makeStream(of: [Key].self)
         let batch = LockedValue(RefreshBatch<Key, C.Instant>(silence: silence, maximumDelay: maximumDelay))
-        let timer = LockedValue<Task<Void, Never>?>(nil)
-        // Not a child: the operator returns a stream at once; the reader (and the batch's timer)
-        // ends with the base or when the stream's consumer stops.
+        // Not a child: the operator returns a stream at once. The reader ends with the base or when
+        // the stream's consumer stops; each batch's timer is a child of it.
         let reader = Task {
-            do {
-                for try await element in self {
-                    let startsBatch = batch.withLock { $0.add(key(element), at: clock.now) }
-                    guard startsBatch else { continue }
-                    // One timer per batch: it sleeps to the batch's deadline, and again while new
-                    // events keep moving it.
-                    timer.withLock {
-                        $0 = Task {
+            await withDiscardingTaskGroup { group in
+                do {
+                    for try await element in self {
+                        let startsBatch = batch.withLock { $0.add(key(element), at: clock.now) }
+                        guard startsBatch else { continue }
+                        // One timer per batch: it sleeps to the batch's deadline, and again while new
+                        // events keep moving it.
+                        group.addTask {
                             while let deadline = batch.withLock({ $0.deadline }) {
                                 do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
                                 if let keys = batch.withLock({ $0.take(at: clock.now) }) {
@@ -50,18 +49,15 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
                             }
                         }
                     }
+                } catch {
+                    // A failing base ends the result like a finished one.
                 }
-            } catch {
-                // A failing base ends the result like a finished one.
+                group.cancelAll()
             }
-            timer.withLock { $0?.cancel() }
             if let keys = batch.withLock({ $0.takeAll() }) { continuation.yield(keys) }
             continuation.finish()
         }
-        continuation.onTermination = { _ in
-            reader.cancel()
-            timer.withLock { $0?.cancel() }
-        }
+        continuation.onTermination = { _ in reader.cancel() }
         return output
     }
 
