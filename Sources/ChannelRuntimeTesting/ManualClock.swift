@@ -27,6 +27,8 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state = LockedValue(State())
+    /// The deadlines sleeping now, for `waitForSleeper(until:)` to await.
+    private let sleeping = Watched<[Duration]>([])
 
     /// A clock at offset zero.
     public init() {}
@@ -52,6 +54,7 @@ public final class ManualClock: Clock, Sendable {
                     if state.cancelledEarly.remove(id) != nil { return .cancelled }
                     if deadline <= state.now { return .ready }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    publishDeadlines(of: state)
                     return .wait
                 }
                 switch outcome {
@@ -66,10 +69,18 @@ public final class ManualClock: Clock, Sendable {
                     state.cancelledEarly.insert(id)  // not registered yet: the sleep sees this and ends
                     return nil
                 }
+                publishDeadlines(of: state)
                 return sleeper
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
+    }
+
+    /// Tells `waitForSleeper` what sleeps now; called under the state's lock, so the changes reach
+    /// it in their order.
+    private func publishDeadlines(of state: State) {
+        let deadlines = state.sleepers.values.map(\.deadline.offset).sorted()
+        sleeping.update { $0 = deadlines }
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
@@ -79,15 +90,16 @@ public final class ManualClock: Clock, Sendable {
             let now = state.now
             let due = state.sleepers.filter { $0.value.deadline <= now }
             for id in due.keys { state.sleepers[id] = nil }
+            publishDeadlines(of: state)
             return due.values.sorted { $0.deadline < $1.deadline }
         }
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Waits (yielding, hardly sleeping) until something sleeps until `offset`; throws
+    /// Returns once something sleeps until `offset` (at once when something does now); throws
     /// `WaitTimedOut` after `seconds` of real time, so a test that goes wrong fails instead of hanging.
     public func waitForSleeper(until offset: Duration, within seconds: Double = 120) async throws {
-        try await eventually("a sleeper until \(offset)", within: seconds) { self.pendingDeadlines.contains(offset) }
+        try await sleeping.wait("a sleeper until \(offset)", within: seconds) { $0.contains(offset) }
     }
 }
 

@@ -1,3 +1,5 @@
+import ChannelRuntime
+
 /// A wait in a test that did not end: what was waited for.
 public struct WaitTimedOut: Error, CustomStringConvertible {
     public var description: String
@@ -24,4 +26,87 @@ public func eventually(_ what: String, within seconds: Double = 120, _ condition
     }
     if await condition() { return }
     throw WaitTimedOut(description: "gave up waiting for \(what)")
+}
+
+/// Runs `body` and returns what it returns, or throws `WaitTimedOut` after `seconds` of real time
+/// (`body` is then cancelled). Like `eventually`'s, the bound only turns a hang into a failure.
+package func awaiting<T: Sendable>(_ what: String, within seconds: Double = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else { throw WaitTimedOut(description: "gave up waiting for \(what)") }
+        return value
+    }
+}
+
+/// A value tests watch, and the tasks waiting for a condition on it: each is resumed by the change
+/// that makes its condition hold, so a test awaits what it waits for instead of polling.
+package final class Watched<Value: Sendable>: Sendable {
+    private struct Waiter {
+        let condition: @Sendable (Value) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct State {
+        var value: Value
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+        /// Waiters cancelled (given up) before they registered.
+        var withdrawn: Set<Int> = []
+    }
+
+    private let state: LockedValue<State>
+
+    package init(_ value: Value) { state = LockedValue(State(value: value)) }
+
+    package var value: Value { state.withLock { $0.value } }
+
+    /// Changes the value and resumes every waiter whose condition now holds.
+    package func update(_ change: (inout Value) -> Void) {
+        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            change(&state.value)
+            let value = state.value
+            let ready = state.waiters.filter { $0.value.condition(value) }
+            for id in ready.keys { state.waiters[id] = nil }
+            return ready.values.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    /// Returns once `condition` holds (at once when it does now); throws `WaitTimedOut` after
+    /// `seconds` of real time.
+    package func wait(_ what: String, within seconds: Double = 120, until condition: @escaping @Sendable (Value) -> Bool) async throws {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        try await awaiting(what, within: seconds) {
+            // True: the condition held; false: the bound gave up first.
+            let held = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let outcome = self.state.withLock { state -> Bool? in
+                        if state.withdrawn.remove(id) != nil { return false }
+                        if condition(state.value) { return true }
+                        state.waiters[id] = Waiter(condition: condition, continuation: continuation)
+                        return nil
+                    }
+                    if let outcome { continuation.resume(returning: outcome) }
+                }
+            } onCancel: {
+                let waiter = self.state.withLock { state -> Waiter? in
+                    guard let waiter = state.waiters.removeValue(forKey: id) else {
+                        state.withdrawn.insert(id)
+                        return nil
+                    }
+                    return waiter
+                }
+                waiter?.continuation.resume(returning: false)
+            }
+            guard held else { throw WaitTimedOut(description: "gave up waiting for \(what)") }
+        }
+    }
 }

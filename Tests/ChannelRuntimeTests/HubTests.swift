@@ -27,18 +27,19 @@ struct PingSubscription: ChannelSubscription {
 
 /// Collects typed events in the background.
 final class TypedCollector<Element: Sendable>: Sendable {
-    private let box = LockedBox<[Element]>([])
+    private let collected = Watched<[Element]>([])
     private let task: Task<Void, Never>
 
     init(_ stream: AsyncStream<Element>) {
-        let box = self.box
-        task = Task { for await element in stream { box.mutate { $0.append(element) } } }
+        let collected = self.collected
+        task = Task { for await element in stream { collected.update { $0.append(element) } } }
     }
 
-    var elements: [Element] { box.value }
+    var elements: [Element] { collected.value }
     func cancel() { task.cancel() }
+    /// Returns once `count` events arrived.
     func waitFor(count: Int) async throws {
-        try await eventually("\(count) events") { self.elements.count >= count }
+        try await collected.wait("\(count) events") { $0.count >= count }
     }
 }
 

@@ -67,8 +67,13 @@ struct WireLifecycleTests {
             }
         }
 
+        /// Returns once the connection's state is `expected`, read from its state updates as they come.
         func waitForState(_ expected: ConnectionState) async throws {
-            try await eventually("state \(expected)") { await connection.state == expected }
+            let connection = self.connection
+            guard try await awaiting("state \(expected)", {
+                for await state in await connection.stateUpdates() where state == expected { return true }
+                return false
+            }) else { throw WaitTimedOut(description: "the state updates ended before \(expected)") }
         }
 
         /// `time` passes on the clock and no session is tried beyond the first.

@@ -23,8 +23,13 @@ struct Harness {
         connection = AppSyncConnection(configuration: configuration, transport: transport, clock: clock, logger: Logger(label: "test"))
     }
 
+    /// Returns once the connection's state is `expected`, read from its state updates as they come.
     func waitForState(_ expected: ConnectionState) async throws {
-        try await eventually("state \(expected)") { await connection.state == expected }
+        let connection = self.connection
+        guard try await awaiting("state \(expected)", {
+            for await state in await connection.stateUpdates() where state == expected { return true }
+            return false
+        }) else { throw WaitTimedOut(description: "the state updates ended before \(expected)") }
     }
 
     /// Starts the connection and completes the handshake; returns the server side.
@@ -64,20 +69,21 @@ let vortexChannels = [
 
 /// Collects a raw stream's elements in the background.
 final class Collector: Sendable {
-    private let box = NIOLockedValueBox<[String]>([])
+    private let collected = Watched<[String]>([])
     private let task: NIOLockedValueBox<Task<Void, Never>?> = NIOLockedValueBox(nil)
 
     init(_ stream: AsyncStream<RawChannelEvent>) {
-        let box = self.box
-        task.withLockedValue { $0 = Task { for await element in stream { box.withLockedValue { $0.append(element.text) } } } }
+        let collected = self.collected
+        task.withLockedValue { $0 = Task { for await element in stream { collected.update { $0.append(element.text) } } } }
     }
 
-    var elements: [String] { box.withLockedValue { $0 } }
+    var elements: [String] { collected.value }
 
     func cancel() { task.withLockedValue { $0?.cancel() } }
 
+    /// Returns once `count` elements arrived.
     func waitFor(count: Int) async throws {
-        try await eventually("\(count) elements") { self.elements.count >= count }
+        try await collected.wait("\(count) elements") { $0.count >= count }
     }
 }
 
