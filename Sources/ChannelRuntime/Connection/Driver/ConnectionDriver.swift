@@ -59,7 +59,7 @@ package actor ConnectionDriver {
 
     /// The connection's one root task and the children it runs (`ConnectionTasks`): from the first
     /// `start()` to the `disconnect()` that ends it.
-    private var root: (task: Task<Void, Never>, children: ConnectionTasks)?
+    private var root: ConnectionRoot?
     /// The root's children, readable without a hop (a subscription's end is told from any thread).
     private nonisolated let currentChildren = LockedValue<ConnectionTasks?>(nil)
     private var opening: (id: ConnectionStateMachine.SessionID, stop: ChildStop)?
@@ -121,23 +121,20 @@ package actor ConnectionDriver {
         guard machine.state == .disconnected, let root else { return }
         self.root = nil
         currentChildren.withLock { $0 = nil }
-        root.children.end()
-        await root.task.value
+        await root.end()
     }
 
     /// The root's children, the root started first when there is none.
     private var children: ConnectionTasks {
         if let root { return root.children }
-        let children = ConnectionTasks()
-        // Not a child: `start()` returns at once, so the connection's root needs a task of its own;
-        // `disconnect()` ends it and waits for it.
-        root = (Task { await children.run() }, children)
-        currentChildren.withLock { $0 = children }
-        return children
+        let root = ConnectionRoot.start()
+        self.root = root
+        currentChildren.withLock { $0 = root.children }
+        return root.children
     }
 
     /// Tasks of this connection alive now: the root and its children (a testing hook).
-    package var liveTasks: Int { root.map { 1 + $0.children.liveChildren } ?? 0 }
+    package var liveTasks: Int { root?.liveTasks ?? 0 }
 
     package func suspend() async {
         run(machine.suspend())

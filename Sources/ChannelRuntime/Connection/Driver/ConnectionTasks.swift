@@ -138,3 +138,26 @@ package final class ChildStop: Sendable {
         }
     }
 }
+
+/// A started root and the children it runs: what a connection (a driver, or a group of them) keeps
+/// from its first start to the `disconnect()` that ends it.
+package struct ConnectionRoot: Sendable {
+    package let children: ConnectionTasks
+    private let task: Task<Void, Never>
+
+    /// Starts a root. Not a child: a connection's calls return at once, so its root needs a task of
+    /// its own; `end()` ends it and waits for it.
+    package static func start() -> ConnectionRoot {
+        let children = ConnectionTasks()
+        return ConnectionRoot(children: children, task: Task { await children.run() })
+    }
+
+    /// The root and its children alive now (a testing hook).
+    package var liveTasks: Int { 1 + children.liveChildren }
+
+    /// Cancels every child and returns once all ended.
+    package func end() async {
+        children.end()
+        await task.value
+    }
+}

@@ -40,7 +40,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     private let board = ConnectionStatusBoard()
     /// The group's root task and its children (the watchers of each driver's statuses and states):
     /// from the first start (or observer) to the `disconnect()` that ends it.
-    private var root: (task: Task<Void, Never>, children: ConnectionTasks)?
+    private var root: ConnectionRoot?
     private var sharedWatchedBy: ConnectionTasks?
 
     /// The shared stream's resumption point only: an own stream is one job's, which a switch of
@@ -59,18 +59,16 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     /// The root's children, the root started first when there is none.
     private var children: ConnectionTasks {
         if let root { return root.children }
-        let children = ConnectionTasks()
-        // Not a child: the group's calls return at once, so its watchers need a root of their own;
-        // `disconnect()` ends it and waits for it.
-        root = (Task { await children.run() }, children)
-        return children
+        let root = ConnectionRoot.start()
+        self.root = root
+        return root.children
     }
 
     /// Tasks of this connection alive now: the group's root and its children, and every driver's
     /// (a testing hook).
     package var liveTasks: Int {
         get async {
-            var count = root.map { 1 + $0.children.liveChildren } ?? 0
+            var count = root?.liveTasks ?? 0
             count += await shared.liveTasks
             for stream in streams.values { count += await stream.driver.liveTasks }
             return count
@@ -228,8 +226,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         for stream in streams.values { await stream.driver.disconnect() }
         guard lifecycle == .stopped, let root else { return }
         self.root = nil
-        root.children.end()
-        await root.task.value
+        await root.end()
     }
 
     package func suspend() async {
