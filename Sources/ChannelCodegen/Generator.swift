@@ -95,7 +95,7 @@ package enum Generator {
     static func name(config: GeneratorConfig) -> Result<Named, FailedGeneration> {
         var spec = SpecTranslator.translate(
             specAt: config.specPath, allowedFolder: config.allowedFolder, strict: config.strict, modelsOnly: config.mode == .models,
-            channelRules: config.transport.channelRules)
+            channelRules: config.transport.channelRules, perspective: config.perspective)
         // A spec file that cannot be read is the config's problem: report it at the `spec:` line.
         spec.diagnostics = spec.diagnostics.map { diagnostic in
             var diagnostic = diagnostic

@@ -15,6 +15,7 @@ import Foundation
 /// generate: client                              # client (default), mocks or models
 /// clientModule: VortexEvents                    # with `generate: mocks`: the module holding the client
 /// transport: appsync                            # appsync (default) or sse: whose channel rules addresses follow
+/// perspective: client                           # client (default) or server: whose side the document describes
 /// names:                                        # optional: Swift names for spec names (types, properties,
 ///   READY_FOR_PICKUP: readyForPickUp            #   enum values, channels, operations); `x-swift-name` wins
 /// ```
@@ -72,6 +73,11 @@ package struct GeneratorConfig: Sendable, Equatable {
     package var transport: Transport = .appsync
     /// `names:`: the Swift name for a name as the spec spells it, as if the spec gave it `x-swift-name`.
     package var nameOverrides: [NameOverride] = []
+    /// Whose side the document describes: the client's (its `receive` operations are streams), or
+    /// the server's (its `send` operations are what the client receives).
+    package var perspective: SpecPerspective = .client
+    /// Where each key is written in the config file, for reports about a setting (`channelgen diff`).
+    package var keyLocations: [String: SourceLocation] = [:]
 
     package struct NameOverride: Sendable, Equatable {
         /// The name as the spec spells it (compared by Unicode scalars).
@@ -101,7 +107,7 @@ package struct GeneratorConfig: Sendable, Equatable {
     /// Keywords that still name a module the compiler builds and imports (`import Type`, `import open`).
     static let moduleNameKeywords: Set<String> = ["Type", "Protocol", "async", "await", "open", "package", "borrowing", "consuming", "nonisolated"]
 
-    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict", "transport", "names"]
+    static let keys = ["spec", "notifier", "accessModifier", "generate", "clientModule", "strict", "transport", "perspective", "names"]
 
     /// Reads and checks a config file; every problem is reported at its line.
     package static func load(from path: String) throws(DiagnosticsError) -> GeneratorConfig {
@@ -121,6 +127,7 @@ package struct GeneratorConfig: Sendable, Equatable {
         }
         var config = GeneratorConfig(specPath: "")
         config.allowedFolder = FilePath.packageRoot(containing: path)
+        config.keyLocations = Dictionary(entries.map { ($0.key, $0.keyLocation) }, uniquingKeysWith: { first, _ in first })
         if let spec = root["spec"]?.string, !spec.isEmpty {
             let folder = path.contains("/") ? FilePath.directory(of: path) : ""
             config.specPath = spec.hasPrefix("/") || folder.isEmpty ? spec : folder + "/" + spec
@@ -158,6 +165,15 @@ package struct GeneratorConfig: Sendable, Equatable {
                 diagnostics.append(.error("'transport' must be one of \(Transport.allCases.map(\.rawValue).joined(separator: ", "))", at: transport.location))
             }
         }
+        if let perspective = root["perspective"] {
+            if let value = perspective.string.flatMap(SpecPerspective.init(rawValue:)) {
+                config.perspective = value
+            } else {
+                diagnostics.append(.error(
+                    "'perspective' must be one of \(SpecPerspective.allCases.map(\.rawValue).joined(separator: ", ")) (whose side the document describes)",
+                    at: perspective.location))
+            }
+        }
         if let strict = root["strict"] {
             if let value = strict.scalar?.bool {
                 config.strict = value
@@ -171,6 +187,10 @@ package struct GeneratorConfig: Sendable, Equatable {
             } else {
                 diagnostics.append(.error("'clientModule' must be a Swift module name", at: module.location))
             }
+        }
+        if root["perspective"] == nil, config.mode == .mocks, let module = config.clientModule {
+            // The mocks stand in for the client's notifier: the same streams, so the same side.
+            config.perspective = clientPerspective(configPath: path, client: module)
         }
         if let names = root["names"] {
             config.nameOverrides = nameOverrides(names, into: &diagnostics)
@@ -211,6 +231,14 @@ package struct GeneratorConfig: Sendable, Equatable {
               let clientRoot = try? YAMLLoader.load(text, file: clientConfig), let names = clientRoot["names"] else { return [] }
         var ignored: [Diagnostic] = []  // the client's own generation reports them
         return nameOverrides(names, into: &ignored)
+    }
+
+    /// The `perspective:` of the client's config beside this one, if any.
+    private static func clientPerspective(configPath: String, client: String) -> SpecPerspective {
+        let clientConfig = FilePath.normalize(FilePath.directory(of: configPath) + "/../\(client)/channelgen.yaml")
+        guard let text = try? String(contentsOfFile: clientConfig, encoding: .utf8),
+              let clientRoot = try? YAMLLoader.load(text, file: clientConfig) else { return .client }
+        return clientRoot["perspective"]?.string.flatMap(SpecPerspective.init(rawValue:)) ?? .client
     }
 
     /// Mocks conform to the client's notifier protocol, so they cannot be more visible than it. In the

@@ -57,7 +57,7 @@ struct BadSpecCorpusTests {
     }
 
     @Test func lintReportsTheSameErrorWithExitOne() async throws {
-        let result = try await TestSupport.channelgen(["lint", "unknown-schema-type.yaml"], in: Self.folder)
+        let result = try await TestSupport.channelgen(["lint", "--strict", "unknown-schema-type.yaml"], in: Self.folder)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("unknown-schema-type.yaml:30:17: error: unknown schema type 'strng'"))
     }
@@ -76,7 +76,7 @@ struct BadSpecCorpusTests {
         let result = try await TestSupport.channelgen(["generate", "--config", config.path, "--output", work.appendingPathComponent("out").path])
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule, strict, transport, names)"))
+        #expect(lines.contains("\(config.path):2:1: error: unknown config key 'notifer' (expected one of: spec, notifier, accessModifier, generate, clientModule, strict, transport, perspective, names)"))
         #expect(lines.contains("\(config.path):3:17: error: 'accessModifier' must be one of public, package, internal"))
         #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
     }

@@ -224,6 +224,10 @@ struct AllOfTests {
         """, "'allOf' must be a non-empty list of schemas", "13:14"),
         ("""
         Payload:
+          allOf: [{type: string, enum: [a, b]}, {enum: [c]}]
+        """, "'allOf' in schema 'Payload' admits no value: its members' enums have no value in common", "13:7"),
+        ("""
+        Payload:
           allOf: [{type: object, properties: {a: {type: string}}, frobnicate: 1}]
         """, "unknown keyword 'frobnicate' in schema", "13:63"),
     ])
@@ -234,6 +238,49 @@ struct AllOfTests {
         if let location = hit?.location {
             #expect("\(location.line):\(location.column)" == position)
         }
+    }
+}
+
+/// An `allOf` that narrows a string enum (`allOf: [{$ref: Mode}, {enum: [hide, none]}]`, seen in
+/// real documents) was "values of different types at once" and its channel skipped. It is the enum
+/// of the values every member admits.
+@Suite("allOf narrowing an enum")
+struct AllOfEnumNarrowingTests {
+    static let schemas = """
+        Mode: {type: string, enum: [show, hide, none]}
+        Payload:
+          type: object
+          properties:
+            narrowed:
+              allOf: [{$ref: '#/components/schemas/Mode'}, {enum: [hide, none]}]
+            intersected:
+              allOf: [{enum: [none, show, extra]}, {$ref: '#/components/schemas/Mode'}, {type: string, enum: [show, none, hide]}]
+            plainString:
+              allOf: [{$ref: '#/components/schemas/Mode'}, {type: string, description: Any mode.}]
+            sameValues:
+              allOf: [{enum: [none, hide, show]}, {$ref: '#/components/schemas/Mode'}]
+        """
+
+    static func cases(of type: TypeReference?, in api: ChannelAPI?) -> [String]? {
+        guard case .named(let id)? = type, case .stringEnum(let values)? = api?.types.first(where: { $0.id == id })?.kind else { return nil }
+        return values.map(\.value)
+    }
+
+    @Test func theEnumHoldsTheValuesEveryMemberAdmits() throws {
+        let (api, diagnostics) = try AllOfTests.translate(Self.schemas)
+        #expect(diagnostics.isEmpty, "\(diagnostics.map(\.message))")
+        let properties = AllOfTests.properties(of: "Payload", in: api)
+        let mode = try #require(api?.types.first { $0.preferredName == "Mode" })
+        func type(_ name: String) -> TypeReference? { properties.first { $0.jsonName == name }?.type }
+        // A narrowed enum is a type of its own (a value of it is always a valid Mode, not the other way round).
+        #expect(Self.cases(of: type("narrowed"), in: api) == ["hide", "none"])
+        #expect(type("narrowed") != .named(mode.id))
+        // Values in the first enum's order; the values only some members admit are gone.
+        #expect(Self.cases(of: type("intersected"), in: api) == ["none", "show"])
+        // A plain string narrows nothing, and members listing the same values are that one type:
+        // the component keeps its name.
+        #expect(type("plainString") == .named(mode.id))
+        #expect(type("sameValues") == .named(mode.id))
     }
 }
 

@@ -48,7 +48,7 @@ struct ModelsStructure {
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
-        if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || (usesDates($0) && writesOutCoding($0)) }) {
+        if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || encodesNull($0) || (usesDates($0) && writesOutCoding($0)) }) {
             declarations.append(inferredDecoding)
         }
         if api.types.contains(where: { $0.extraProperties != nil }) || triesVariants { declarations.append(extraPropertyKey) }
@@ -98,7 +98,13 @@ struct ModelsStructure {
     /// kept extra properties or boxed properties. Other structs synthesize it, dates marked `@ISO8601`.
     private func writesOutCoding(_ type: NamedType) -> Bool {
         guard case .object = type.kind else { return true }
-        return type.extraProperties != nil || names.boxStorage[type.id]?.isEmpty == false
+        return type.extraProperties != nil || names.boxStorage[type.id]?.isEmpty == false || encodesNull(type)
+    }
+
+    /// Whether an object has a required nullable property: its `nil` is written as `null`.
+    private func encodesNull(_ type: NamedType) -> Bool {
+        guard case .object(let properties) = type.kind else { return false }
+        return properties.contains(where: \.encodesNull)
     }
 
     private func declaration(of type: NamedType, children: [String: [NamedType]]) -> Declaration {
@@ -251,20 +257,26 @@ struct ModelsStructure {
             parameters: [Parameter(label: Identifier("from"), localName: Identifier("decoder"), type: "any \(types.swift("Decoder"))")],
             effects: "throws",
             body: [.code("let container = try decoder.container(keyedBy: CodingKeys.self)")] + decodes + extraDecodes))))
+        result.append(encodeFunction(members, access: access, extraEncodes: extraEncodes))
+        return result
+    }
+
+    /// `encode(to:)` written out: the calls synthesis would make, with the ISO 8601 coder for
+    /// dates, and `null` for a required nullable property that is `nil` (synthesis leaves its key out).
+    private func encodeFunction(_ members: [(Property, Identifier)], access: AccessModifier?, extraEncodes: [Statement] = []) -> Declaration {
         let encodes = members.map { property, name -> Statement in
-            let method: Code = property.isOptional ? "encodeIfPresent" : "encode"
+            let method: Code = property.isOptional && !property.encodesNull ? "encodeIfPresent" : "encode"
             var value: Code = "self.\(name)"
             if property.type.containsDate {
                 value = property.isOptional ? "\(value).map { \(toWire("$0", property.type)) }" : toWire(value, property.type)
             }
             return .code("try container.\(method)(\(value), forKey: .\(name))")
         }
-        result.append(Declaration(.function(Function(
+        return Declaration(.function(Function(
             access: access, name: .function(Identifier("encode")),
             parameters: [Parameter(label: Identifier("to"), localName: Identifier("encoder"), type: "any \(types.swift("Encoder"))")],
             effects: "throws",
-            body: [.code("var container = encoder.container(keyedBy: CodingKeys.self)")] + encodes + extraEncodes))))
-        return result
+            body: [.code("var container = encoder.container(keyedBy: CodingKeys.self)")] + encodes + extraEncodes)))
     }
 
     /// A wide object (see `WideObjects`): each property a computed one over its part, the same
@@ -316,7 +328,9 @@ struct ModelsStructure {
                     attributes: property.type.containsDate ? ["@\(types.runtime("ISO8601"))"] : [],
                     binding: .var, name: name, type: types.type(of: property, in: type.id))))
             }
-            if partMembers.contains(where: { property, name in property.jsonName != name.name }) {
+            // A required nullable property is written as `null`, which synthesized coding does not do.
+            let encodesNull = partMembers.contains { property, _ in property.encodesNull }
+            if encodesNull || partMembers.contains(where: { property, name in property.jsonName != name.name }) {
                 declarations.append(Declaration(.type(TypeDeclaration(
                     keyword: .enum, name: "CodingKeys", conformances: [types.string, types.swift("CodingKey")],
                     members: partMembers.map { property, name in
@@ -324,6 +338,7 @@ struct ModelsStructure {
                             name: name, rawValue: property.jsonName == name.name ? nil : .literal(property.jsonName))))
                     }))))
             }
+            if encodesNull { declarations.append(encodeFunction(partMembers, access: nil)) }
             result.append(Declaration(.type(TypeDeclaration(
                 access: .private, keyword: .struct, name: .identifier(part.type),
                 conformances: [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")],

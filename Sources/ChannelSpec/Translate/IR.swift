@@ -255,6 +255,8 @@ package struct Property: Sendable {
     package var constant: String? = nil
     /// Absent from `required`, `nullable: true` or `type: [T, 'null']`: absent and `null` both decode to `nil`.
     package var isOptional: Bool
+    /// Required and nullable: `nil` is encoded as `null`, the key kept, as the schema requires it.
+    package var encodesNull = false
     package var documentation: Documentation
     package var origin: Origin
 }
@@ -264,4 +266,15 @@ package struct EnumValue: Sendable {
     package var location: SourceLocation
     /// The case name `names:` in channelgen.yaml gives it.
     package var swiftName: String? = nil
+}
+
+/// Whose side an AsyncAPI document describes. AsyncAPI 3 operations are the described
+/// application's: a document of the client says `receive` for what the client gets; a document
+/// of the server says `send` for it.
+package enum SpecPerspective: String, Sendable, CaseIterable {
+    /// The document describes the client: `receive` operations are streams, `send` ones publishes.
+    case client
+    /// The document describes the server: `send` operations are the client's streams, `receive`
+    /// ones its publishes.
+    case server
 }

@@ -23,9 +23,7 @@ struct KeyRules {
                 diagnostics.warning("'\(entry.key)' in \(object) \(name) is ignored: \(reason)", at: entry.keyLocation)
             } else if unknownKeysAreIgnored {
                 let why = object == "schema" ? "as JSON Schema ignores keywords it does not know" : "as it changes nothing generated"
-                // The one such key with a likely cause: a 3.x multi-format payload written in a 2.x document.
-                let hint = object == "schema" && entry.key == "schema"
-                    ? "in AsyncAPI 2.x a payload is itself a schema (the 'schema' wrapper is AsyncAPI 3's)" : "check its spelling"
+                let hint = object == "schema" ? Self.schemaHints[entry.key] ?? "check its spelling" : "check its spelling"
                 diagnostics.strictWarning(
                     "unknown keyword '\(entry.key)' in \(object) \(name) is ignored, \(why); \(hint)",
                     at: entry.keyLocation)
@@ -39,6 +37,14 @@ struct KeyRules {
 }
 
 extension KeyRules {
+    /// Unknown schema keys with a likely cause, and what to say about it.
+    static let schemaHints = [
+        // A 3.x multi-format payload written in a 2.x document.
+        "schema": "in AsyncAPI 2.x a payload is itself a schema (the 'schema' wrapper is AsyncAPI 3's)",
+        // Tuples of JSON Schema 2020-12, which AsyncAPI's draft-07 schemas do not have.
+        "prefixItems": "it is JSON Schema 2020-12's (a tuple), not draft-07's, which AsyncAPI schemas follow: 'items' alone types the elements",
+    ]
+
     static let document = KeyRules(
         object: "document",
         accepted: ["asyncapi", "id", "info", "servers", "defaultContentType", "channels", "operations", "components", "tags", "externalDocs"])
@@ -106,8 +112,5 @@ extension KeyRules {
             "deprecated", "readOnly", "writeOnly", "externalDocs", "xml", "$schema", "$id", "$comment",
             "contentEncoding", "contentMediaType", "allOf", "oneOf", "anyOf", "discriminator", "patternProperties",
         ] + SchemaTranslator.constraintKeywords.map(\.key)),
-        unsupported: [
-            "prefixItems": "tuples cannot be expressed as a Swift array",
-        ],
         unknownKeysAreIgnored: true)
 }

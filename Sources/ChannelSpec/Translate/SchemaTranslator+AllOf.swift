@@ -273,6 +273,9 @@ extension SchemaTranslator {
 
     /// Several non-object members: one type when they all are one primitive.
     private mutating func primitive(of members: [Cursor], allOf: Cursor, name: String, parent: String?) -> TypeReference? {
+        if let narrowed = stringEnumNarrowing(members) {
+            return narrowedEnum(narrowed, members: members, allOf: allOf, name: name, parent: parent)
+        }
         var found: [TypeReference] = []
         for member in members {
             guard let type = type(of: member, name: name, parent: parent) else { return nil }
@@ -284,5 +287,55 @@ extension SchemaTranslator {
             "'allOf' in schema '\(name)' requires values of different types at once; that has no single Swift type",
             at: allOf.keyLocation ?? allOf.location)
         return nil
+    }
+
+    /// String members of an `allOf`, at least one an enum (`allOf: [{$ref: Mode}, {enum: [hide, none]}]`,
+    /// a base's values narrowed): the values every member admits, in the first enum's order, and
+    /// the members whose enum lists exactly those. `nil` when a member is no string schema.
+    private func stringEnumNarrowing(_ members: [Cursor]) -> (values: [YAMLNode], exact: [Cursor])? {
+        var enums: [(member: Cursor, values: [YAMLNode])] = []
+        for member in members {
+            let target = member.isReference ? (try? workspace.resolve(member)) ?? member : member
+            let type = target.node["type"]?.string
+            if let values = target.node["enum"]?.items {
+                let texts = values.filter { $0.scalar?.isNull != true }
+                guard type == nil || type == "string", texts.allSatisfy({ $0.isJSONString }) else { return nil }
+                enums.append((member, texts))
+            } else {
+                // A plain string narrows nothing; a date-time or any other keyword with a type of its own does.
+                let keys = Set((target.node.entries ?? []).map(\.key)).subtracting(Self.annotationKeys).filter { !$0.hasPrefix("x-") }
+                guard type == "string", keys.isSubset(of: ["type", "pattern", "minLength", "maxLength"]) else { return nil }
+            }
+        }
+        guard let first = enums.first else { return nil }
+        let admitted = enums.dropFirst().map { Set($0.values.compactMap(\.scalar?.text)) }
+        let values = first.values.filter { value in admitted.allSatisfy { $0.contains(value.scalar?.text ?? "") } }
+        let texts = Set(values.compactMap(\.scalar?.text))
+        let exact = enums.filter { Set($0.values.compactMap(\.scalar?.text)) == texts }.map(\.member)
+        return (values, exact)
+    }
+
+    /// The enum of the values every member admits: a member's own type when its enum is exactly
+    /// that (a referenced one first, so a component keeps its name), else a new enum named for the schema.
+    private mutating func narrowedEnum(
+        _ narrowing: (values: [YAMLNode], exact: [Cursor]), members: [Cursor], allOf: Cursor, name: String, parent: String?
+    ) -> TypeReference? {
+        guard !narrowing.values.isEmpty else {
+            diagnostics.unsupported(
+                "'allOf' in schema '\(name)' admits no value: its members' enums have no value in common",
+                at: allOf.keyLocation ?? allOf.location)
+            return nil
+        }
+        if let member = narrowing.exact.first(where: \.isReference) ?? narrowing.exact.first {
+            return type(of: member, name: name, parent: parent)
+        }
+        // The values every member admits, as an enum schema of its own at the `allOf`'s place.
+        var narrowed = allOf
+        let location = allOf.node.location
+        narrowed.node = YAMLNode(.mapping([
+            YAMLNode.Entry(key: "type", keyLocation: location, value: YAMLNode(.scalar(YAMLScalar(text: "string", isPlain: false)), at: location)),
+            YAMLNode.Entry(key: "enum", keyLocation: location, value: YAMLNode(.sequence(narrowing.values), at: location)),
+        ]), at: location)
+        return type(of: narrowed, name: name, parent: parent)
     }
 }

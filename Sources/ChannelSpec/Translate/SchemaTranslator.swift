@@ -198,6 +198,9 @@ struct SchemaTranslator {
         case "array":
             // No `items`: any elements, as JSON Schema says.
             guard let items = cursor.child("items") else { return .array(.json) }
+            // `items: false`: an array that must be empty. No element is ever decoded, so any element type
+            // reads it; `JSONValue` keeps a server's non-empty array rather than failing the event.
+            if items.node.scalar?.bool == false { return .array(.json) }
             if items.node.items != nil {
                 diagnostics.unsupported(
                     "'items' as a list in schema '\(name)' is a tuple (each position its own schema), which a Swift array cannot express",
@@ -337,8 +340,12 @@ struct SchemaTranslator {
                     return nil
                 }
                 guard Self.knownTypes.contains(text) else {
-                    diagnostics.error("unknown schema type '\(text)' (expected one of \(Self.knownTypes.joined(separator: ", ")))", at: node.location)
-                    return nil
+                    // Real documents write a type's name here (`type: 'Json Patch Operation'`), which JSON
+                    // Schema does not define: it is left out, with a word, and the value is not lost.
+                    diagnostics.strictWarning(
+                        "unknown schema type '\(text)' (expected one of \(Self.knownTypes.joined(separator: ", "))); it is ignored: the schema's other keywords decide the Swift type, or it is JSONValue",
+                        at: node.location)
+                    continue
                 }
                 if text != "null" { nonNull.append(text) }
             }
@@ -346,7 +353,9 @@ struct SchemaTranslator {
                 diagnostics.unsupported("a schema with several types (\(nonNull.joined(separator: ", "))) is not supported; only [T, 'null'] is", at: typeNode.location)
                 return nil
             }
-            return nonNull.first ?? "null"
+            if let only = nonNull.first { return only }
+            if names.contains(where: { $0.string == "null" || $0.scalar?.isNull == true }) { return "null" }
+            // Every type named was unknown: the schema's other keywords say what it is, as without `type`.
         }
         if cursor.node["properties"] != nil || cursor.node["additionalProperties"] != nil || cursor.node["patternProperties"] != nil { return "object" }
         if cursor.node["items"] != nil { return "array" }
@@ -513,12 +522,14 @@ struct SchemaTranslator {
                 propertyDocs.description = propertyDocs.description ?? targetDocs.description
                 propertyDocs.notes += targetDocs.notes
             }
+            let nullable = isNullable(propertyCursor)
             members.append(Property(
                 jsonName: key,
                 swiftName: propertyCursor.node["x-swift-name"]?.string,
                 type: type,
                 constant: Self.constant(of: propertyCursor),
-                isOptional: !required.contains(key) || isNullable(propertyCursor),
+                isOptional: !required.contains(key) || nullable,
+                encodesNull: required.contains(key) && nullable,
                 documentation: propertyDocs,
                 origin: Origin(location: keyLocation, reference: workspace.displayReference(propertyCursor))))
         }

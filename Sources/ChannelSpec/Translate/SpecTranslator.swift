@@ -20,12 +20,14 @@ package enum SpecTranslator {
     ///     not checked against a transport, and every component schema is a model too.
     ///   - channelRules: the rules of the transport the client targets, that channel addresses are
     ///     checked by (AppSync Events by default).
+    ///   - perspective: whose side the document describes (see `SpecPerspective`).
     package static func translate(
         specAt path: String, allowedFolder: String? = nil, strict: Bool = false, modelsOnly: Bool = false,
-        channelRules: ChannelNamingRules = .appSyncEvents
+        channelRules: ChannelNamingRules = .appSyncEvents, perspective: SpecPerspective = .client
     ) -> SpecResult {
         let workspace = SpecWorkspace(rootFile: path, allowedFolder: allowedFolder)
         var translator = Translation(workspace: workspace, strict: strict, modelsOnly: modelsOnly, channelRules: channelRules)
+        translator.perspective = perspective
         let api = translator.run()
         var diagnostics = translator.diagnostics
         diagnostics.append(contentsOf: translator.schemas.diagnostics.all)
@@ -60,6 +62,11 @@ struct Translation {
     var isVersion2 = false
     /// The target transport's channel rules, that addresses are checked by.
     let channelRules: ChannelNamingRules
+    /// Whose side the document describes; `.server` swaps what `send` and `receive` mean.
+    var perspective = SpecPerspective.client
+    /// The operations' actions as the document writes them (before `perspective`), and the first
+    /// `send`: a document of sends alone likely describes the server.
+    var writtenActions = (sends: 0, receives: 0, firstSend: SourceLocation?.none)
 
     init(workspace: SpecWorkspace, strict: Bool, modelsOnly: Bool, channelRules: ChannelNamingRules = .appSyncEvents) {
         self.workspace = workspace
@@ -150,6 +157,14 @@ struct Translation {
                 }
             }
         }
+        if !isVersion2, perspective == .client, writtenActions.receives == 0, let send = writtenActions.firstSend {
+            // AsyncAPI 3 operations are the described application's own: a server's document says
+            // `send` for what its clients receive. As written, the client would only publish.
+            diagnostics.warning(
+                "every operation of this document sends and none receives, so the client gets publish methods and no streams; "
+                    + "if the document describes the server (its 'send' is what clients receive), set 'perspective: server' in channelgen.yaml",
+                at: send)
+        }
         if root.child("channels") == nil {
             diagnostics.warning("the document has no 'channels': nothing is generated but the notifier", at: root.location)
         } else if operations.isEmpty && sends.isEmpty && !channels.isEmpty {
@@ -199,6 +214,12 @@ struct Translation {
             } else {
                 diagnostics.error("missing required key 'asyncapi' (channelgen reads AsyncAPI 3.0, 3.1 and 2.x documents)", at: root.location)
             }
+            return false
+        }
+        // `asyncapi: 3.0` is the number 3 to YAML and JSON, not a version; the schema asks for a string.
+        guard versionNode.isJSONString else {
+            let found = versionNode.scalar.map { $0.isNull ? "null" : "\(versionNode.kindDescription) (\($0.text))" } ?? versionNode.kindDescription
+            diagnostics.error("'asyncapi' must be a string such as '3.0.0', found \(found); write the version in quotes", at: versionNode.location)
             return false
         }
         // 3.1 only adds to 3.0 (bindings, extensions), as a minor version must: read as 3.0.
@@ -511,16 +532,21 @@ struct Translation {
             diagnostics.error("missing required key 'action' in operation '\(id)'", at: cursor.declarationLocation)
             return nil
         }
-        let isSend: Bool
+        var isSend: Bool
         switch actionNode.string {
         case "receive":
             isSend = false
+            writtenActions.receives += 1
         case "send":
             isSend = true
+            writtenActions.sends += 1
+            writtenActions.firstSend = writtenActions.firstSend ?? actionNode.location
         default:
             diagnostics.error("operation '\(id)' has action '\(actionNode.scalar?.text ?? "")'; expected 'send' or 'receive'", at: actionNode.location)
             return nil
         }
+        // A document of the server's side: what it sends, the client receives, and the other way round.
+        if perspective == .server { isSend.toggle() }
         guard let channelReference = cursor.child("channel") else {
             diagnostics.error("missing required key 'channel' in operation '\(id)'", at: cursor.declarationLocation)
             return nil
