@@ -196,13 +196,14 @@ extension Check {
         guard let config = try? GeneratorConfig.load(from: configPath), config.mode == .client else { return }
         let old: SpecAtRevision
         do {
-            old = try SpecAtRevision.extract(specPath: config.specPath, allowedFolder: config.allowedFolder, revision: "HEAD")
+            old = try SpecAtRevision.extract(specPath: config.specPath, allowedFolder: config.allowedFolder, config: configPath, revision: "HEAD")
         } catch {
             print("\(target): no semantic summary (\(error.description))")
             return
         }
         defer { old.remove() }
-        guard case .success(let changes) = old.changes(to: config) else {
+        // Each side with its own config: a rename made in `names:` is a change too.
+        guard let oldConfig = try? old.config(at: configPath, else: config), case .success(let changes) = old.changes(from: oldConfig, to: config) else {
             print("\(target): no semantic summary (the spec at HEAD does not generate)")
             return
         }

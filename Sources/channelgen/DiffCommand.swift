@@ -15,8 +15,12 @@ struct Diff: ParsableCommand {
         abstract: "Report what a spec change breaks, for apps already shipped (wire) and for app code (source).",
         discussion: """
             Compares the resolved specs, not their text: reordering keys or editing descriptions reports nothing.
-              channelgen diff old.yaml new.yaml
-              channelgen diff --base main                 (the spec of the package's client target, as it was at main)
+            Each side is read with its own channelgen.yaml, so a change made in the config (names:, notifier:,
+            transport:, generate:, perspective:, accessModifier:) is judged as a spec change is; which config
+            each side used is said on standard error.
+              channelgen diff old.yaml new.yaml           (each with the channelgen.yaml naming it, else the defaults)
+              channelgen diff old.yaml new.yaml --old-config old/channelgen.yaml --new-config Sources/App/channelgen.yaml
+              channelgen diff --base main                 (the client target's spec and config as they were at main)
               channelgen diff --base HEAD~1 --config Sources/App/channelgen.yaml --format markdown
             Exit status: 0 no breaking change, 1 a breaking change (wire or source), 2 an error.
             """)
@@ -27,8 +31,14 @@ struct Diff: ParsableCommand {
     @Option(help: "Compare the spec at this git revision with the working copy's.")
     var base: String?
 
-    @Option(help: "The channelgen.yaml naming the spec (default with --base: the package's first client target).")
+    @Option(help: "The channelgen.yaml naming the spec (default with --base: the package's first client target); with two specs, both sides'.")
     var config: String?
+
+    @Option(help: "With two specs: the old side's channelgen.yaml (default: the one naming the old spec, else the defaults).")
+    var oldConfig: String?
+
+    @Option(help: "With two specs: the new side's channelgen.yaml (default: the one naming the new spec, else the defaults).")
+    var newConfig: String?
 
     @Option(help: "The package root (to find the targets' configs).")
     var packagePath = "."
@@ -53,31 +63,65 @@ struct Diff: ParsableCommand {
 
     private func changes() throws(DiffFailure) -> [SpecChange] {
         if let base {
-            guard specs.isEmpty else { throw DiffFailure(diagnostics: [.error("pass either two specs or --base, not both", at: nil)]) }
-            let newConfig = try loadConfig()
+            guard specs.isEmpty, oldConfig == nil, newConfig == nil else {
+                throw DiffFailure(diagnostics: [.error("pass either two specs (and their configs) or --base, not both", at: nil)])
+            }
+            let (configPath, newConfig) = try loadConfig()
             let old: SpecAtRevision
             do {
-                old = try SpecAtRevision.extract(specPath: newConfig.specPath, allowedFolder: newConfig.allowedFolder, revision: base)
+                old = try SpecAtRevision.extract(specPath: newConfig.specPath, allowedFolder: newConfig.allowedFolder, config: configPath, revision: base)
             } catch {
                 throw DiffFailure(diagnostics: [.error(error.description, at: newConfig.specLocation)])
             }
             defer { old.remove() }
-            return try changes(old.changes(to: newConfig))
+            let oldConfig: GeneratorConfig
+            do {
+                oldConfig = try old.config(at: configPath, else: newConfig)
+            } catch {
+                throw DiffFailure(diagnostics: error.diagnostics.map { old.displayed($0) })
+            }
+            Console.writeError(oldConfig.keyLocations.isEmpty && !newConfig.keyLocations.isEmpty
+                ? "note: \(configPath) did not exist at \(base): the old spec is read with today's config\n"
+                : "note: each side is read with its own \(configPath) (at \(base), and today's)\n")
+            return try changes(old.changes(from: oldConfig, to: newConfig))
         }
         guard specs.count == 2 else {
             throw DiffFailure(diagnostics: [.error("pass the old and the new spec, or --base <git revision>", at: nil)])
         }
-        var oldConfig = config == nil ? GeneratorConfig(specPath: specs[0]) : try loadConfig()
-        var newConfig = oldConfig
-        oldConfig.specPath = specs[0]
-        newConfig.specPath = specs[1]
-        oldConfig.allowedFolder = nil
-        newConfig.allowedFolder = nil
-        return try compare(oldConfig, newConfig)
+        guard config == nil || (oldConfig == nil && newConfig == nil) else {
+            throw DiffFailure(diagnostics: [.error("pass --config (both sides) or --old-config and --new-config, not both", at: nil)])
+        }
+        let old = try sideConfig(spec: specs[0], explicit: oldConfig ?? config, side: "old")
+        let new = try sideConfig(spec: specs[1], explicit: newConfig ?? config, side: "new")
+        return try changes(SpecDiff.compare(old: old, new: new))
     }
 
-    private func compare(_ old: GeneratorConfig, _ new: GeneratorConfig) throws(DiffFailure) -> [SpecChange] {
-        try changes(SpecDiff.compare(old: old, new: new))
+    /// One side of the two-spec form: `spec` read with `explicit` when given, else with the package's
+    /// `channelgen.yaml` that names it (or one beside it), else with the defaults; said on standard error.
+    private func sideConfig(spec: String, explicit: String?, side: String) throws(DiffFailure) -> GeneratorConfig {
+        var path = explicit
+        if path == nil {
+            let absolute = FilePath.normalize(FilePath.absolute(spec))
+            let candidates = (TargetDiscovery.configs(under: packagePath).map { FilePath.appending(packagePath, $0) }
+                + [FilePath.appending(FilePath.directory(of: spec), "channelgen.yaml")]).map(FilePath.normalize)
+            path = candidates.first { candidate in
+                (try? GeneratorConfig.load(from: candidate)).map { FilePath.normalize(FilePath.absolute($0.specPath)) == absolute } ?? false
+            }
+        }
+        guard let path else {
+            Console.writeError("note: the \(side) spec \(spec) is read with the default settings (no channelgen.yaml names it; pass --\(side)-config)\n")
+            return GeneratorConfig(specPath: spec)
+        }
+        var config: GeneratorConfig
+        do {
+            config = try GeneratorConfig.load(from: path)
+        } catch {
+            throw DiffFailure(diagnostics: error.diagnostics)
+        }
+        Console.writeError("note: the \(side) spec \(spec) is read with \(path)\n")
+        config.specPath = spec
+        config.allowedFolder = nil
+        return config
     }
 
     private func changes(_ result: Result<[SpecChange], SpecDiffFailure>) throws(DiffFailure) -> [SpecChange] {
@@ -90,22 +134,23 @@ struct Diff: ParsableCommand {
         }
     }
 
-    private func loadConfig() throws(DiffFailure) -> GeneratorConfig {
+    private func loadConfig() throws(DiffFailure) -> (path: String, config: GeneratorConfig) {
         let path: String
         if let config {
             path = config
         } else {
             let (targets, problems) = TargetDiscovery.targets(inPackage: packagePath)
             if problems.contains(where: { $0.severity == .error }) { throw DiffFailure(diagnostics: problems) }
-            let client = targets.map { FilePath.appending(packagePath, $0.config) }
-                .first { (try? GeneratorConfig.load(from: $0))?.mode == .client }
-            guard let client else {
+            // The client target, else one generating models (a client that became one is still compared).
+            let configs = targets.map { FilePath.normalize(FilePath.appending(packagePath, $0.config)) }
+            let modes = configs.map { (try? GeneratorConfig.load(from: $0))?.mode }
+            guard let index = modes.firstIndex(of: .client) ?? modes.firstIndex(of: .models) else {
                 throw DiffFailure(diagnostics: [.error("no client target with a channelgen.yaml under '\(packagePath)'; pass --config", at: nil)])
             }
-            path = client
+            path = configs[index]
         }
         do {
-            return try GeneratorConfig.load(from: path)
+            return (path, try GeneratorConfig.load(from: path))
         } catch {
             throw DiffFailure(diagnostics: error.diagnostics)
         }

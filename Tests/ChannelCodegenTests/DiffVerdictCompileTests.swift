@@ -16,6 +16,28 @@ struct DiffVerdictCompileTests {
         var label: String
         var old: String
         var new: String
+        /// A change made in the config alone: the new side's settings.
+        var newConfig: (GeneratorConfig) -> GeneratorConfig = { $0 }
+    }
+
+    /// Changes made in `channelgen.yaml` alone, judged with each side's config.
+    static var configCases: [Case] {
+        func config(_ label: String, _ change: @escaping (inout GeneratorConfig) -> Void) -> Case {
+            Case(label: label, old: SpecDiffTests.base, new: SpecDiffTests.base) { config in
+                var config = config
+                change(&config)
+                return config
+            }
+        }
+        return [
+            config("names: renames a type") { $0.nameOverrides = [.init(specName: "Order", swiftName: "Purchase")] },
+            config("names: renames an enum case") { $0.nameOverrides = [.init(specName: "shipped", swiftName: "dispatched")] },
+            config("names: renames a notifier method") { $0.nameOverrides = [.init(specName: "orderValues", swiftName: "orders")] },
+            config("notifier: renames the notifier") { $0.notifierName = "StoreNotifier" },
+            config("transport: sse") { $0.transport = .sse },
+            // (`accessModifier:` is left out: the app here is type-checked in the generated code's
+            // own module, where `package` and `internal` are visible; the verdict is about other packages.)
+        ]
     }
 
     static var cases: [Case] {
@@ -27,6 +49,7 @@ struct DiffVerdictCompileTests {
         return SpecDiffTests.rows.map { edited(SpecDiffTests.base, $0) }
             + SpecDiffTests.unionRows.map { edited(SpecDiffTests.unionBase, $0) }
             + SpecDiffTests.roomsRows.map { edited(SpecDiffTests.roomsBase, $0) }
+            + configCases
     }
 
     @Test func everySourceVerdictAgreesWithTheCompiler() async throws {
@@ -36,14 +59,18 @@ struct DiffVerdictCompileTests {
         var breaking: [String: Bool] = [:]
         for (index, item) in Self.cases.enumerated() {
             let label = "row \(index) '\(item.label)'"
-            let changes = try SpecDiffTests.diff(item.old, item.new)
-            breaking[label] = changes.contains { $0.source == .breaking }
             let namespace = "__Case\(index)"
             let oldPath = try SpecDiffTests.write(item.old), newPath = try SpecDiffTests.write(item.new)
             defer { SpecDiffTests.removeFolders(of: [oldPath, newPath]) }
-            guard case .success(let named) = Generator.name(config: GeneratorConfig(specPath: oldPath)),
-                  let old = Generator.generateForTypeChecking(config: GeneratorConfig(specPath: oldPath), namespace: namespace).files,
-                  let new = Generator.generateForTypeChecking(config: GeneratorConfig(specPath: newPath), namespace: namespace).files else {
+            let oldConfig = GeneratorConfig(specPath: oldPath), newConfig = item.newConfig(GeneratorConfig(specPath: newPath))
+            guard case .success(let changes) = SpecDiff.compare(old: oldConfig, new: newConfig) else {
+                Issue.record("\(label) does not compare")
+                continue
+            }
+            breaking[label] = changes.contains { $0.source == .breaking }
+            guard case .success(let named) = Generator.name(config: oldConfig),
+                  let old = Generator.generateForTypeChecking(config: oldConfig, namespace: namespace).files,
+                  let new = Generator.generateForTypeChecking(config: newConfig, namespace: namespace).files else {
                 Issue.record("\(label) does not generate")
                 continue
             }

@@ -155,6 +155,9 @@ struct SpecDiffTests {
         row("array items become nullable", [("                  items:\n                    $ref: '#/components/schemas/Line'", "                  items:\n                    oneOf: [{$ref: '#/components/schemas/Line'}, {type: 'null'}]")],
             [(.breaking, .breaking, "Order.lines")]),
         row("enum value removed", [("enum: [placed, paid, shipped]", "enum: [placed, paid]")], [(.compatible, .breaking, "Order.Status.shipped")]),
+        // The same Swift case: code compiles; shipped apps read 'SHIPPED' as .unknown, not .shipped.
+        row("enum value respelled in another case", [("enum: [placed, paid, shipped]", "enum: [placed, paid, SHIPPED]")],
+            [(.breaking, .compatible, "Order.Status.shipped")]),
         row("extra properties kept", [("            Line:\n", "              additionalProperties: true\n            Line:\n")],
             [(.compatible, .compatible, "Order.additionalProperties")]),
         // Generated enums are open: shipped apps decode any string (as `.unknown` when new).
@@ -286,6 +289,53 @@ struct SpecDiffTests {
             [(.breaking, .compatible, "NoticesSubscription")]),
     ]
 
+    /// The wire verdicts of the respelled enum value and the union kept to one variant, held against
+    /// what a shipped app's models do with the new payloads.
+    @Test func shippedModelsReadTheNewPayloadsAsTheVerdictsSay() async throws {
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        var models: [URL] = []
+        for (index, spec) in [Self.base, Self.unionBase].enumerated() {
+            let folder = work.appendingPathComponent("old\(index)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let (result, output) = try await TestSupport.generate(spec: spec, named: "events.yaml", in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            let renamed = work.appendingPathComponent("Models\(index).swift")  // swiftc wants distinct file names
+            try FileManager.default.moveItem(at: output.appendingPathComponent("Models.swift"), to: renamed)
+            models.append(renamed)
+        }
+        let main = work.appendingPathComponent("main.swift")
+        try #"""
+            import Foundation
+            // 'SHIPPED' (the respelled value): wire-breaking, the app's `.shipped` branch no longer runs.
+            let order = try JSONDecoder().decode(Order.self, from: Data(#"{"id":"1","status":"SHIPPED","total":1}"#.utf8))
+            print(order.status == .shipped, order.status)
+            // A walk, all the new `oneOf: [Walk]` sends: wire-compatible, still `.walk`.
+            let move = try JSONDecoder().decode(Move.self, from: Data(#"{"kind":"walk","steps":3}"#.utf8))
+            if case .walk(let walk) = move { print("walk", walk.steps ?? 0) } else { print("not a walk") }
+            """#.write(to: main, atomically: true, encoding: .utf8)
+        let run = try await TestSupport.runProgram(models: models, main: main, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
+        #expect(run.stdout == "false unknown(\"SHIPPED\")\nwalk 3\n")
+    }
+
+    /// A message leaving a channel is wire-breaking, as a channel removed is (shipped apps wait for
+    /// its events, which no longer come): it was called wire-compatible.
+    @Test func aMessageLeavingAChannelIsWireBreaking() throws {
+        let payload = "                payload:\n                  $ref: '#/components/schemas/Order'"
+        func message(_ key: String) -> String { "\n              \(key):\n                payload: {type: object, properties: {note: {type: string}}}" }
+        let one = Self.base
+        let two = one.replacingOccurrences(of: payload, with: payload + message("orderNoted"))
+        let three = one.replacingOccurrences(of: payload, with: payload + message("orderNoted") + message("orderPaid"))
+        let fewer = try Self.diff(three, two)
+        #expect(fewer.contains { $0.wire == .breaking && $0.source == .breaking && $0.reason.hasPrefix("message 'orderPaid' leaves the channel") },
+                "\(fewer.map(\.reason))")
+        let single = try Self.diff(two, one)
+        #expect(single.contains { $0.wire == .breaking && $0.reason.contains("'orderNoted' leave the channel") }, "\(single.map(\.reason))")
+        // Messages added stay wire-compatible.
+        #expect(try Self.diff(two, three).allSatisfy { $0.wire == .compatible })
+    }
+
     @Test(arguments: roomsRows)
     func roomsVerdicts(_ row: Row) throws {
         try check(row, base: Self.roomsBase)
@@ -354,6 +404,9 @@ struct SpecDiffTests {
         row("variant added", [("{$ref: '#/components/schemas/Swim'}]", "{$ref: '#/components/schemas/Swim'}, {$ref: '#/components/schemas/Crawl'}]")],
             [(.compatible, .breaking, "Move.crawl")]),
         row("variant removed", [(", {$ref: '#/components/schemas/Run'}", "")], [(.compatible, .breaking, "Move.run")]),
+        // `oneOf` of one is that variant's type: what the server sends still decodes as `.walk`.
+        row("all variants but one removed", [(", {$ref: '#/components/schemas/Run'}, {$ref: '#/components/schemas/Swim'}", "")],
+            [(.compatible, .breaking, "MovesSubscription.Event")]),
         row("mapping key changed", [("mapping: {walk: Walk}", "mapping: {stroll: Walk}")], [(.breaking, .compatible, "Move.walk")]),
         row("discriminator dropped", [("\n      discriminator: {propertyName: kind, mapping: {walk: Walk}}", "")], [(.breaking, .compatible, "Move")]),
         row("variant's property type changed", [("steps: {type: integer}", "steps: {type: string}")], [(.breaking, .breaking, "Walk.steps")]),
@@ -491,6 +544,70 @@ struct DiffCommandTests {
         let unified = try #require(result.stdout.range(of: "--- a/Generated/Shop/Models.swift"))
         #expect(summary.lowerBound < unified.lowerBound)
         #expect(result.stdout.contains("Order.Status.returned: enum value 'returned' is added"))
+    }
+
+    /// A change made in `channelgen.yaml` alone, and what the diff must say about it.
+    struct ConfigEdit: CustomTestStringConvertible, Sendable {
+        var name: String
+        var config: String
+        var expected: String
+        var testDescription: String { name }
+    }
+
+    static let configEdits = [
+        ConfigEdit(name: "a type renamed through names:", config: "names: {Order: Purchase}\n",
+                   expected: "Order: the type is renamed to Purchase [wire: compatible, source: breaking]"),
+        ConfigEdit(name: "an enum case renamed through names:", config: "names: {shipped: dispatched}\n",
+                   expected: "Order.Status.shipped: the case is renamed to dispatched [wire: compatible, source: breaking]"),
+        ConfigEdit(name: "the notifier renamed through notifier:", config: "notifier: StoreNotifier\n",
+                   expected: "ShopNotifier: the notifier is renamed to StoreNotifier [wire: compatible, source: breaking]"),
+        ConfigEdit(name: "the transport changed", config: "transport: sse\n",
+                   expected: "ShopNotifier: the transport changes from appsync to sse (transport:): shipped apps connect to AWS AppSync Events, "
+                       + "the new client to a Server-Sent Events hub, whose channel rules differ [wire: breaking, source: compatible]"),
+        ConfigEdit(name: "models only", config: "generate: models\n",
+                   expected: "the target generates payload models only instead of the client (models, channels, subscriptions, notifier) (generate:)"),
+    ]
+
+    /// A config-only change was "no API change", exit 0, in both forms: `--base` read the old spec
+    /// with today's config, and two specs took one `--config` for both sides.
+    @Test(arguments: configEdits)
+    func aChangeMadeInTheConfigIsJudgedInBothForms(_ edit: ConfigEdit) async throws {
+        let root = try await Self.repository { $0 }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let config = root.appendingPathComponent("Sources/Shop/channelgen.yaml")
+        let before = try TestSupport.contents(config)
+        try (before + edit.config).write(to: config, atomically: true, encoding: .utf8)
+
+        let base = try await TestSupport.channelgen(["diff", "--base", "HEAD"], in: root)
+        #expect(base.status == 1, "\(base.stdout)\(base.stderr)")
+        #expect(base.stdout.contains(edit.expected), "\(base.stdout)")
+        #expect(base.stderr.contains("note: each side is read with its own Sources/Shop/channelgen.yaml (at HEAD, and today's)"), "\(base.stderr)")
+
+        // Two specs, each with its own config.
+        let old = root.appendingPathComponent("old.yaml")
+        try "spec: spec/events.yaml\n".write(to: old, atomically: true, encoding: .utf8)
+        let files = try await TestSupport.channelgen(
+            ["diff", "spec/events.yaml", "spec/events.yaml", "--old-config", "old.yaml", "--new-config", "Sources/Shop/channelgen.yaml"], in: root)
+        #expect(files.status == 1, "\(files.stdout)\(files.stderr)")
+        #expect(files.stdout.contains(edit.expected), "\(files.stdout)")
+        #expect(files.stderr.contains("note: the old spec spec/events.yaml is read with old.yaml"), "\(files.stderr)")
+    }
+
+    /// Without configs named, each spec is read with the package's `channelgen.yaml` that names it
+    /// (the notifier is the configured one, not one named after the title), else with the defaults, said.
+    @Test func twoSpecsAreEachReadWithTheConfigThatNamesThem() async throws {
+        let root = try await Self.repository { $0.replacingOccurrences(of: "x-swift-notifier: ShopNotifier", with: "") }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let config = root.appendingPathComponent("Sources/Shop/channelgen.yaml")
+        try "spec: ../../spec/events.yaml\nnotifier: ShopNotifier\n".write(to: config, atomically: true, encoding: .utf8)
+        let copy = root.appendingPathComponent("old.yaml")
+        try Data(SpecDiffTests.base.replacingOccurrences(of: "x-swift-notifier: ShopNotifier", with: "").utf8).write(to: copy)
+        let result = try await TestSupport.channelgen(["diff", "old.yaml", "spec/events.yaml"], in: root)
+        #expect(result.stderr.contains("note: the old spec old.yaml is read with the default settings (no channelgen.yaml names it; pass --old-config)"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains("note: the new spec spec/events.yaml is read with Sources/Shop/channelgen.yaml"), "\(result.stderr)")
+        // The defaults name the notifier after the title; the config names it ShopNotifier.
+        #expect(result.stdout.contains("ShopEventsNotifier: the notifier is renamed to ShopNotifier"), "\(result.stdout)")
     }
 
     @Test func twoSpecsAndJSON() async throws {

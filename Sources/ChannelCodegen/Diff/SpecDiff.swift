@@ -34,6 +34,12 @@ import ChannelSpec
 ///   optional → required: compatible / breaking; required → optional: breaking / breaking;
 /// - enum value removed: compatible (generated enums are open: `unknown(String)`) / breaking;
 ///   added: compatible / breaking (an exhaustive `switch` needs the new case, as for a union variant);
+///   respelled with the same Swift case (`NEW` → `new`): breaking (read as `.unknown`) / compatible;
+/// - a message leaving a channel of several: breaking / breaking (as a removed channel); a union kept
+///   to one variant (`oneOf: [Cat, Dog]` → `[Cat]`): compatible (it decodes as `.cat`) / breaking;
+/// - the config's settings (`compareSettings`): `transport:` breaking / compatible; `generate:`
+///   compatible / breaking; `perspective:` breaking / breaking; a narrower `accessModifier:`
+///   compatible / breaking; `names:` and `notifier:` reach the Swift names compared above.
 /// - array items or map values that may be `null`: breaking / breaking; no longer `null`: compatible / breaking.
 package struct SpecDiff {
     /// One side: the IR and its names.
@@ -55,6 +61,8 @@ package struct SpecDiff {
     private let new: Side
     private var changes: [SpecChange] = []
     private var compared: Set<[String]> = []
+    /// Old unions that are a channel's messages: a variant leaving one is a message leaving the channel.
+    private var messageUnions: Set<String> = []
 
     init(old: Side, new: Side) {
         self.old = old
@@ -77,7 +85,51 @@ package struct SpecDiff {
         case .failure(let failed): return .failure(SpecDiffFailure(side: .new, diagnostics: failed.result.diagnostics))
         }
         var diff = SpecDiff(old: Side(api: oldNamed.api, names: oldNamed.names), new: Side(api: newNamed.api, names: newNamed.names))
+        diff.compareSettings(old, new)
         return .success(diff.run())
+    }
+
+    /// What the two configs set beyond names (`names:` and `notifier:` reach the generated names,
+    /// which `run()` compares): how the client connects, what the target generates, whose side the
+    /// document describes, and who may see the generated code.
+    mutating func compareSettings(_ before: GeneratorConfig, _ after: GeneratorConfig) {
+        let notifier = new.names.notifier.name
+        func location(_ key: String) -> SourceLocation? { after.keyLocations[key] ?? before.keyLocations[key] }
+        if before.transport != after.transport {
+            record(.breaking, .compatible, location("transport"), notifier,
+                   "the transport changes from \(before.transport.rawValue) to \(after.transport.rawValue) (transport:): "
+                       + "shipped apps connect to \(Self.service(before.transport)), the new client to \(Self.service(after.transport)), whose channel rules differ")
+        }
+        if before.mode != after.mode {
+            record(.compatible, .breaking, location("generate"), notifier,
+                   "the target generates \(Self.output(after.mode)) instead of \(Self.output(before.mode)) (generate:): code using what is no longer generated stops compiling")
+        }
+        if before.perspective != after.perspective {
+            record(.breaking, .breaking, location("perspective"), notifier,
+                   "the document is read from the \(after.perspective.rawValue)'s side, no longer the \(before.perspective.rawValue)'s (perspective:): "
+                       + "what the client received it now publishes, and the other way round")
+        }
+        let rank: [GeneratorConfig.AccessModifier: Int] = [.internal: 0, .package: 1, .public: 2]
+        if rank[after.accessModifier]! < rank[before.accessModifier]! {
+            record(.compatible, .breaking, location("accessModifier"), notifier,
+                   "the generated code becomes \(after.accessModifier.rawValue) (it was \(before.accessModifier.rawValue); accessModifier:): code outside "
+                       + (after.accessModifier == .internal ? "the target" : "the package") + " no longer sees it")
+        }
+    }
+
+    private static func service(_ transport: GeneratorConfig.Transport) -> String {
+        switch transport {
+        case .appsync: "AWS AppSync Events"
+        case .sse: "a Server-Sent Events hub"
+        }
+    }
+
+    private static func output(_ mode: GeneratorConfig.Mode) -> String {
+        switch mode {
+        case .client: "the client (models, channels, subscriptions, notifier)"
+        case .mocks: "a mock notifier"
+        case .models: "payload models only"
+        }
     }
 
     mutating func run() -> [SpecChange] {
@@ -252,8 +304,10 @@ package struct SpecDiff {
                 compare(before.message.payload, kept.type, symbol: symbol, location: kept.origin.location)
             }
         case (let variants?, nil):
-            record(.compatible, .breaking, location, symbol,
-                   "the channel keeps one message ('\(channel.message.key)'): its events are \(describe(channel.message.payload, new)), no longer an enum of messages")
+            let gone = variants.map(\.preferredName).filter { $0 != channel.message.key }
+            record(.breaking, .breaking, location, symbol,
+                   "the channel keeps one message ('\(channel.message.key)'): its events are \(describe(channel.message.payload, new)), no longer an enum of messages; "
+                       + "\(gone.map { "'\($0)'" }.joined(separator: ", ")) leave the channel: shipped apps wait for events that no longer come")
             if let kept = variants.first(where: { $0.preferredName == channel.message.key }) {
                 compare(kept.type, channel.message.payload, symbol: symbol, location: location)
             } else {
@@ -277,6 +331,7 @@ package struct SpecDiff {
                 record(.compatible, .compatible, location, subscription,
                        "the event type's aliases change (\(changes.joined(separator: ", "))): events of a spelling a build does not declare are still delivered, counted as undeclared")
             }
+            if messageVariants(of: before, old) != nil, case .named(let id) = before.message.payload { messageUnions.insert(id) }
             compare(before.message.payload, channel.message.payload, symbol: symbol, location: location)
         }
     }
@@ -363,6 +418,14 @@ package struct SpecDiff {
     private mutating func compareNamed(_ before: NamedType, _ after: NamedType, symbol: String, location: SourceLocation) {
         guard compared.insert([before.id, after.id]).inserted else { return }
         let oldName = old.typeName(before.id), newName = new.typeName(after.id)
+        if case .union(let union) = before.kind, !Self.isUnion(after), let (name, kept) = keptVariant(of: union, unionID: before.id, as: after) {
+            // `oneOf: [Cat, Dog]` → `[Cat]`: the one variant's type. Shipped apps decode every new
+            // value as that case; code using the enum no longer compiles.
+            record(.compatible, .breaking, location, symbol,
+                   "the union keeps one variant ('\(name)'): its values are \(newName), no longer the enum \(oldName); shipped apps decode them as .\(name)")
+            compareNamed(kept, after, symbol: symbol, location: location)
+            return
+        }
         if oldName != newName {
             record(.compatible, .breaking, after.origin.location, oldName, "the type is renamed to \(newName)")
         }
@@ -389,6 +452,21 @@ package struct SpecDiff {
         default:
             record(.breaking, .breaking, location, symbol, "the type changes from \(oldName) to \(newName) (an object became an enum or back)")
         }
+    }
+
+    private static func isUnion(_ type: NamedType) -> Bool {
+        if case .union = type.kind { true } else { false }
+    }
+
+    /// The variant of an old union whose type is the new type (by its Swift name), with its case name.
+    private func keptVariant(of union: Union, unionID: String, as after: NamedType) -> (String, NamedType)? {
+        let cases = (old.names.cases[unionID] ?? []).map(\.name)
+        let newName = new.typeName(after.id)
+        for (index, variant) in union.variants.enumerated() {
+            guard case .named(let id) = variant.type, let type = old.types[id], old.typeName(id) == newName else { continue }
+            return (cases.indices.contains(index) ? cases[index] : variant.preferredName, type)
+        }
+        return nil
     }
 
     private mutating func compareProperties(_ before: [Property], _ after: [Property], oldType: NamedType, newType: NamedType) {
@@ -454,12 +532,24 @@ package struct SpecDiff {
         let typeName = new.typeName(newType.id)
         let oldCases = old.names.cases[oldType.id] ?? []
         let newCases = new.names.cases[newType.id] ?? []
+        // A value respelled with the same Swift case (`NEW` → `new`, both `.new`): code compiles,
+        // but shipped apps read the new spelling as `.unknown`, not as the case they handle.
+        var respelled: Set<String> = []
         for (index, value) in before.enumerated() where !after.contains(where: { $0.value == value.value }) {
+            guard oldCases.indices.contains(index),
+                  let newIndex = newCases.firstIndex(where: { $0 == oldCases[index] }), after.indices.contains(newIndex),
+                  !before.contains(where: { $0.value == after[newIndex].value }) else { continue }
+            let spelling = after[newIndex].value
+            respelled.formUnion([value.value, spelling])
+            record(.breaking, .compatible, after[newIndex].location, "\(typeName).\(newCases[newIndex].name)",
+                   "enum value '\(value.value)' is respelled '\(spelling)', the same case: code compiles; shipped apps decode '\(spelling)' as .unknown(\"\(spelling)\"), not .\(oldCases[index].name)")
+        }
+        for (index, value) in before.enumerated() where !after.contains(where: { $0.value == value.value }) && !respelled.contains(value.value) {
             let name = oldCases.indices.contains(index) ? oldCases[index].name : value.value
             record(.compatible, .breaking, newType.origin.location, "\(typeName).\(name)",
                    "enum value '\(value.value)' is removed: shipped apps decode it as .unknown if it is still sent; code naming the case no longer compiles")
         }
-        for (index, value) in after.enumerated() {
+        for (index, value) in after.enumerated() where !respelled.contains(value.value) {
             let name = newCases.indices.contains(index) ? newCases[index].name : value.value
             guard let oldIndex = before.firstIndex(where: { $0.value == value.value }) else {
                 record(.compatible, .breaking, value.location, "\(typeName).\(name)",
@@ -483,8 +573,14 @@ package struct SpecDiff {
                    "the union is told apart differently (\(Self.describe(before.decoding)) → \(Self.describe(after.decoding))): shipped apps may pick another variant or none")
         }
         for name in oldCases where !newCases.contains(name) {
-            record(.compatible, .breaking, newType.origin.location, "\(typeName).\(name)",
-                   "variant '\(name)' is removed: shipped apps decode it as .unknown if it is still sent; code naming the case no longer compiles")
+            if messageUnions.contains(oldType.id) {
+                // As a removed channel: the app's loop over those events waits for ever.
+                record(.breaking, .breaking, newType.origin.location, "\(typeName).\(name)",
+                       "message '\(name)' leaves the channel: shipped apps wait for its events, which no longer come; code naming the case no longer compiles")
+            } else {
+                record(.compatible, .breaking, newType.origin.location, "\(typeName).\(name)",
+                       "variant '\(name)' is removed: shipped apps decode it as .unknown if it is still sent; code naming the case no longer compiles")
+            }
         }
         for (index, name) in newCases.enumerated() {
             let variant = after.variants[index]
