@@ -7,6 +7,9 @@ Builds channelgen in release unless --tool is given, then times (median of --run
   - `generate` on synthetic specs of 500, 1k, 2k, 4k and 8k channels (make_specs.py);
   - `lint` on a spec with 20k and 40k extra top-level keys (`x-k<n>`), the loader's worst case before;
   - `lint` on a 5 000-long `$ref` chain (S0 → S1 → … → S4999);
+  - `lint` on one-file specs of 1k, 2k and 4k channels where every `$ref` goes into a mapping of
+    thousands (`#/channels/cN`, `#/components/messages/MN`, `#/components/schemas/SN`): plain
+    addresses, addresses with a parameter and address-less channels, a third each;
   - `check` on a package whose Generated/ differs from the spec in every one of N files' lines.
 Prints a markdown table with seconds and seconds per 1 000 units; linear growth keeps the last
 column flat.
@@ -45,6 +48,27 @@ def timed(cmd, runs, cwd=None, ok=(0,), expect=None):
     return statistics.median(times)
 
 
+def one_file_spec(count):
+    """Channels, operations, messages and schemas in one document, each `$ref` into a mapping of `count`."""
+    lines = ["asyncapi: 3.0.0", "info: {title: One file, version: 1.0.0}", "channels:"]
+    for i in range(count):
+        message = f"    messages: {{m{i}: {{$ref: '#/components/messages/M{i}'}}}}"
+        if i % 3 == 0:
+            lines += [f"  c{i}:", f"    address: app/c{i}", message]
+        elif i % 3 == 1:
+            lines += [f"  c{i}:", f"    address: app/user/{{userId}}/c{i}", "    parameters: {userId: {$ref: '#/components/parameters/userId'}}", message]
+        else:
+            lines += [f"  c{i}:", message]
+    lines.append("operations:")
+    lines += [f"  on{i}: {{action: receive, channel: {{$ref: '#/channels/c{i}'}}, messages: [{{$ref: '#/channels/c{i}/messages/m{i}'}}]}}"
+              for i in range(count)]
+    lines += ["components:", "  parameters:", "    userId: {description: The user.}", "  messages:"]
+    lines += [f"    M{i}: {{name: m{i}, payload: {{$ref: '#/components/schemas/S{i}'}}}}" for i in range(count)]
+    lines.append("  schemas:")
+    lines += [f"    S{i}: {{type: object, required: [id], properties: {{id: {{type: string}}, n{i}: {{type: integer}}}}}}" for i in range(count)]
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
@@ -63,6 +87,12 @@ def main():
                        stdout=subprocess.DEVNULL)
         seconds = timed([tool, "generate", "--config", os.path.join(folder, "channelgen.yaml"), "--output", os.path.join(folder, "out"), "--quiet"], args.runs)
         rows.append((f"generate, {count} channels", count, seconds))
+
+    for count in [1000, 2000, 4000]:
+        path = os.path.join(work, f"one-file-{count}.yaml")
+        with open(path, "w") as f:
+            f.write(one_file_spec(count))
+        rows.append((f"lint, {count} channels in one file", count, timed([tool, "lint", path], args.runs)))
 
     for count in [20000, 40000]:
         path = os.path.join(work, f"keys-{count}.yaml")

@@ -347,8 +347,14 @@ package final class SpecWorkspace {
             // A pointer may pass through a reference (`#/channels/echo/messages/echo` where
             // `echo` is `$ref: ./channels.yaml#/echo`): it continues in the referenced node, as the
             // official parser resolves it.
-            if cursor.isReference, child(of: cursor, token) == nil { cursor = try follow(cursor) }
-            if let next = child(of: cursor, token) {
+            // The child first: it is looked up by index, while `isReference` reads every key of the
+            // mapping (`#/components/schemas` of thousands), which made each `$ref` cost the document's size.
+            var next = child(of: cursor, token)
+            if next == nil, cursor.isReference {
+                cursor = try follow(cursor)
+                next = child(of: cursor, token)
+            }
+            if let next {
                 cursor = next
             } else if let items = cursor.node.items, let index = Int(token), items.indices.contains(index) {
                 cursor = cursor.elements[index]
