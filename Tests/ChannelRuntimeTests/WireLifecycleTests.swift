@@ -209,4 +209,68 @@ struct WireLifecycleTests {
         await rig.connection.disconnect()
         #expect(await rig.liveTasks == 0)
     }
+
+    /// Two `disconnect()`s, the second while the first waits for a child that ends slowly on
+    /// cancel (an open stuck in the system): the second found no root to take and returned at
+    /// once, while the first's root still ran. It now waits for that root too.
+    @Test func aSecondDisconnectReturnsOnlyOnceTheFirstOnesRootEnded() async throws {
+        let transport = HeldConnectTransport()
+        let connection = AppSyncConnection(
+            configuration: AppSyncConfiguration(endpoint: Self.endpoint, authorization: .apiKey("da2-test")),
+            transport: transport, clock: ManualClock(), logger: Logger(label: "test"))
+        let driver = try #require(connection.lifecycle as? ConnectionDriver)
+        await connection.start()
+        try await transport.started.wait("the open", until: { $0 == 1 })
+        let first = Task { await connection.disconnect() }
+        try await transport.cancelled.wait("the first disconnect ending the root", until: { $0 == 1 })
+        let secondSaw = Watched<Int?>(nil)  // the tasks alive when the second disconnect returned
+        let second = Task {
+            await connection.disconnect()
+            let live = await driver.liveTasks
+            secondSaw.update { $0 = live }
+        }
+        try await eventually("the second disconnect waiting, or returned") {
+            await driver.disconnectsWaiting == 2 || secondSaw.value != nil
+        }
+        #expect(secondSaw.value == nil, "the second disconnect returned with \(secondSaw.value ?? 0) tasks of the connection alive")
+        transport.release()
+        await first.value
+        await second.value
+        #expect(secondSaw.value == 0)
+        #expect(await driver.liveTasks == 0)
+    }
+}
+
+/// A WebSocket transport whose every connect waits for `release()`, whatever cancellation says:
+/// a child that ends slowly on cancel. It then fails the open, as a cancelled one does.
+private final class HeldConnectTransport: WebSocketTransport {
+    let started = Watched(0)
+    let cancelled = Watched(0)
+    /// Connects waiting; nil once released.
+    private let held = LockedValue<[CheckedContinuation<Void, Never>]?>([])
+
+    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+        started.update { $0 += 1 }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let waits = held.withLock { held -> Bool in
+                    guard held != nil else { return false }
+                    held?.append(continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            cancelled.update { $0 += 1 }
+        }
+        throw CancellationError()
+    }
+
+    func release() {
+        let waiting = held.withLock { held -> [CheckedContinuation<Void, Never>] in
+            defer { held = nil }
+            return held ?? []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 }

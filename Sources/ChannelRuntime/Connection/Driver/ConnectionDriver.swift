@@ -60,6 +60,8 @@ package actor ConnectionDriver {
     /// The connection's one root task and the children it runs (`ConnectionTasks`): from the first
     /// `start()` to the `disconnect()` that ends it.
     private var root: ConnectionRoot?
+    /// Roots a `disconnect()` is ending: a second `disconnect()` waits for them as well.
+    private var endingRoots = EndingRoots()
     /// The root's children, readable without a hop (a subscription's end is told from any thread).
     private nonisolated let currentChildren = LockedValue<ConnectionTasks?>(nil)
     private var opening: (id: ConnectionStateMachine.SessionID, stop: ChildStop)?
@@ -118,10 +120,12 @@ package actor ConnectionDriver {
         run(machine.stop())
         await board.waitUntilStopped()
         // A `start()` while this waited keeps the connection, and its root, running.
-        guard machine.state == .disconnected, let root else { return }
-        self.root = nil
-        currentChildren.withLock { $0 = nil }
-        await root.end()
+        guard machine.state == .disconnected else { return }
+        if root != nil { currentChildren.withLock { $0 = nil } }
+        let roots = endingRoots.adding(root)
+        root = nil
+        for root in roots { await root.end() }
+        endingRoots.ended(roots)
     }
 
     /// The root's children, the root started first when there is none.
@@ -133,8 +137,11 @@ package actor ConnectionDriver {
         return root.children
     }
 
-    /// Tasks of this connection alive now: the root and its children (a testing hook).
-    package var liveTasks: Int { root?.liveTasks ?? 0 }
+    /// Tasks of this connection alive now: the root and its children, and roots being ended (a testing hook).
+    package var liveTasks: Int { (root?.liveTasks ?? 0) + endingRoots.liveTasks }
+
+    /// `disconnect()` calls waiting for the connection's roots to end (a testing hook).
+    package var disconnectsWaiting: Int { endingRoots.waiting }
 
     package func suspend() async {
         run(machine.suspend())

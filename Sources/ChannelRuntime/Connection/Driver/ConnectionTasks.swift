@@ -14,6 +14,8 @@ package final class ConnectionTasks: Sendable {
         var ending = false
         /// Children added and not yet ended, queued ones included.
         var live = 0
+        /// `run()` returned: the root's task is over.
+        var finished = false
     }
 
     private let state = LockedValue(State())
@@ -22,6 +24,9 @@ package final class ConnectionTasks: Sendable {
 
     /// Children alive now (a testing hook: after `disconnect()`, none).
     package var liveChildren: Int { state.withLock { $0.live } }
+
+    /// Whether `run()` has returned (a testing hook).
+    package var hasFinished: Bool { state.withLock { $0.finished } }
 
     /// Runs `work` as a child of the root; false (and nothing runs) once `end()` was called.
     @discardableResult
@@ -75,6 +80,7 @@ package final class ConnectionTasks: Sendable {
         } onCancel: {
             end()
         }
+        state.withLock { $0.finished = true }
     }
 
     private func next() async -> [Work]? {
@@ -153,11 +159,38 @@ package struct ConnectionRoot: Sendable {
     }
 
     /// The root and its children alive now (a testing hook).
-    package var liveTasks: Int { 1 + children.liveChildren }
+    package var liveTasks: Int { (children.hasFinished ? 0 : 1) + children.liveChildren }
 
     /// Cancels every child and returns once all ended.
     package func end() async {
         children.end()
         await task.value
     }
+}
+
+/// Roots a `disconnect()` took to end and has not seen end yet. Another `disconnect()` meanwhile
+/// finds no root to take, and must not return before those end: it waits for them too.
+package struct EndingRoots: Sendable {
+    private var roots: [ConnectionRoot] = []
+    /// `disconnect()` calls waiting for roots to end (a testing hook).
+    package private(set) var waiting = 0
+
+    package init() {}
+
+    /// Adds `root` (taken from its connection, if any) and returns every root being ended: the
+    /// caller awaits each `end()`, then calls `ended(_:)` with them.
+    package mutating func adding(_ root: ConnectionRoot?) -> [ConnectionRoot] {
+        if let root { roots.append(root) }
+        waiting += 1
+        return roots
+    }
+
+    /// Forgets `ended`, which the caller saw end.
+    package mutating func ended(_ ended: [ConnectionRoot]) {
+        roots.removeAll { root in ended.contains { $0.children === root.children } }
+        waiting -= 1
+    }
+
+    /// The tasks of the roots being ended.
+    package var liveTasks: Int { roots.reduce(0) { $0 + $1.liveTasks } }
 }

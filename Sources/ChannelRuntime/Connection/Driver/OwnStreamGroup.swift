@@ -41,6 +41,8 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     /// The group's root task and its children (the watchers of each driver's statuses and states):
     /// from the first start (or observer) to the `disconnect()` that ends it.
     private var root: ConnectionRoot?
+    /// Roots a `disconnect()` is ending: a second `disconnect()` waits for them as well.
+    private var endingRoots = EndingRoots()
     private var sharedWatchedBy: ConnectionTasks?
 
     /// The shared stream's resumption point only: an own stream is one job's, which a switch of
@@ -68,7 +70,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     /// (a testing hook).
     package var liveTasks: Int {
         get async {
-            var count = root?.liveTasks ?? 0
+            var count = (root?.liveTasks ?? 0) + endingRoots.liveTasks
             count += await shared.liveTasks
             for stream in streams.values { count += await stream.driver.liveTasks }
             return count
@@ -224,9 +226,11 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         lifecycle = .stopped
         await shared.disconnect()
         for stream in streams.values { await stream.driver.disconnect() }
-        guard lifecycle == .stopped, let root else { return }
-        self.root = nil
-        await root.end()
+        guard lifecycle == .stopped else { return }
+        let roots = endingRoots.adding(root)
+        root = nil
+        for root in roots { await root.end() }
+        endingRoots.ended(roots)
     }
 
     package func suspend() async {
