@@ -93,4 +93,59 @@ struct NameOverrideTests {
         #expect(checked.module.status == 0, "\(checked.module.stderr)")
         #expect(checked.mocks.status == 0, "\(checked.mocks.stderr)")
     }
+
+    /// `names:` could neither target one type's property (`lng: longitude` renamed every `lng`) nor
+    /// a channel parameter. `Type.member` targets one member and wins over the name alone; a
+    /// parameter's name renames its labels and setter, not its key on the wire.
+    @Test func aTypesOwnMemberAndAParameterCanBeNamed() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Places, version: 1.0.0}
+            channels:
+              places:
+                address: app/user/{userId}/places
+                parameters: {userId: {}}
+                messages: {moved: {payload: {$ref: '#/components/schemas/Moved'}}}
+            operations:
+              onPlaces: {action: receive, channel: {$ref: '#/channels/places'}}
+            components:
+              schemas:
+                Moved:
+                  type: object
+                  properties:
+                    lng: {type: number}
+                    lat: {type: number}
+                    home: {$ref: '#/components/schemas/Spot'}
+                Spot:
+                  type: object
+                  properties:
+                    lng: {type: number}
+                    lat: {type: number}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work, extra: """
+            names:
+              Moved.lng: longitude
+              lat: latitude
+              Spot.lat: spotLatitude
+              userId: accountId
+              Spot.height: altitude
+
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("channelgen.yaml:7:3: warning: 'Spot.height' in 'names' matches no channel"), "\(result.stderr)")
+        let models = try TestSupport.contents(output.appendingPathComponent("Models.swift"))
+        let moved = try #require(models.components(separatedBy: "public struct Spot").first)
+        let spot = try #require(models.components(separatedBy: "public struct Spot").last)
+        #expect(moved.contains("var longitude: Double?") && moved.contains("var latitude: Double?"), "\(moved)")
+        #expect(spot.contains("var lng: Double?") && spot.contains("var spotLatitude: Double?"), "\(spot)")
+        let subscriptions = try TestSupport.contents(output.appendingPathComponent("Subscriptions.swift"))
+        #expect(subscriptions.contains("public init(accountId: ChannelSegment)"), "\(subscriptions)")
+        let notifier = try TestSupport.contents(output.appendingPathComponent("Notifier.swift"))
+        #expect(notifier.contains("func setAccountId(_ accountId: String)"))
+        #expect(notifier.contains(#"setParameter("userId", to: try ChannelSegment(accountId, parameter: "userId"))"#))
+        let typecheck = try await TestSupport.typecheckClient(in: output)
+        #expect(typecheck.status == 0, "\(typecheck.stderr)")
+    }
 }

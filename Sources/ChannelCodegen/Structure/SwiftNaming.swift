@@ -204,7 +204,8 @@ struct SwiftNaming {
                 scope.reserve(member, "a member of every subscription")
             }
             parameters[channel.key] = scope.claim(channel.parameters.map { parameter in
-                .init(SwiftIdentifiers.lowerCamel(parameter.name), explicit: false, location: parameter.origin.location, original: parameter.name)
+                .init(SwiftIdentifiers.lowerCamel(parameter.swiftName ?? parameter.name), explicit: parameter.swiftName != nil,
+                      location: parameter.origin.location, original: parameter.swiftName ?? parameter.name)
             }, &diagnostics).map(Identifier.init)
         }
 
@@ -229,8 +230,8 @@ struct SwiftNaming {
         // Method bodies name subscription types in expressions (`XSubscription.self`).
         for name in subscriptionNames { methodScope.reserve(name, "a subscription type") }
         let setterNames = methodScope.claim(distinct.map { parameter in
-            .init("set" + SwiftIdentifiers.upperCamel(parameter.name), explicit: false, location: parameter.origin.location,
-                  original: parameter.name, what: "parameter setter")
+            .init("set" + SwiftIdentifiers.upperCamel(parameter.swiftName ?? parameter.name), explicit: false, location: parameter.origin.location,
+                  original: parameter.swiftName ?? parameter.name, what: "parameter setter")
         }, &diagnostics)
         let methodNames = methodScope.claim(api.operations.map { operation in
             .init(SwiftIdentifiers.lowerCamel(operation.swiftName ?? operation.id), explicit: operation.swiftName != nil,
@@ -252,8 +253,8 @@ struct SwiftNaming {
             mockScope.reserve(name, "a method of the generated mock")
         }
         let changeNames = mockScope.claim(distinct.map { parameter in
-            .init(SwiftIdentifiers.lowerCamel(parameter.name) + "Changes", explicit: false, location: parameter.origin.location,
-                  original: parameter.name, what: "mock parameter record")
+            .init(SwiftIdentifiers.lowerCamel(parameter.swiftName ?? parameter.name) + "Changes", explicit: false, location: parameter.origin.location,
+                  original: parameter.swiftName ?? parameter.name, what: "mock parameter record")
         }, &diagnostics)
         let broadcasterNames = mockScope.claim(methodNames.map { name in
             name.hasSuffix("Values") && name.count > 6 ? String(name.dropLast(6)) : name + "Events"
@@ -268,20 +269,25 @@ struct SwiftNaming {
         for (operation, name) in zip(api.sends, publishedNames) { mockProperties[operation.id] = Identifier(name) }
         for (index, parameter) in distinct.enumerated() {
             notifierParameters.append(NotifierParameter(
-                name: parameter.name, swiftName: Identifier(SwiftIdentifiers.lowerCamel(parameter.name)),
+                name: parameter.name, swiftName: Identifier(SwiftIdentifiers.lowerCamel(parameter.swiftName ?? parameter.name)),
                 setter: Identifier(setterNames[index]), mockChanges: Identifier(changeNames[index]),
                 location: parameter.origin.location))
         }
         self.diagnostics = diagnostics
     }
 
-    /// The IR with `names:` applied as `x-swift-name`s where the spec gives none (enum values and
-    /// union variants, which have no `x-swift-name`, take the override alone).
+    /// The IR with `names:` applied as `x-swift-name`s where the spec gives none (enum values,
+    /// union variants and channel parameters, which have no `x-swift-name`, take the override alone).
+    /// A member is matched as `Type.member` first (the type as the spec names it), then by its name
+    /// alone, which matches that name in every type.
     private static func applying(_ overrides: ExactKeyDictionary<String>, to api: ChannelAPI) -> ChannelAPI {
         guard overrides.count > 0 else { return api }
         var api = api
-        for index in api.channels.indices where api.channels[index].swiftName == nil {
-            api.channels[index].swiftName = overrides[api.channels[index].key]
+        for index in api.channels.indices {
+            if api.channels[index].swiftName == nil { api.channels[index].swiftName = overrides[api.channels[index].key] }
+            for parameter in api.channels[index].parameters.indices {
+                api.channels[index].parameters[parameter].swiftName = overrides[api.channels[index].parameters[parameter].name]
+            }
         }
         for index in api.operations.indices where api.operations[index].swiftName == nil {
             api.operations[index].swiftName = overrides[api.operations[index].id]
@@ -291,22 +297,24 @@ struct SwiftNaming {
         }
         for index in api.types.indices {
             if api.types[index].swiftName == nil { api.types[index].swiftName = overrides[api.types[index].preferredName] }
+            let typeName = api.types[index].preferredName
+            func override(_ member: String) -> String? { overrides[typeName + "." + member] ?? overrides[member] }
             switch api.types[index].kind {
             case .object(var properties):
                 for member in properties.indices where properties[member].swiftName == nil {
-                    properties[member].swiftName = overrides[properties[member].jsonName]
+                    properties[member].swiftName = override(properties[member].jsonName)
                 }
                 api.types[index].kind = .object(properties)
             case .composition(var members):
                 for member in members.indices where members[member].swiftName == nil {
-                    members[member].swiftName = overrides[members[member].jsonName]
+                    members[member].swiftName = override(members[member].jsonName)
                 }
                 api.types[index].kind = .composition(members)
             case .stringEnum(var values):
-                for value in values.indices { values[value].swiftName = overrides[values[value].value] }
+                for value in values.indices { values[value].swiftName = override(values[value].value) }
                 api.types[index].kind = .stringEnum(values)
             case .union(var union):
-                for variant in union.variants.indices { union.variants[variant].swiftName = overrides[union.variants[variant].preferredName] }
+                for variant in union.variants.indices { union.variants[variant].swiftName = override(union.variants[variant].preferredName) }
                 api.types[index].kind = .union(union)
             }
         }
@@ -318,19 +326,28 @@ struct SwiftNaming {
         guard !overrides.isEmpty else { return }
         var names: Set<String> = []
         func add(_ name: String) { names.insert(exactKey(name)) }
-        api.channels.forEach { add($0.key) }
+        for channel in api.channels {
+            add(channel.key)
+            channel.parameters.forEach { add($0.name) }
+        }
         (api.operations + api.sends).forEach { add($0.id) }
         for type in api.types {
             add(type.preferredName)
+            let members: [String]
             switch type.kind {
-            case .object(let members), .composition(let members): members.forEach { add($0.jsonName) }
-            case .stringEnum(let values): values.forEach { add($0.value) }
-            case .union(let union): union.variants.forEach { add($0.preferredName) }
+            case .object(let properties), .composition(let properties): members = properties.map(\.jsonName)
+            case .stringEnum(let values): members = values.map(\.value)
+            case .union(let union): members = union.variants.map(\.preferredName)
+            }
+            for member in members {
+                add(member)
+                add(type.preferredName + "." + member)
             }
         }
         for override in overrides where !names.contains(exactKey(override.specName)) {
             diagnostics.warning(
-                "'\(override.specName)' in 'names' matches no channel, operation, type, property, enum value or variant of the spec; it is ignored",
+                "'\(override.specName)' in 'names' matches no channel, parameter, operation, type, property, enum value or variant of the spec, "
+                    + "nor a 'Type.member'; it is ignored",
                 at: override.location)
         }
     }

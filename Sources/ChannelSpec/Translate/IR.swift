@@ -126,6 +126,8 @@ package struct ChannelAddressTemplate: Sendable, Hashable {
 
 package struct ChannelParameter: Sendable {
     package var name: String
+    /// The Swift name `names:` in channelgen.yaml gives it (its labels and the notifier's setter).
+    package var swiftName: String? = nil
     package var documentation: Documentation
     package var allowedValues: [String]
     package var origin: Origin
