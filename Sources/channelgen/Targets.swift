@@ -68,7 +68,8 @@ enum TargetDiscovery {
         return (targets, diagnostics)
     }
 
-    /// Every `channelgen.yaml` in the package, relative to its root; hidden folders (`.build`, `.git`) skipped.
+    /// Every `channelgen.yaml` in the package, relative to its root; hidden folders (`.build`, `.git`)
+    /// and nested packages (a folder with its own `Package.swift`, such as `Benchmarks/`) skipped.
     static func configs(under root: String) -> [String] {
         var found: [String] = []
         var folders = [""]  // relative to root
@@ -79,7 +80,8 @@ enum TargetDiscovery {
                 let path = FilePath.appending(root, relative)
                 if name == "channelgen.yaml" {
                     found.append(FilePath.normalize(relative))
-                } else if FileSystem.isDirectory(path) == true, !FileSystem.isSymbolicLink(path) {
+                } else if FileSystem.isDirectory(path) == true, !FileSystem.isSymbolicLink(path),
+                          !FileManager.default.fileExists(atPath: FilePath.appending(path, "Package.swift")) {
                     folders.append(relative)
                 }
             }

@@ -229,6 +229,21 @@ struct GeneratorOutputTests {
         return work
     }
 
+    /// A nested package (a folder with its own `Package.swift`, as `Benchmarks/` is) has its own
+    /// targets: its configs are not this package's, and `check` leaves them alone.
+    @Test func checkLeavesANestedPackagesConfigsAlone() async throws {
+        let package = try packageCopy()
+        defer { try? FileManager.default.removeItem(at: package) }
+        let nested = package.appendingPathComponent("Benchmarks/Sources/Routing")
+        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        try "spec: ../../../spec/vortex-events.asyncapi.yaml\n".write(to: nested.appendingPathComponent("channelgen.yaml"), atomically: true, encoding: .utf8)
+        let stray = try await TestSupport.channelgen(["check"], in: package)
+        #expect(stray.status == 1 && stray.stderr.contains("Benchmarks/Sources/Routing/channelgen.yaml:1:1: error: no target"), "\(stray.stderr)")
+        try "// swift-tools-version: 6.1\n".write(to: package.appendingPathComponent("Benchmarks/Package.swift"), atomically: true, encoding: .utf8)
+        let current = try await TestSupport.channelgen(["check"], in: package)
+        #expect(current.status == 0, "\(current.stderr)")
+    }
+
     /// A target with a custom `path:`: `generate-channels` records it in Generated/targets.yaml, and
     /// `check` compares it like any other (before, it said "Generated/ is current" without looking).
     @Test func checkFindsTargetsWithACustomPathThroughTheIndex() async throws {

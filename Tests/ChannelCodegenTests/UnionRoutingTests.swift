@@ -157,4 +157,56 @@ struct UnionRoutingTests {
         let (strict, _) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work, extra: "strict: true\n")
         #expect(strict.status == 1 && strict.stderr.contains("spec.yaml:15:11: error: variants 'A' and 'B'"), "\(strict.stderr)")
     }
+
+    /// A string property fixed to a value (`const`) is checked on decode. Before it was read as any
+    /// string, so a channel's lone message took an event naming another (`"type":"yelled"` arrived
+    /// as `said`, its `type` "yelled"), and a union's variant could read a value that names another.
+    @Test func aConstPropertyIsCheckedOnDecode() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: Chat, version: 1.0.0}
+            channels:
+              room:
+                address: rooms/lobby
+                messages: {said: {payload: {$ref: '#/components/schemas/Said'}}}
+            operations:
+              onRoom: {action: receive, channel: {$ref: '#/channels/room'}}
+            components:
+              schemas:
+                Said:
+                  type: object
+                  required: [type, text]
+                  properties:
+                    type: {type: string, const: said}
+                    text: {type: string}
+                    kind: {type: string, const: plain}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        let main = #"""
+            import Foundation
+            func read(_ text: String) -> String {
+                let fast = ScannerDecoding().read(Said.self, from: text)
+                let foundation = try? JSONDecoder().decode(Said.self, from: Data(text.utf8))
+                return [fast, foundation].map { $0.map { "\($0.type) \($0.text) \($0.kind ?? "-")" } ?? "refused" }.joined(separator: " | ")
+            }
+            print(read(#"{"type":"said","text":"a"}"#))
+            print(read(#"{"type":"said","text":"b","kind":"plain"}"#))
+            print(read(#"{"type":"yelled","text":"c"}"#))
+            print(read(#"{"type":"said","text":"d","kind":"fancy"}"#))
+            print(Said(text: "e").type)
+            """#
+        let run = try await TestSupport.runProgram(main: main, withModelsIn: output, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
+        #expect(run.stdout == """
+            said a - | said a -
+            said b plain | said b plain
+            refused | refused
+            refused | refused
+            said
+
+            """)
+    }
 }

@@ -48,7 +48,10 @@ struct ModelsStructure {
     func file(header: [String]) -> SwiftFile {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
-        if !names.boxStorage.isEmpty || api.types.contains(where: { $0.extraProperties != nil || encodesNull($0) || (usesDates($0) && writesOutCoding($0)) }) {
+        if !names.boxStorage.isEmpty || api.types.contains(where: { type in
+            if case .object(let properties) = type.kind, properties.contains(where: Self.checksConstant) { return true }
+            return type.extraProperties != nil || encodesNull(type) || (usesDates(type) && writesOutCoding(type))
+        }) {
             declarations.append(inferredDecoding)
         }
         if api.types.contains(where: { $0.extraProperties != nil }) || triesVariants { declarations.append(extraPropertyKey) }
@@ -97,8 +100,15 @@ struct ModelsStructure {
     /// Whether `type`'s coding is written out: unions, compositions and enums always; a struct for
     /// kept extra properties or boxed properties. Other structs synthesize it, dates marked `@ISO8601`.
     private func writesOutCoding(_ type: NamedType) -> Bool {
-        guard case .object = type.kind else { return true }
+        guard case .object(let properties) = type.kind else { return true }
         return type.extraProperties != nil || names.boxStorage[type.id]?.isEmpty == false || encodesNull(type)
+            || properties.contains(where: Self.checksConstant)
+    }
+
+    /// A string property fixed to one value (`const`): decoding checks it, so a value that names
+    /// another is not taken for this type (a union's variant, a channel's message).
+    private static func checksConstant(_ property: Property) -> Bool {
+        property.constant != nil && property.type == .string
     }
 
     /// Whether an object has a required nullable property: its `nil` is written as `null`.
@@ -214,6 +224,19 @@ struct ModelsStructure {
         // expression (`T.self`) could be shadowed by an enclosing struct's property of the same name.
         let decodes = members.enumerated().map { index, member -> Statement in
             let (property, name) = member
+            if Self.checksConstant(property), let constant = property.constant {
+                let method: Code = property.isOptional ? "valueIfPresent" : "value"
+                let differs: Code = property.isOptional ? "self.\(name).map({ $0 != \(literal: constant) }) == true" : "self.\(name) != \(literal: constant)"
+                return .block("do", [
+                    .code("self.\(name) = try container.\(method)(forKey: .\(name))"),
+                    .block("if \(differs)", [
+                        .call("throw \(types.swift("DecodingError")).dataCorruptedError", arguments: [
+                            "forKey: .\(name)", "in: container",
+                            "debugDescription: \(literal: "'\(property.jsonName)' must be \"\(constant)\" (const)")",
+                        ]),
+                    ]),
+                ])
+            }
             if let box = storage[index] {
                 let method: Code = property.isOptional ? "valueIfPresent" : "value"
                 return .code("self.\(box) = Indirect(try container.\(method)(forKey: .\(name)))")
