@@ -27,16 +27,16 @@ struct WireLifecycleTests {
         private let eventStreams = InMemoryEventStreamTransport()
         let wire: Wire
 
-        init(_ wire: Wire) {
+        init(_ wire: Wire, reconnectPolicy: ReconnectPolicy = .fixed(.seconds(2))) {
             self.wire = wire
             switch wire {
             case .appSync:
                 var configuration = AppSyncConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test"))
-                configuration.reconnectPolicy = .fixed(.seconds(2))
+                configuration.reconnectPolicy = reconnectPolicy
                 connection = AppSyncConnection(configuration: configuration, transport: webSockets, clock: clock, logger: Logger(label: "test"))
             case .serverSentEvents:
                 var configuration = SSEConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test"))
-                configuration.reconnectPolicy = .fixed(.seconds(2))
+                configuration.reconnectPolicy = reconnectPolicy
                 connection = SSEConnection(configuration: configuration, transport: eventStreams, clock: clock, logger: Logger(label: "test"))
             }
         }
@@ -108,8 +108,8 @@ struct WireLifecycleTests {
     }
 
     /// Subscribes before starting (so the first session carries the channel), starts, accepts.
-    static func connected(_ wire: Wire) async throws -> (Rig, Collector, Session) {
-        let rig = Rig(wire)
+    static func connected(_ wire: Wire, reconnectPolicy: ReconnectPolicy = .fixed(.seconds(2))) async throws -> (Rig, Collector, Session) {
+        let rig = Rig(wire, reconnectPolicy: reconnectPolicy)
         let events = Collector(try await rig.connection.subscribe(ChannelRequest(channel: channel)).events)
         await rig.connection.start()
         let session = try await rig.acceptSession()
@@ -132,6 +132,31 @@ struct WireLifecycleTests {
         second.send(#"{"n":2}"#)
         try await events.waitFor(count: 2)
         #expect(events.elements == [#"{"n":1}"#, #"{"n":2}"#])
+        await rig.connection.disconnect()
+    }
+
+    /// A server that ends every session after its first event (on Server-Sent Events, a hub ending
+    /// each response after one event: 43 requests in 45 s in a field report): the delay grows on
+    /// both wires, as for sessions without events; only a session lasting the settle time restarts it.
+    @Test(arguments: Wire.allCases)
+    func sessionsThatEachCarryAnEventStillBackOff(_ wire: Wire) async throws {
+        let (rig, events, first) = try await Self.connected(wire, reconnectPolicy: .exponential(initial: .seconds(1), maximum: .seconds(8)))
+        var session = first
+        var elapsed = Duration.zero
+        for (index, delay) in [1, 2, 4, 8].map(Duration.seconds).enumerated() {
+            session.send(#"{"n":\#(index)}"#)
+            try await events.waitFor(count: index + 1)
+            rig.clock.advance(by: .seconds(5))  // shorter than the settle time (30 s)
+            elapsed += .seconds(5)
+            session.end()
+            try await rig.clock.waitForSleeper(until: elapsed + delay)
+            #expect(rig.sessionsOpened == index + 1)  // nothing before the delay
+            rig.clock.advance(by: delay)
+            elapsed += delay
+            session = try await rig.acceptSession()
+            try await rig.waitForState(.connected)
+        }
+        #expect(rig.sessionsOpened == 5)
         await rig.connection.disconnect()
     }
 
