@@ -16,9 +16,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // The 20-message channel of `runtime-bench route`, generated at build time by the plugin.
+        .target(
+            name: "RoutingEvents",
+            dependencies: [.product(name: "ChannelRuntime", package: root)],
+            plugins: [.plugin(name: "ChannelGenBuildPlugin", package: root)]
+        ),
         .executableTarget(
             name: "runtime-bench",
             dependencies: [
+                "RoutingEvents",
                 .product(name: "VortexEvents", package: root),
                 .product(name: "EnrichmentJobs", package: root),
                 .product(name: "AppSyncRuntime", package: root),

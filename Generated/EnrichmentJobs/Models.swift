@@ -81,19 +81,19 @@ public enum EnrichmentMessage: Codable, Hashable, Sendable {
         default:
             let keys = decoder.objectKeys(ExtraPropertyKey.self)
             var best: (reads: Int, value: Self)? = nil
-            if let value = try? decoder.value() as EnrichmentProgress {
+            if keys.isSuperset(of: ["jobId", "processed", "total"]), let value = try? decoder.value() as EnrichmentProgress {
                 let reads = keys.intersection(["jobId", "processed", "total", "message"]).count
                 if reads > best?.reads ?? -1 { best = (reads, .progress(value)) }
             }
-            if best?.reads != keys.count, let value = try? decoder.value() as EnrichmentCompleted {
+            if best?.reads != keys.count, keys.isSuperset(of: ["jobId"]), let value = try? decoder.value() as EnrichmentCompleted {
                 let reads = keys.intersection(["jobId", "resultsUrl"]).count
                 if reads > best?.reads ?? -1 { best = (reads, .completed(value)) }
             }
-            if best?.reads != keys.count, let value = try? decoder.value() as EnrichmentFailed {
+            if best?.reads != keys.count, keys.isSuperset(of: ["jobId", "reason"]), let value = try? decoder.value() as EnrichmentFailed {
                 let reads = keys.intersection(["jobId", "reason"]).count
                 if reads > best?.reads ?? -1 { best = (reads, .failed(value)) }
             }
-            if best?.reads != keys.count, let value = try? decoder.value() as StreamError {
+            if best?.reads != keys.count, keys.isSuperset(of: ["code"]), let value = try? decoder.value() as StreamError {
                 let reads = keys.intersection(["code", "message"]).count
                 if reads > best?.reads ?? -1 { best = (reads, .error(value)) }
             }

@@ -3,6 +3,7 @@ import AppSyncRuntime
 import ArgumentParser
 import ChannelRuntime
 import Foundation
+import RoutingEvents
 import VortexEvents
 
 @main
@@ -10,7 +11,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runtime-bench",
         abstract: "Runtime benchmarks of swift-channelgen (build with -c release).",
-        subcommands: [Decode.self, Codec.self, Loop.self, Memory.self, Stall.self, Flood.self, Serve.self, SLO.self, Jobs.self, Idle.self])
+        subcommands: [Decode.self, Route.self, Codec.self, Loop.self, Memory.self, Stall.self, Flood.self, Serve.self, SLO.self, Jobs.self, Idle.self])
 }
 
 struct Decode: AsyncParsableCommand {
@@ -59,6 +60,35 @@ struct Decode: AsyncParsableCommand {
         guard let slowest else { throw BenchFailure("no model matches '\(model ?? "")'") }
         print("slowest: \(slowest.name)")
         print("ratio: \(String(format: "%.2f", slowest.ratio))")
+    }
+}
+
+struct Route: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A channel of 20 messages: decoding through the union of its messages vs each straight into its own type.",
+        discussion: "Every event must land in its own case. The last line is `ratio: <union/direct>` for the tagged channel.")
+    @Option var events = 200_000
+    @Option var runs = 5
+
+    func run() throws {
+        print("| channel | through the union (ns/event) | directly into its type (ns/event) | union / direct |")
+        print("|---|---:|---:|---:|")
+        var taggedRatio = Double.nan
+        for name in ["moves (a `const` type)", "untagged (keys only)"] {
+            let tagged = name.hasPrefix("moves")
+            let events = (0..<events).map { tagged ? RoutingBench.movesEvent($0) : RoutingBench.untaggedEvent($0) }
+            var union: [Double] = [], direct: [Double] = []
+            for run in 0...runs {  // interleaved; the first pair warms up
+                let u = tagged ? try RoutingBench.throughUnion(MovesMessage.self, RoutingBench.moves, events)
+                    : try RoutingBench.throughUnion(UntaggedMessage.self, RoutingBench.untagged, events)
+                let d = tagged ? try RoutingBench.directly(RoutingBench.moves, events) : try RoutingBench.directly(RoutingBench.untagged, events)
+                if run > 0 { union.append(u); direct.append(d) }
+            }
+            let u = Stats(union).median / Double(events.count) * 1e9, d = Stats(direct).median / Double(events.count) * 1e9
+            if tagged { taggedRatio = u / d }
+            print("| \(name) | \(String(format: "%.0f", u)) | \(String(format: "%.0f", d)) | \(String(format: "%.2f", u / d)) |")
+        }
+        print("ratio: \(String(format: "%.2f", taggedRatio))")
     }
 }
 

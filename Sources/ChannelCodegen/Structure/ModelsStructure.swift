@@ -649,7 +649,11 @@ struct ModelsStructure {
         for (offset, (variant, name)) in cases.enumerated() {
             let declared = declaredKeys(of: variant.type)
             let reads: Code = declared.isEmpty ? "0" : "keys.intersection([\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))]).count"
-            let decoded: Code = "let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
+            // A variant missing a key it requires cannot decode: it is passed over without a try (a
+            // failed decode throws, the cost of routing by keys among many variants).
+            let required = requiredKeys(of: variant.type)
+            let present: Code = required.isEmpty ? "" : "keys.isSuperset(of: [\(Code.joined(required.map { Code.literal($0) }, separator: ", "))]), "
+            let decoded: Code = "\(present)let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
             statements.append(.block(offset == 0 ? "if \(decoded)" : "if best?.reads != keys.count, \(decoded)", [
                 .code("let reads = \(reads)"),
                 .code("if reads > best?.reads ?? -1 { best = (reads, .\(name)(\(fromWire("value", variant.type)))) }"),
@@ -657,6 +661,12 @@ struct ModelsStructure {
         }
         statements.append(.ifChain([(condition: "let best", body: [.code("self = best.value")])], else: [unknown]))
         return statements
+    }
+
+    /// The keys an object variant must carry to decode: its required properties that are not nullable.
+    private func requiredKeys(of type: TypeReference) -> [String] {
+        guard case .named(let id) = type, let named = types.namedTypes[id], case .object(let properties) = named.kind else { return [] }
+        return properties.filter { !$0.isOptional }.map(\.jsonName)
     }
 
     /// The keys an object variant declares (a composition: its objects'), in order, each once.
