@@ -70,26 +70,9 @@ struct NameOverrideTests {
     @Test func theMocksTakeTheClientsNames() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        let spec = work.appendingPathComponent("spec.yaml")
-        try Self.spec.write(to: spec, atomically: true, encoding: .utf8)
-        for folder in ["Deliveries", "DeliveriesTesting"] {
-            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-        try "spec: ../spec.yaml\nnames:\n  DeliveryInfo: Delivery\n  deliveryValues: deliveries\n"
-            .write(to: work.appendingPathComponent("Deliveries/channelgen.yaml"), atomically: true, encoding: .utf8)
-        try "spec: ../spec.yaml\ngenerate: mocks\nclientModule: Deliveries\n"
-            .write(to: work.appendingPathComponent("DeliveriesTesting/channelgen.yaml"), atomically: true, encoding: .utf8)
-        for folder in ["Deliveries", "DeliveriesTesting"] {
-            let result = try await TestSupport.channelgen([
-                "generate", "--config", work.appendingPathComponent("\(folder)/channelgen.yaml").path,
-                "--output", work.appendingPathComponent("out/\(folder)").path, "--quiet",
-            ])
-            #expect(result.status == 0, "\(result.stderr)")
-        }
-        let mocks = work.appendingPathComponent("out/DeliveriesTesting/Mocks.swift")
+        let (mocks, checked) = try await TestSupport.generateClientAndMocks(
+            spec: Self.spec, clientConfig: "names:\n  DeliveryInfo: Delivery\n  deliveryValues: deliveries\n", module: "Deliveries", in: work)
         #expect(try TestSupport.contents(mocks).contains("func deliveries() async -> AsyncStream<Delivery>"))
-        let checked = try await TestSupport.typecheckMocks(
-            mocks, againstClientIn: work.appendingPathComponent("out/Deliveries"), named: "Deliveries", in: work)
         #expect(checked.module.status == 0, "\(checked.module.stderr)")
         #expect(checked.mocks.status == 0, "\(checked.mocks.stderr)")
     }

@@ -77,25 +77,9 @@ struct PerspectiveTests {
     @Test func theMocksTakeTheClientsPerspective() async throws {
         let work = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        try Self.serverSpec.write(to: work.appendingPathComponent("spec.yaml"), atomically: true, encoding: .utf8)
-        for folder in ["Chat", "ChatTesting"] {
-            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-        try "spec: ../spec.yaml\nperspective: server\n"
-            .write(to: work.appendingPathComponent("Chat/channelgen.yaml"), atomically: true, encoding: .utf8)
-        try "spec: ../spec.yaml\ngenerate: mocks\nclientModule: Chat\n"
-            .write(to: work.appendingPathComponent("ChatTesting/channelgen.yaml"), atomically: true, encoding: .utf8)
-        for folder in ["Chat", "ChatTesting"] {
-            let result = try await TestSupport.channelgen([
-                "generate", "--config", work.appendingPathComponent("\(folder)/channelgen.yaml").path,
-                "--output", work.appendingPathComponent("out/\(folder)").path, "--quiet",
-            ])
-            #expect(result.status == 0, "\(result.stderr)")
-        }
-        let mocks = work.appendingPathComponent("out/ChatTesting/Mocks.swift")
+        let (mocks, checked) = try await TestSupport.generateClientAndMocks(
+            spec: Self.serverSpec, clientConfig: "perspective: server\n", module: "Chat", in: work)
         #expect(try TestSupport.contents(mocks).contains("func broadcast() async -> AsyncStream<"))
-        let checked = try await TestSupport.typecheckMocks(
-            mocks, againstClientIn: work.appendingPathComponent("out/Chat"), named: "Chat", in: work)
         #expect(checked.module.status == 0, "\(checked.module.stderr)")
         #expect(checked.mocks.status == 0, "\(checked.mocks.stderr)")
     }

@@ -1,5 +1,6 @@
 import ChildProcessSupport
 import Foundation
+import Testing
 
 /// Paths and process helpers shared by the generator tests.
 enum TestSupport {
@@ -75,6 +76,29 @@ enum TestSupport {
             ["swiftc", "-typecheck", "-swift-version", "6", "-package-name", "channelgen", "-I", modules, "-I", work.path, mocks.path],
             background: true)
         return (built, checked)
+    }
+
+    /// The default layout of a client and its mocks: `spec` in `work`, `<module>/channelgen.yaml`
+    /// (`spec: ../spec.yaml` plus `clientConfig`) and `<module>Testing/channelgen.yaml` (mocks, no
+    /// other setting), each generated into `out/<folder>`; the mocks type-checked against the client
+    /// built as `module`. Returns the mocks file and the type-check.
+    static func generateClientAndMocks(spec: String, clientConfig: String, module: String, in work: URL) async throws
+        -> (mocks: URL, checked: (module: ChildProcess.Output, mocks: ChildProcess.Output))
+    {
+        try spec.write(to: work.appendingPathComponent("spec.yaml"), atomically: true, encoding: .utf8)
+        let configs = [module: "spec: ../spec.yaml\n" + clientConfig, module + "Testing": "spec: ../spec.yaml\ngenerate: mocks\nclientModule: \(module)\n"]
+        for folder in [module, module + "Testing"] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try configs[folder]!.write(to: work.appendingPathComponent("\(folder)/channelgen.yaml"), atomically: true, encoding: .utf8)
+            let result = try await channelgen([
+                "generate", "--config", work.appendingPathComponent("\(folder)/channelgen.yaml").path,
+                "--output", work.appendingPathComponent("out/\(folder)").path, "--quiet",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let mocks = work.appendingPathComponent("out/\(module)Testing/Mocks.swift")
+        let checked = try await typecheckMocks(mocks, againstClientIn: work.appendingPathComponent("out/\(module)"), named: module, in: work)
+        return (mocks, checked)
     }
 
     /// Compiles generated models with a `main.swift` into a program and returns what it prints.
