@@ -22,6 +22,8 @@ enum DecodeCheck {
         var json: String
         /// The members a model must write back (`SchemaPayloads.JSON.kept`), for `keyFailures`.
         var kept: String? = nil
+        /// The case of the union (`type`) the payload must land in, as its name reads (no backticks).
+        var expectedCase: String? = nil
     }
 
     /// `main.swift`: prints a line `FAIL <label>: <reason>` per failing payload, then `checked <n>, failures <m>`.
@@ -29,7 +31,8 @@ enum DecodeCheck {
         var checks = ""
         for payload in payloads {
             let label = Data(payload.label.utf8).base64EncodedString(), json = Data(payload.json.utf8).base64EncodedString()
-            checks += "checker.check(\(payload.type).self, \"\(label)\", \"\(json)\")\n"
+            let expected = payload.expectedCase.map { "\"\(Data($0.utf8).base64EncodedString())\"" } ?? "nil"
+            checks += "checker.check(\(payload.type).self, \"\(label)\", \"\(json)\", \(expected))\n"
         }
         return #"""
             import Foundation
@@ -38,8 +41,9 @@ enum DecodeCheck {
                 let reader = ScannerDecoding()
                 var checked = 0, failures = 0
 
-                mutating func check<T: Codable & Hashable>(_ type: T.Type, _ label: String, _ json: String) {
+                mutating func check<T: Codable & Hashable>(_ type: T.Type, _ label: String, _ json: String, _ expectedCase: String? = nil) {
                     let label = String(decoding: Data(base64Encoded: label)!, as: UTF8.self)
+                    let expectedCase = expectedCase.map { String(decoding: Data(base64Encoded: $0)!, as: UTF8.self) }
                     let json = String(decoding: Data(base64Encoded: json)!, as: UTF8.self)
                     checked += 1
                     var reasons: [String] = []
@@ -55,6 +59,10 @@ enum DecodeCheck {
                     } catch {
                         reasons.append("JSONDecoder fails: \(error)")
                         return
+                    }
+                    // A union's value names its case first (an enum's only child is its case's payload).
+                    if let expectedCase, case let actual = Mirror(reflecting: reference).children.first?.label ?? "(none)", actual != expectedCase {
+                        reasons.append("decodes as case '\(actual)', not '\(expectedCase)'")
                     }
                     do {
                         if try reader.decode(T.self, from: json, fallback: JSONDecoder()) != reference { reasons.append("the runtime's decoder reads another value") }

@@ -209,4 +209,50 @@ struct UnionRoutingTests {
 
             """)
     }
+
+    /// Found by the tagged-channel suite: a nested tag spelled as an enum of one value
+    /// (`params.source: {enum: [push]}`) was an open enum, so the first message took every event; a
+    /// message with `additionalProperties: false` took values carrying keys it does not declare; a
+    /// key required but nullable was not asked for, so its message took values without it. Each now
+    /// decides, and a value no message admits is `unknown`, whole.
+    @Test func aNestedTagAClosedMessageAndARequiredNullableKeyEachDecide() async throws {
+        let spec = """
+            asyncapi: 3.0.0
+            info: {title: T, version: 1.0.0}
+            channels:
+              sync:
+                address: sync
+                messages:
+                  pushed: {payload: {type: object, required: [params], properties: {params: {type: object, required: [source], properties: {source: {type: string, enum: [push]}}}}}}
+                  pulled: {payload: {type: object, required: [params], properties: {params: {type: object, required: [source], properties: {source: {type: string, enum: [pull]}}}}}}
+              marks:
+                address: marks
+                messages:
+                  bare: {payload: {type: object, additionalProperties: false, properties: {at: {type: string}}}}
+                  noted: {payload: {type: object, required: [note], properties: {note: {type: [string, 'null']}, at: {type: string}}}}
+            operations:
+              onSync: {action: receive, channel: {$ref: '#/channels/sync'}}
+              onMarks: {action: receive, channel: {$ref: '#/channels/marks'}}
+            """
+        let work = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (result, output) = try await TestSupport.generate(spec: spec, named: "spec.yaml", in: work)
+        #expect(result.status == 0, "\(result.stderr)")
+        let main = #"""
+            import Foundation
+            func read<T: Decodable>(_ type: T.Type, _ json: String) -> String {
+                guard let value = try? JSONDecoder().decode(T.self, from: Data(json.utf8)) else { return "fails" }
+                return Mirror(reflecting: value).children.first?.label ?? "?"
+            }
+            print(read(SyncMessage.self, #"{"params":{"source":"pull"}}"#))
+            print(read(SyncMessage.self, #"{"params":{"source":"push"}}"#))
+            print(read(SyncMessage.self, #"{"params":{"source":"poll"}}"#))
+            print(read(MarksMessage.self, #"{"at":"t","note":null}"#))
+            print(read(MarksMessage.self, #"{"at":"t"}"#))
+            print(read(MarksMessage.self, #"{"at":"t","other":1}"#))
+            """#
+        let run = try await TestSupport.runProgram(main: main, withModelsIn: output, in: work)
+        #expect(run.build.status == 0, "\(run.build.stderr)")
+        #expect(run.stdout == "pulled\npushed\nunknown\nnoted\nbare\nunknown\n")
+    }
 }

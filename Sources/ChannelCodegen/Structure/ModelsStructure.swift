@@ -49,7 +49,7 @@ struct ModelsStructure {
         let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
         var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
         if !names.boxStorage.isEmpty || api.types.contains(where: { type in
-            if case .object(let properties) = type.kind, properties.contains(where: Self.checksConstant) { return true }
+            if case .object(let properties) = type.kind, properties.contains(where: checksConstant) { return true }
             return type.extraProperties != nil || encodesNull(type) || (usesDates(type) && writesOutCoding(type))
         }) {
             declarations.append(inferredDecoding)
@@ -102,13 +102,18 @@ struct ModelsStructure {
     private func writesOutCoding(_ type: NamedType) -> Bool {
         guard case .object(let properties) = type.kind else { return true }
         return type.extraProperties != nil || names.boxStorage[type.id]?.isEmpty == false || encodesNull(type)
-            || properties.contains(where: Self.checksConstant)
+            || properties.contains(where: checksConstant)
     }
 
-    /// A string property fixed to one value (`const`): decoding checks it, so a value that names
-    /// another is not taken for this type (a union's variant, a channel's message).
-    private static func checksConstant(_ property: Property) -> Bool {
-        property.constant != nil && property.type == .string
+    /// A string property fixed to one value: decoding checks it, so a value that names another is not
+    /// taken for this type (a union's variant, a channel's message), also where the tag is nested
+    /// (`params.source`) and the union tries its variants. `const` always; an enum of one value when
+    /// required (a tag): an optional one stays an open enum, which a server may extend.
+    private func checksConstant(_ property: Property) -> Bool {
+        guard property.constant != nil else { return false }
+        if property.type == .string { return true }
+        if !property.isOptional, case .named(let id) = property.type, case .stringEnum? = types.namedTypes[id]?.kind { return true }
+        return false
     }
 
     /// Whether an object has a required nullable property: its `nil` is written as `null`.
@@ -224,9 +229,10 @@ struct ModelsStructure {
         // expression (`T.self`) could be shadowed by an enclosing struct's property of the same name.
         let decodes = members.enumerated().map { index, member -> Statement in
             let (property, name) = member
-            if Self.checksConstant(property), let constant = property.constant {
+            if checksConstant(property), let constant = property.constant {
                 let method: Code = property.isOptional ? "valueIfPresent" : "value"
-                let differs: Code = property.isOptional ? "self.\(name).map({ $0 != \(literal: constant) }) == true" : "self.\(name) != \(literal: constant)"
+                let raw: Code = property.type == .string ? "" : ".rawValue"
+                let differs: Code = property.isOptional ? "self.\(name).map({ $0\(raw) != \(literal: constant) }) == true" : "self.\(name)\(raw) != \(literal: constant)"
                 return .block("do", [
                     .code("self.\(name) = try container.\(method)(forKey: .\(name))"),
                     .block("if \(differs)", [
@@ -639,7 +645,12 @@ struct ModelsStructure {
         guard !cases.isEmpty else { return [unknown] }
         if cases.count == 1, let (variant, name) = cases.first {
             let decoded: Code = "let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
-            return [.ifChain([(condition: decoded, body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
+            guard rejectsOtherKeys(variant.type) else {
+                return [.ifChain([(condition: decoded, body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
+            }
+            let declared = declaredKeys(of: variant.type)
+            let admitted: Code = declared.isEmpty ? "decoder.objectKeys(ExtraPropertyKey.self).isEmpty" : "decoder.objectKeys(ExtraPropertyKey.self).isSubset(of: [\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))])"
+            return [.ifChain([(condition: "\(admitted), \(decoded)", body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
         }
         var statements: [Statement] = [
             // The key type is passed in: it may sit in a namespace the `Decoder` extension is outside of.
@@ -652,7 +663,11 @@ struct ModelsStructure {
             // A variant missing a key it requires cannot decode: it is passed over without a try (a
             // failed decode throws, the cost of routing by keys among many variants).
             let required = requiredKeys(of: variant.type)
-            let present: Code = required.isEmpty ? "" : "keys.isSuperset(of: [\(Code.joined(required.map { Code.literal($0) }, separator: ", "))]), "
+            var present: Code = required.isEmpty ? "" : "keys.isSuperset(of: [\(Code.joined(required.map { Code.literal($0) }, separator: ", "))]), "
+            if rejectsOtherKeys(variant.type) {
+                // `additionalProperties: false`: a key it does not declare makes the value another's.
+                present = declared.isEmpty ? "\(present)keys.isEmpty, " : "\(present)keys.isSubset(of: [\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))]), "
+            }
             let decoded: Code = "\(present)let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
             statements.append(.block(offset == 0 ? "if \(decoded)" : "if best?.reads != keys.count, \(decoded)", [
                 .code("let reads = \(reads)"),
@@ -663,10 +678,16 @@ struct ModelsStructure {
         return statements
     }
 
-    /// The keys an object variant must carry to decode: its required properties that are not nullable.
+    /// Whether a variant is an object that admits no key it does not declare.
+    private func rejectsOtherKeys(_ type: TypeReference) -> Bool {
+        guard case .named(let id) = type, let named = types.namedTypes[id], case .object = named.kind else { return false }
+        return named.rejectsOtherKeys
+    }
+
+    /// The keys an object variant's schema requires (nullable or not: `null` is a value, absence is not).
     private func requiredKeys(of type: TypeReference) -> [String] {
         guard case .named(let id) = type, let named = types.namedTypes[id], case .object(let properties) = named.kind else { return [] }
-        return properties.filter { !$0.isOptional }.map(\.jsonName)
+        return properties.filter { !$0.isOptional || $0.encodesNull }.map(\.jsonName)
     }
 
     /// The keys an object variant declares (a composition: its objects'), in order, each once.

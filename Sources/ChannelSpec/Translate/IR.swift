@@ -211,6 +211,9 @@ package struct NamedType: Sendable {
     /// For an object: the type of the properties it does not name (`additionalProperties` beside
     /// `properties`), kept by key; `nil` when they are ignored.
     package var extraProperties: TypeReference? = nil
+    /// An object with `additionalProperties: false`: a value with a key it does not declare is not
+    /// its own, so a union never chooses it for one (decoded alone, such keys are ignored).
+    package var rejectsOtherKeys = false
 }
 
 /// A value of one of several types (`oneOf`/`anyOf`), told apart by a property or by trying each.

@@ -534,6 +534,7 @@ struct SchemaTranslator {
                 origin: Origin(location: keyLocation, reference: workspace.displayReference(propertyCursor))))
         }
         types[index].kind = .object(members)
+        types[index].rejectsOtherKeys = shape.extras?.node.scalar?.bool == false
         if let extras = shape.extras, !declared.isEmpty {
             if extras.node.entries != nil {
                 types[index].extraProperties = elementType(of: extras, name: name + "Value", parent: id)
