@@ -684,8 +684,8 @@ struct CompileTests {
         let run = try await TestSupport.runProgram(models: files[0], main: main, in: work)
         #expect(run.build.status == 0, "\(run.build.stderr)")
         #expect(run.stdout.replacingOccurrences(of: "ChannelRuntime.", with: "").split(separator: "\n").map(String.init) == [
-            #"posted(PostedPayload(eventType: "chat/posted", text: "hi"))"#,
-            #"typing(TypingPayload(eventType: "chat/typing", who: Optional("ann")))"#,
+            #"posted(ChatPosted(eventType: "chat/posted", text: "hi"))"#,
+            #"typing(ChatTyping(eventType: "chat/typing", who: Optional("ann")))"#,
             #"unknown(JSONValue.object(["eventType": JSONValue.string("chat/left")]))"#,
             #"quote(QuotePayload(kind: Optional("quote"), bid: Optional(2.5)))"#,
             #"trade(TradePayload(kind: Optional("trade"), price: Optional(1.5)))"#,

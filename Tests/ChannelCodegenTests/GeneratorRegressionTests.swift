@@ -93,8 +93,9 @@ struct GeneratorRegressionTests {
         let result = try await generate(["main.yaml": spec])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
-        #expect(result.models.components(separatedBy: "public struct FirstPayload:").count == 2)
-        #expect(!result.models.contains("SecondPayload"))
+        // Named after the message both channels carry (its `name`), once.
+        #expect(result.models.components(separatedBy: "public struct Clear:").count == 2)
+        #expect(!result.models.contains("FirstPayload") && !result.models.contains("SecondPayload"))
     }
 
     @Test func anArrayComponentWithInlineItemsReferencedTwiceIsOneType() async throws {

@@ -65,7 +65,7 @@ struct ValidConstructsTests {
         #expect(models.contains("public var kept: JSONValue?"))
         #expect(!models.contains("never"))
         // The binary message is left out; its channel carries the JSON one.
-        #expect(notifier.contains("func mixedValues() async -> AsyncStream<TranscriptPayload>"))
+        #expect(notifier.contains("func mixedValues() async -> AsyncStream<Transcript>"))
         let typecheck = try await TestSupport.typecheckClient(in: output)
         #expect(typecheck.status == 0, "\(typecheck.stderr)")
     }

@@ -53,6 +53,8 @@ struct Translation {
     var declaredChannelKeys: ExactKeyDictionary<Bool> = [:]
     /// Channel key → its messages, before several become one union (to tell channels on one address apart).
     var channelMessages: ExactKeyDictionary<[Message]> = [:]
+    /// The names an inline payload may take from its message (see `payloadName(of:otherwise:)`).
+    var messageNames = MessageNames()
 
     /// Whether constructs outside the subset fail the spec instead of skipping their channel.
     let strict: Bool
@@ -94,6 +96,7 @@ struct Translation {
             root.node = AsyncAPI2.converted(root.node)
         }
         KeyRules.document.check(root, named: "root", into: &diagnostics)
+        messageNames = MessageNames(document: root.node)
 
         // `info` only names and documents the notifier. Drafts and other tools' fixtures leave it
         // out: lenient generation warns and names the API after the file; strict makes it an error.
@@ -457,6 +460,7 @@ struct Translation {
         let name = cursor.node["name"]?.string
         let origin = Origin(location: reference.declarationLocation, reference: workspace.displayReference(reference))
         let aliases = eventTypeAliases(of: cursor, message: key, name: name)
+        let payloadName = messageNames.payloadName(of: cursor.node) ?? payloadName
         guard var message = messageBody(key: key, cursor, name: name, origin: origin, payloadName: payloadName) else { return nil }
         message.eventTypeAliases = aliases
         message.endsStream = flag("x-ends-stream", of: cursor, in: "message '\(key)'")
@@ -690,7 +694,9 @@ struct Translation {
         return merged
     }
 
-    /// An inline payload is named after its channel, or after its message when there are several.
+    /// An inline payload is named after its message's `name` or `title` where no other message or
+    /// component schema has that name (`MessageNames`); else after its channel, or after its
+    /// message's key when the channel has several.
     func payloadName(channel: String, message: String, messageCount: Int) -> String {
         upperFirst(messageCount == 1 ? channel : message) + "Payload"
     }
