@@ -39,19 +39,14 @@ struct CorpusExamplesTests {
             let examples = Self.messageExamples(in: document)
             guard !examples.isEmpty else { continue }
             documentsWithExamples += 1
-            let (unit, diagnostics) = try TypeCheckSupport.generate(text, label: file, index: index, in: work)
-            guard let unit, let modelsFile = unit.files.first(where: { $0.name == OutputFile.models.rawValue }),
-                  case .success(let named) = Generator.name(config: GeneratorConfig(specPath: work.appendingPathComponent("spec\(index).yaml").path)) else {
+            let (generated, diagnostics) = try TypeCheckSupport.models(text, label: file, index: index, in: work)
+            guard let generated else {
                 Issue.record("\(file) was rejected:\n\(diagnostics.joined(separator: "\n"))")
                 continue
             }
-            let url = work.appendingPathComponent("\(unit.namespace)-Models.swift")
-            try modelsFile.contents.write(to: url, atomically: true, encoding: .utf8)
-            models.append(url)
-            namespaces += "enum \(unit.namespace) {}\n"
-            func swiftType(_ id: String) -> String? {
-                named.names.types[id].map { ([unit.namespace] + $0.path.map(\.name)).map { "`\($0)`" }.joined(separator: ".") }
-            }
+            models.append(generated.file)
+            namespaces += "enum \(generated.namespace) {}\n"
+            let (named, swiftType) = (generated.named, generated.swiftType)
             for example in examples {
                 let label = "\(file)/\(example.message)/\(example.index)"
                 // The payload's own type, and the variant its union admits the example to.

@@ -240,24 +240,21 @@ struct DecodeWhatYouGenerateTests {
                 var wide = SplitMix64(seed: Self.seed &+ 0x0A1D_E000 &+ UInt64(index))
                 RandomSpec.drawWideObject(in: &spec, using: &wide)
                 let label = "decode seed \(Self.seed) spec \(index)"
-                let (unit, diagnostics) = try TypeCheckSupport.generate(spec.yaml, label: label, index: index, in: work)
-                guard let unit, let file = unit.files.first(where: { $0.name == OutputFile.models.rawValue }) else {
+                let (generated, diagnostics) = try TypeCheckSupport.models(spec.yaml, label: label, index: index, in: work)
+                guard let generated else {
                     Issue.record("\(label) was rejected:\n\(diagnostics.joined(separator: "\n"))\n\(spec.yaml)")
                     continue
                 }
-                let url = work.appendingPathComponent("\(unit.namespace)-Models.swift")
-                try file.contents.write(to: url, atomically: true, encoding: .utf8)
-                models.append(url)
-                namespaces += "enum \(unit.namespace) {}\n"
-                guard case .success(let named) = Generator.name(config: GeneratorConfig(specPath: work.appendingPathComponent("spec\(index).yaml").path)) else { continue }
+                models.append(generated.file)
+                namespaces += "enum \(generated.namespace) {}\n"
+                let named = generated.named
                 let document = try YAMLLoader.load(spec.yaml, file: "spec\(index).yaml")
                 var draw = SchemaPayloads(document: document, random: SplitMix64(seed: Self.seed &+ UInt64(index)))
                 for entry in document["components"]?["schemas"]?.entries ?? [] {
                     let pointer = exactKey("#/components/schemas/" + JSONPointer.escape(entry.key))
                     guard let type = named.api.types.first(where: { $0.parent == nil && $0.id.hasSuffix(pointer) }),
-                          let path = named.names.types[type.id]?.path else { continue }
+                          let swiftType = generated.swiftType(type.id) else { continue }
                     schemas += 1
-                    let swiftType = ([unit.namespace] + path.map(\.name)).map { "`\($0)`" }.joined(separator: ".")
                     var any = false
                     for _ in 0..<Self.payloadsPerModel {
                         guard let json = draw.value(for: entry.value) else { continue }

@@ -138,12 +138,12 @@ private struct AppSource {
             }
         }
         for (operation, channel) in api.receivers {
-            guard let subscription = names.subscriptions[channel.key], let method = names.methods[operation.id] else { continue }
+            guard let subscription = names.channelNames.subscriptions[channel.key], let method = names.channelNames.methods[operation.id] else { continue }
             // The channel constant, the subscription's event type and initializer, the notifier's method.
-            if let constant = names.channelConstants[channel.key] { lines.append("static let \(next()) = Channels.`\(constant.name)`") }
+            if let constant = names.channelNames.channelConstants[channel.key] { lines.append("static let \(next()) = Channels.`\(constant.name)`") }
             lines.append("static func \(next())(_ e: `\(subscription.name)`.Event) -> \(swiftType(channel.message.payload)) { e }")
             if !channel.address.isOpen {
-                let parameters = names.parameters[channel.key] ?? []
+                let parameters = names.channelNames.parameters[channel.key] ?? []
                 let arguments = parameters.map { "`\($0.name)`: \"a\"" }.joined(separator: ", ")
                 lines.append("static func \(next())() throws -> `\(subscription.name)` { try `\(subscription.name)`(\(arguments)) }")
             }

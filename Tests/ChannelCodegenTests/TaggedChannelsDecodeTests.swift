@@ -31,20 +31,17 @@ struct TaggedChannelsDecodeTests {
                 styles.formUnion(spec.channels.map(\.style))
                 let label = "tagged seed \(Self.seed) spec \(index)"
                 let yaml = spec.yaml
-                let (unit, diagnostics) = try TypeCheckSupport.generate(yaml, label: label, index: index, in: work)
-                guard let unit, let file = unit.files.first(where: { $0.name == OutputFile.models.rawValue }),
-                      case .success(let named) = Generator.name(config: GeneratorConfig(specPath: work.appendingPathComponent("spec\(index).yaml").path)) else {
+                let (generated, diagnostics) = try TypeCheckSupport.models(yaml, label: label, index: index, in: work)
+                guard let generated else {
                     Issue.record("\(label) was rejected:\n\(diagnostics.joined(separator: "\n"))\n\(yaml)")
                     continue
                 }
-                let url = work.appendingPathComponent("\(unit.namespace)-Models.swift")
-                try file.contents.write(to: url, atomically: true, encoding: .utf8)
-                models.append(url)
-                namespaces += "enum \(unit.namespace) {}\n"
+                models.append(generated.file)
+                namespaces += "enum \(generated.namespace) {}\n"
                 let document = try YAMLLoader.load(yaml, file: "spec\(index).yaml")
                 var draw = SchemaPayloads(document: document, random: SplitMix64(seed: Self.seed &+ UInt64(index)))
                 for channel in spec.channels {
-                    guard let union = Self.union(of: channel, in: named), let typeName = union.swiftType(unit.namespace) else {
+                    guard let union = Self.union(of: channel, in: generated.named), let typeName = union.swiftType(generated.namespace) else {
                         Issue.record("\(label): no union for channel \(channel.key)\n\(yaml)")
                         continue
                     }

@@ -1,4 +1,4 @@
-import ChannelCodegen
+@testable import ChannelCodegen
 import Foundation
 
 /// Builds specs as YAML text and type-checks many generations in one compiler run.
@@ -57,6 +57,28 @@ enum TypeCheckSupport {
         let diagnostics = result.diagnostics.map(\.description)
         guard let files = result.files else { return (nil, diagnostics) }
         return (Unit(label: label, namespace: namespace, files: files), diagnostics)
+    }
+
+    /// Models of one spec for a decode program: `generate`'s models file written into `folder`
+    /// (its types inside `namespace`), with the spec's IR and Swift names; the diagnostics on failure.
+    struct DecodableModels {
+        var file: URL
+        var namespace: String
+        var named: Generator.Named
+        /// `` `__Spec3`.`Outer`.`Inner` `` for a type id.
+        func swiftType(_ id: String) -> String? {
+            named.names.types[id].map { ([namespace] + $0.path.map(\.name)).map { "`\($0)`" }.joined(separator: ".") }
+        }
+    }
+
+    static func models(_ spec: String, label: String, index: Int, in folder: URL) throws -> (models: DecodableModels?, diagnostics: [String]) {
+        let (unit, diagnostics) = try generate(spec, label: label, index: index, in: folder)
+        guard let unit, let file = unit.files.first(where: { $0.name == OutputFile.models.rawValue }),
+              case .success(let named) = Generator.name(config: GeneratorConfig(specPath: folder.appendingPathComponent("spec\(index).yaml").path))
+        else { return (nil, diagnostics) }
+        let url = folder.appendingPathComponent("\(unit.namespace)-Models.swift")
+        try file.contents.write(to: url, atomically: true, encoding: .utf8)
+        return (DecodableModels(file: url, namespace: unit.namespace, named: named), diagnostics)
     }
 
     /// Type-checks `units` in one `swiftc -typecheck`; returns the compiler's errors with each

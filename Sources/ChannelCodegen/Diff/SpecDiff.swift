@@ -187,22 +187,22 @@ package struct SpecDiff {
     }
 
     private func method(_ side: Side, _ operation: ChannelOperation) -> String {
-        "\(side.names.notifier.name).\(side.names.methods[operation.id]?.name ?? operation.id)"
+        "\(side.names.notifier.name).\(side.names.channelNames.methods[operation.id]?.name ?? operation.id)"
     }
 
     private mutating func compareChannel(_ before: (operation: ChannelOperation, channel: Channel), _ after: (operation: ChannelOperation, channel: Channel)) {
         let channel = after.channel
         let location = channel.origin.location
         let methodName = method(new, after.operation)
-        if old.names.methods[before.operation.id] != new.names.methods[after.operation.id] {
+        if old.names.channelNames.methods[before.operation.id] != new.names.channelNames.methods[after.operation.id] {
             record(.compatible, .breaking, after.operation.origin.location, method(old, before.operation) + "()",
                    "the notifier method is renamed to \(methodName)()")
         }
-        let subscription = new.names.subscriptions[channel.key]?.name ?? channel.key
-        if let oldSubscription = old.names.subscriptions[before.channel.key]?.name, oldSubscription != subscription {
+        let subscription = new.names.channelNames.subscriptions[channel.key]?.name ?? channel.key
+        if let oldSubscription = old.names.channelNames.subscriptions[before.channel.key]?.name, oldSubscription != subscription {
             record(.compatible, .breaking, location, oldSubscription, "the subscription type is renamed to \(subscription)")
         }
-        if let oldConstant = old.names.channelConstants[before.channel.key], let newConstant = new.names.channelConstants[channel.key],
+        if let oldConstant = old.names.channelNames.channelConstants[before.channel.key], let newConstant = new.names.channelNames.channelConstants[channel.key],
            oldConstant != newConstant {
             record(.compatible, .breaking, location, "\(old.names.channelsNamespace).\(oldConstant.name)",
                    "the channel constant is renamed to \(new.names.channelsNamespace).\(newConstant.name)")
@@ -270,8 +270,8 @@ package struct SpecDiff {
                    "the address changes from '\(before.address.shown)' to '\(channel.address.shown)': shipped apps subscribe where nothing is published")
         }
         if oldParameters != newParameters {
-            let oldSwift = (old.names.parameters[before.key] ?? []).map(\.name)
-            let newSwift = (new.names.parameters[channel.key] ?? []).map(\.name)
+            let oldSwift = (old.names.channelNames.parameters[before.key] ?? []).map(\.name)
+            let newSwift = (new.names.channelNames.parameters[channel.key] ?? []).map(\.name)
             let renamed = "the address parameters are renamed from (\(oldParameters.joined(separator: ", "))) to (\(newParameters.joined(separator: ", ")))"
             if oldSwift != newSwift {
                 record(.compatible, .breaking, location, subscription,

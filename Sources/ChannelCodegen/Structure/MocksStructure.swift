@@ -24,12 +24,12 @@ struct MocksStructure {
                     value: .code("\(types.runtime("StateBroadcaster"))<\(types.runtime("ConnectionState"))>(.connected)")))),
         ]
         // Broadcasters and records: property name, element type; built in `init` on the one scheduler.
-        var broadcasters: [(name: Identifier, element: Code, documentation: String)] = api.receivers.map { operation, channel in
-            (names.mockProperties[operation.id]!, types.type(channel.message.payload), "Events for `\(names.methods[operation.id]!.name)()`.")
+        var broadcasters: [(name: Identifier, element: Code, documentation: String)] = names.channelNames.receivers.map { named in
+            (named.mockProperty, types.type(named.channel.channel.message.payload), "Events for `\(named.method.name)()`.")
         }
-        broadcasters += api.publishers.map { operation, channel in
-            (names.mockProperties[operation.id]!, "[\(types.type(channel.message.payload))]",
-             "Every batch of events passed to `\(names.methods[operation.id]!.name)(_:)`, in order.")
+        broadcasters += names.channelNames.publishers.map { named in
+            (named.mockProperty, "[\(types.type(named.channel.channel.message.payload))]",
+             "Every batch of events passed to `\(named.method.name)(_:)`, in order.")
         }
         broadcasters += names.notifierParameters.map { parameter in
             (parameter.mockChanges, types.string,
@@ -57,26 +57,26 @@ struct MocksStructure {
                 body: [.code("self.\(delivery).discardPending()"), .code("self.\(connection).reset()")]
                     + broadcasters.map { .code("self.\($0.name).reset()") }))))
         members.append(NotifierStructure.connectionStatesMethod(types: types, access: access, body: [.code("self.\(connection).stream()")]))
-        members += api.receivers.map { operation, channel in
-            let property = names.mockProperties[operation.id]!
+        members += names.channelNames.receivers.map { named in
+            let (property, channel) = (named.mockProperty, named.channel.channel)
             let open = channel.address.isOpen
             return Declaration(
                 documentation: open ? DocComment(["Every instance gets the events sent to `\(property.name)`."]) : nil,
                 .function(Function(
-                    access: access, name: .function(names.methods[operation.id]!),
+                    access: access, name: .function(named.method),
                     parameters: open
-                        ? [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(names.subscriptions[channel.key]!)")]
+                        ? [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(named.channel.subscription)")]
                         : [],
                     effects: "async", returnType: "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>",
                     body: [.code("self.\(property).stream()")])))
         }
-        if !api.receivers.isEmpty { members += instanceAndEnvelopeMethods() }
-        members += api.publishers.map { operation, channel in
-            let property = names.mockProperties[operation.id]!
+        if !names.channelNames.receivers.isEmpty { members += instanceAndEnvelopeMethods() }
+        members += names.channelNames.publishers.map { named in
+            let (property, channel) = (named.mockProperty, named.channel.channel)
             return Declaration(
                 documentation: DocComment(["Checks the event count like the real notifier, then records the events in `\(property.name)`."]),
                 .function(Function(
-                    access: access, name: .function(names.methods[operation.id]!),
+                    access: access, name: .function(named.method),
                     parameters: [Parameter(label: nil, localName: Identifier("events"), type: "[\(types.type(channel.message.payload))]")],
                     effects: "async throws(\(types.runtime("ChannelPublishError")))",
                     body: [
@@ -99,7 +99,7 @@ struct MocksStructure {
         }
 
         var example = "```swift\n"
-        if let first = api.operations.first, let property = names.mockProperties[first.id] {
+        if let first = api.operations.first, let property = names.channelNames.mockProperties[first.id] {
             example += """
                 let notifier = \(names.mockType.name)()           // or (delivery: .manual), then notifier.flush()
                 // … hand `notifier` to the code under test; an event sent before it listens waits for it …
@@ -127,11 +127,11 @@ struct MocksStructure {
     /// (its first receive operation's).
     private func instanceAndEnvelopeMethods() -> [Declaration] {
         var seen: Set<String> = []
-        let cases: [SwitchCase] = api.receivers.compactMap { operation, channel in
-            guard seen.insert(channel.key).inserted else { return nil }
+        let cases: [SwitchCase] = names.channelNames.receivers.compactMap { named in
+            guard seen.insert(named.channel.channel.key).inserted else { return nil }
             return SwitchCase(
-                pattern: "is \(names.subscriptions[channel.key]!).Type",
-                body: [.code("broadcaster = self.\(names.mockProperties[operation.id]!)")])
+                pattern: "is \(named.channel.subscription).Type",
+                body: [.code("broadcaster = self.\(named.mockProperty)")])
         }
         let eventBroadcaster = types.runtime("EventBroadcaster")
         var methods = NotifierStructure.instanceAndEnvelopeMethods(
@@ -143,8 +143,8 @@ struct MocksStructure {
         methods[1].documentation = DocComment(["The events sent to the channel's broadcaster, in envelopes numbered from 1."])
         methods[2].documentation = DocComment(["The events sent to the channel's broadcaster, and what `send(_:)` says happened between them."])
         var seenChannels: Set<String> = []
-        let receiving = api.receivers.compactMap { operation, channel in
-            seenChannels.insert(channel.key).inserted ? names.mockProperties[operation.id]! : nil
+        let receiving = names.channelNames.receivers.compactMap { named in
+            seenChannels.insert(named.channel.channel.key).inserted ? named.mockProperty : nil
         }
         methods.append(Declaration(
             documentation: DocComment([

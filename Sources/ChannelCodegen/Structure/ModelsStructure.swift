@@ -46,8 +46,7 @@ struct ModelsStructure {
     }
 
     func file(header: [String]) -> SwiftFile {
-        let children = Dictionary(grouping: api.types.filter { $0.parent != nil }, by: { $0.parent! })
-        var declarations = api.types.filter { $0.parent == nil }.map { declaration(of: $0, children: children) }
+        var declarations = names.typeNames.declarations.map(declaration)
         if !names.boxStorage.isEmpty || api.types.contains(where: { type in
             if case .object(let properties) = type.kind, properties.contains(where: checksConstant) { return true }
             return type.extraProperties != nil || encodesNull(type) || (usesDates(type) && writesOutCoding(type))
@@ -122,8 +121,8 @@ struct ModelsStructure {
         return properties.contains(where: \.encodesNull)
     }
 
-    private func declaration(of type: NamedType, children: [String: [NamedType]]) -> Declaration {
-        let name = names.types[type.id]!.local
+    private func declaration(_ named: SwiftNaming.TypeDeclarationNames) -> Declaration {
+        let (type, name) = (named.type, named.name.local)
         let members: [Declaration]
         let conformances: [Code]
         let keyword: TypeDeclaration.Keyword
@@ -132,12 +131,12 @@ struct ModelsStructure {
             keyword = .struct
             conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
             members = structMembers(type, properties: properties)
-                + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
+                + named.nested.map(declaration)
         case .composition(let values):
             keyword = .struct
             conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
             members = structMembers(type, properties: values)
-                + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
+                + named.nested.map(declaration)
         case .stringEnum(let values):
             keyword = .enum
             conformances = [
@@ -148,7 +147,7 @@ struct ModelsStructure {
             keyword = names.recursion.indirectUnions.contains(type.id) ? .indirectEnum : .enum
             conformances = [types.swift("Codable"), types.swift("Hashable"), types.swift("Sendable")]
             members = unionMembers(type, union: union)
-                + (children[type.id] ?? []).map { declaration(of: $0, children: children) }
+                + named.nested.map(declaration)
         }
         return Declaration(
             documentation: SwiftTypes.documentation(type.documentation, remark: type.origin.reference),

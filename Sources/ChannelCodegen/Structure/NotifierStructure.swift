@@ -16,9 +16,9 @@ struct NotifierStructure {
                 remark: nil),
             .type(TypeDeclaration(
                 access: access, keyword: .protocol, name: .identifier(names.notifierProtocol), conformances: [types.swift("Sendable")],
-                members: api.receivers.map { method($0.operation, $0.channel, implemented: false) }
-                    + (api.receivers.isEmpty ? [] : Self.instanceAndEnvelopeMethods(types: types, access: nil))
-                    + api.publishers.map { publishMethod($0.operation, $0.channel, implemented: false) }
+                members: names.channelNames.receivers.map { method($0, implemented: false) }
+                    + (names.channelNames.receivers.isEmpty ? [] : Self.instanceAndEnvelopeMethods(types: types, access: nil))
+                    + names.channelNames.publishers.map { publishMethod($0, implemented: false) }
                     + names.notifierParameters.map { setter($0, body: nil) }
                     + [Self.connectionStatesMethod(types: types, access: nil, body: nil)])))
 
@@ -29,15 +29,15 @@ struct NotifierStructure {
                 parameters: [Parameter(label: Identifier("source"), type: "any \(source)")],
                 body: [.code("self.source = source")]))),
         ]
-        members += api.receivers.map { method($0.operation, $0.channel, implemented: true) }
-        if !api.receivers.isEmpty {
+        members += names.channelNames.receivers.map { method($0, implemented: true) }
+        if !names.channelNames.receivers.isEmpty {
             members += Self.instanceAndEnvelopeMethods(
                 types: types, access: access,
                 values: [.code("await self.source.events(for: subscription)")],
                 envelopes: [.code("await self.source.envelopes(subscription)")],
                 updates: [.code("await self.source.updates(subscription)")])
         }
-        members += api.publishers.map { publishMethod($0.operation, $0.channel, implemented: true) }
+        members += names.channelNames.publishers.map { publishMethod($0, implemented: true) }
         members += names.notifierParameters.map { parameter in
             setter(parameter, body: [
                 .code("await self.source.setParameter(\(literal: parameter.name), to: \(types.channelSegment("\(local(parameter))", parameter: parameter.name)))"),
@@ -59,8 +59,8 @@ struct NotifierStructure {
 
     /// One method per receive operation: its events for the source's parameters, or, where the
     /// address is open, for the channel instance the caller names.
-    private func method(_ operation: ChannelOperation, _ channel: Channel, implemented: Bool) -> Declaration {
-        let subscription = names.subscriptions[channel.key]!
+    private func method(_ named: SwiftNaming.NamedOperation, implemented: Bool) -> Declaration {
+        let (operation, channel, subscription) = (named.operation, named.channel.channel, named.channel.subscription)
         let returnType: Code = "\(types.swift("AsyncStream"))<\(types.type(channel.message.payload))>"
         // No source parameters name an open address: only its instances can be subscribed to.
         guard channel.address.isOpen else {
@@ -69,7 +69,7 @@ struct NotifierStructure {
                     operation.documentation, fallback: "Events on `\(channel.address.text)`.", remark: operation.origin.reference),
                 isDeprecated: operation.documentation.isDeprecated,
                 .function(Function(
-                    access: implemented ? access : nil, name: .function(names.methods[operation.id]!), effects: "async",
+                    access: implemented ? access : nil, name: .function(named.method), effects: "async",
                     returnType: returnType, body: implemented ? [.code("await self.source.events(\(subscription).self)")] : nil)))
         }
         return Declaration(
@@ -79,7 +79,7 @@ struct NotifierStructure {
                 remark: operation.origin.reference),
             isDeprecated: operation.documentation.isDeprecated,
             .function(Function(
-                access: implemented ? access : nil, name: .function(names.methods[operation.id]!),
+                access: implemented ? access : nil, name: .function(named.method),
                 parameters: [Parameter(label: Identifier("for"), localName: Identifier("subscription"), type: "\(subscription)")],
                 effects: "async", returnType: returnType,
                 body: implemented ? [.code("await self.source.events(for: subscription)")] : nil)))
@@ -136,8 +136,8 @@ struct NotifierStructure {
     }
 
     /// A `send` operation: publishes typed events to the channel for the source's parameters.
-    private func publishMethod(_ operation: ChannelOperation, _ channel: Channel, implemented: Bool) -> Declaration {
-        let subscription = names.subscriptions[channel.key]!
+    private func publishMethod(_ named: SwiftNaming.NamedOperation, implemented: Bool) -> Declaration {
+        let (operation, channel, subscription) = (named.operation, named.channel.channel, named.channel.subscription)
         return Declaration(
             documentation: SwiftTypes.documentation(
                 operation.documentation, fallback: "Publishes to `\(channel.address.text)`.",
@@ -145,7 +145,7 @@ struct NotifierStructure {
                 remark: operation.origin.reference),
             isDeprecated: operation.documentation.isDeprecated,
             .function(Function(
-                access: implemented ? access : nil, name: .function(names.methods[operation.id]!),
+                access: implemented ? access : nil, name: .function(named.method),
                 parameters: [Parameter(label: nil, localName: Identifier("events"), type: "[\(types.type(channel.message.payload))]")],
                 effects: "async throws(\(types.runtime("ChannelPublishError")))",
                 body: implemented ? [.code("try await self.source.publish(events, to: \(subscription).self)")] : nil)))

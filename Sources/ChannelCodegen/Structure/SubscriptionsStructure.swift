@@ -8,7 +8,7 @@ struct SubscriptionsStructure {
     let access: AccessModifier?
 
     func file(header: [String]) -> SwiftFile {
-        var declarations = api.channels.map(subscription)
+        var declarations = names.channelNames.channels.map(subscription)
         // Payloads with a required `eventType` string report it, and so do the enums of several
         // messages chosen by a property: the runtime counts the event types nobody declared.
         var reported: Set<String> = []
@@ -77,11 +77,12 @@ struct SubscriptionsStructure {
         return property.type == .string && !property.isOptional && names.properties[type.id]?[index].name == "eventType"
     }
 
-    private func subscription(_ channel: Channel) -> Declaration {
+    private func subscription(_ named: SwiftNaming.NamedChannel) -> Declaration {
+        let channel = named.channel
         let segment = types.runtime("ChannelSegment")
         let parameterError = types.runtime("ChannelParameterError")
         let string = types.string
-        let parameters = Array(zip(channel.parameters, names.parameters[channel.key] ?? []))
+        let parameters = Array(zip(channel.parameters, named.parameters))
         // A parameter named `self` needs another local name inside the initializers.
         let locals = parameters.map { $0.1.name == "self" ? Identifier("self_") : $0.1 }
 
@@ -89,7 +90,7 @@ struct SubscriptionsStructure {
             Declaration(.typeAlias(TypeAlias(access: access, name: Identifier("Event"), type: types.type(channel.message.payload)))),
             Declaration(.variable(Variable(
                 access: access, isStatic: true, binding: .let, name: Identifier("template"),
-                value: .code("\(names.channelsNamespace).\(names.channelConstants[channel.key]!)")))),
+                value: .code("\(names.channelsNamespace).\(named.constant)")))),
             Declaration(.variable(Variable(
                 access: access, isStatic: true, binding: .let, name: Identifier("eventType"), type: "\(string)?",
                 value: .code(channel.message.name.map(Code.literal) ?? "nil")))),
@@ -126,7 +127,7 @@ struct SubscriptionsStructure {
         }
         if channel.address.isOpen {
             members += openAddressMembers(channel)
-            return subscriptionDeclaration(channel, members: members)
+            return subscriptionDeclaration(named, members: members)
         }
         members += parameters.map { parameter, name in
             Declaration(
@@ -154,11 +155,12 @@ struct SubscriptionsStructure {
                     body: [.code("self.init(\(Code.joined(arguments, separator: ", ")))")]))))
         }
         members.append(Declaration(.variable(Variable(
-            access: access, binding: .var, name: Identifier("channel"), type: string, getter: [.code(channelPath(channel))]))))
-        return subscriptionDeclaration(channel, members: members)
+            access: access, binding: .var, name: Identifier("channel"), type: string, getter: [.code(channelPath(named))]))))
+        return subscriptionDeclaration(named, members: members)
     }
 
-    private func subscriptionDeclaration(_ channel: Channel, members: [Declaration]) -> Declaration {
+    private func subscriptionDeclaration(_ named: SwiftNaming.NamedChannel, members: [Declaration]) -> Declaration {
+        let channel = named.channel
         let shownAddress = channel.address.isOpen ? "given by each instance (the spec leaves the address open)" : "`\(channel.address.text)`"
         return Declaration(
             documentation: SwiftTypes.documentation(
@@ -166,7 +168,7 @@ struct SubscriptionsStructure {
                 notes: ["Channel: \(shownAddress)"] + (channel.message.name.map { ["Event type: `\($0)`"] } ?? []),
                 remark: channel.origin.reference),
             .type(TypeDeclaration(
-                access: access, keyword: .struct, name: .identifier(names.subscriptions[channel.key]!),
+                access: access, keyword: .struct, name: .identifier(named.subscription),
                 conformances: [types.runtime("ChannelSubscription")], members: members)))
     }
 
@@ -205,8 +207,9 @@ struct SubscriptionsStructure {
     }
 
     /// The concrete path: the address with each parameter's validated value interpolated.
-    private func channelPath(_ channel: Channel) -> Code {
-        let byName = Dictionary(uniqueKeysWithValues: zip(channel.parameters.map(\.name), names.parameters[channel.key] ?? []))
+    private func channelPath(_ named: SwiftNaming.NamedChannel) -> Code {
+        let channel = named.channel
+        let byName = Dictionary(uniqueKeysWithValues: zip(channel.parameters.map(\.name), named.parameters))
         var parts: [Code.InterpolatedPart] = channel.address.text.hasPrefix("/") ? [.text("/")] : []
         for (index, segment) in channel.address.segments.enumerated() {
             if index > 0 { parts.append(.text("/")) }
