@@ -644,12 +644,8 @@ struct ModelsStructure {
         guard !cases.isEmpty else { return [unknown] }
         if cases.count == 1, let (variant, name) = cases.first {
             let decoded: Code = "let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
-            guard rejectsOtherKeys(variant.type) else {
-                return [.ifChain([(condition: decoded, body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
-            }
-            let declared = declaredKeys(of: variant.type)
-            let admitted: Code = declared.isEmpty ? "decoder.objectKeys(ExtraPropertyKey.self).isEmpty" : "decoder.objectKeys(ExtraPropertyKey.self).isSubset(of: [\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))])"
-            return [.ifChain([(condition: "\(admitted), \(decoded)", body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
+            let admitted = keyConditions(variant.type, keys: "decoder.objectKeys(ExtraPropertyKey.self)", checkingRequired: false)
+            return [.ifChain([(condition: "\(admitted)\(decoded)", body: [.code("self = .\(name)(\(fromWire("value", variant.type)))")])], else: [unknown])]
         }
         var statements: [Statement] = [
             // The key type is passed in: it may sit in a namespace the `Decoder` extension is outside of.
@@ -658,16 +654,8 @@ struct ModelsStructure {
         ]
         for (offset, (variant, name)) in cases.enumerated() {
             let declared = declaredKeys(of: variant.type)
-            let reads: Code = declared.isEmpty ? "0" : "keys.intersection([\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))]).count"
-            // A variant missing a key it requires cannot decode: it is passed over without a try (a
-            // failed decode throws, the cost of routing by keys among many variants).
-            let required = requiredKeys(of: variant.type)
-            var present: Code = required.isEmpty ? "" : "keys.isSuperset(of: [\(Code.joined(required.map { Code.literal($0) }, separator: ", "))]), "
-            if rejectsOtherKeys(variant.type) {
-                // `additionalProperties: false`: a key it does not declare makes the value another's.
-                present = declared.isEmpty ? "\(present)keys.isEmpty, " : "\(present)keys.isSubset(of: [\(Code.joined(declared.map { Code.literal($0) }, separator: ", "))]), "
-            }
-            let decoded: Code = "\(present)let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
+            let reads: Code = declared.isEmpty ? "0" : "keys.intersection(\(Self.literalSet(declared))).count"
+            let decoded: Code = "\(keyConditions(variant.type, keys: "keys"))let value = try? decoder.value() as \(wireType(variant.type, in: owner))"
             statements.append(.block(offset == 0 ? "if \(decoded)" : "if best?.reads != keys.count, \(decoded)", [
                 .code("let reads = \(reads)"),
                 .code("if reads > best?.reads ?? -1 { best = (reads, .\(name)(\(fromWire("value", variant.type)))) }"),
@@ -675,6 +663,25 @@ struct ModelsStructure {
         }
         statements.append(.ifChain([(condition: "let best", body: [.code("self = best.value")])], else: [unknown]))
         return statements
+    }
+
+    /// What `keys` (the value's) must meet before `type` is tried, each condition followed by `, `:
+    /// every key it requires (a variant missing one cannot decode, and a failed decode throws, the
+    /// cost of routing by keys among many variants), and for `additionalProperties: false` no key
+    /// it does not declare (such a value is another's).
+    private func keyConditions(_ type: TypeReference, keys: Code, checkingRequired: Bool = true) -> Code {
+        let required = checkingRequired ? requiredKeys(of: type) : []
+        var conditions: Code = required.isEmpty ? "" : "\(keys).isSuperset(of: \(Self.literalSet(required))), "
+        if rejectsOtherKeys(type) {
+            let declared = declaredKeys(of: type)
+            conditions = declared.isEmpty ? "\(conditions)\(keys).isEmpty, " : "\(conditions)\(keys).isSubset(of: \(Self.literalSet(declared))), "
+        }
+        return conditions
+    }
+
+    /// `["a", "b"]`: JSON keys as a Swift array literal.
+    private static func literalSet(_ keys: [String]) -> Code {
+        "[\(Code.joined(keys.map { Code.literal($0) }, separator: ", "))]"
     }
 
     /// Whether a variant is an object that admits no key it does not declare.
