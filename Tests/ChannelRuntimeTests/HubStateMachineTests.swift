@@ -100,6 +100,52 @@ struct HubStateMachineTests {
         ])
     }
 
+    // MARK: The transport switch
+
+    /// A switch (`SwitchableConnection`) leaves every subscription before any joins again, keeps
+    /// what consumers hold (the same channels), and the new subscription's `.active` is a
+    /// resumption of the time between; a pending answer from before is stale.
+    @Test func aTransportSwitchLeavesEverySubscriptionThenAsksAgainAsAResumption() throws {
+        var machine = Machine(parameters: try Self.user("u1"))
+        var tickets: [String: Int] = [:]
+        for key in ["a", "b", "c"] {
+            tickets[key] = try #require(Self.subscribes(machine.join(key: key, address: Self.fixed("app/\(key)")).effects).first).ticket
+        }
+        for key in ["a", "b"] {
+            let wanted = machine.subscribed(key: key, ticket: try #require(tickets[key]), subscriptionID: "old-\(key)")
+            #expect(wanted)
+            _ = machine.serviceStatus(.active, key: key, subscriptionID: "old-\(key)", now: .seconds(1))
+        }
+        // "c" is still being asked for on the old transport.
+        let effects = machine.connectionChanged(now: .seconds(5))
+        #expect(Self.unsubscribes(Machine.Effects(calls: Array(effects.calls.prefix(2)))) == ["old-a", "old-b"])
+        #expect(Self.subscribes(effects).map(\.channel) == ["app/a", "app/b", "app/c"])
+        let (a, b) = (try #require(machine.entries["a"]).id, try #require(machine.entries["b"]).id)
+        #expect(effects.onConsumers == [
+            .status(a, key: "a", .subscribing), .stopDelivery(a, discarding: false),
+            .status(b, key: "b", .subscribing), .stopDelivery(b, discarding: false),
+        ])
+        let staleC = machine.subscribed(key: "c", ticket: try #require(tickets["c"]), subscriptionID: "old-c")
+        #expect(!staleC)
+        let newA = try #require(Self.subscribes(effects).first).ticket
+        let wanted = machine.subscribed(key: "a", ticket: newA, subscriptionID: "new-a")
+        #expect(wanted)
+        let back = machine.serviceStatus(.active, key: "a", subscriptionID: "new-a", now: .seconds(7))
+        #expect(back.onConsumers == [.status(a, key: "a", .active), .resumed(a, after: .seconds(2))])
+        // The old subscription's word comes too late.
+        #expect(machine.serviceStatus(.failed([]), key: "a", subscriptionID: "old-a", now: .seconds(8)) == .none)
+    }
+
+    @Test func aSwitchLeavesAFinishedStreamAndAMissingParameterAlone() throws {
+        var machine = Machine(parameters: [:])
+        _ = machine.join(key: "ping", address: Self.ping)  // waits for userId
+        let job = try #require(Self.subscribes(machine.join(key: "job", address: Self.fixed("jobs/1")).effects).first).ticket
+        let jobEntry = try #require(machine.entries["job"]).id
+        _ = machine.subscribed(key: "job", ticket: job, subscriptionID: "j")
+        _ = machine.finalEventArrived(key: "job", entry: jobEntry, ticket: job)
+        #expect(machine.connectionChanged(now: .seconds(1)) == .none)
+    }
+
     @Test func theSameValueAgainChangesNothing() throws {
         var (machine, _, _) = try Self.subscribed()
         let unchanged = machine.setParameter("userId", to: try ChannelSegment("u1"))

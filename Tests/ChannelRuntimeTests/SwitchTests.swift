@@ -11,18 +11,22 @@ import Testing
 struct SwitchTests {
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    /// A switchable connection over hubs `a` and `b`, using `a`, subscribed to `/app/a` and started.
-    static func switchable() async throws -> (SwitchableConnection, InMemoryEventStreamTransport, InMemoryEventStreamTransport, RawChannelSubscription) {
+    /// A switchable connection over in-memory event-stream hubs `a` and `b`, using `a`, with a
+    /// `ChannelEventHub` over it reading `app/ticker` (text events), started.
+    static func switchable() async throws
+        -> (SwitchableConnection, InMemoryEventStreamTransport, InMemoryEventStreamTransport, TypedCollector<String>)
+    {
         let (a, b) = (InMemoryEventStreamTransport(), InMemoryEventStreamTransport())
         let endpoint = try ChannelEndpoint(http: "https://hub.example.com/event")
         func connection(_ hub: InMemoryEventStreamTransport) -> SSEConnection {
             SSEConnection(configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("k")), transport: hub, logger: quiet)
         }
         let switchable = SwitchableConnection(["a": connection(a), "b": connection(b)], using: "a", logger: quiet)
-        let subscription = try await switchable.subscribe(to: "/app/a")
+        let hub = ChannelEventHub(connection: switchable, logger: quiet)
+        let events = TypedCollector(await hub.events(TickerTextSubscription.self))
         await switchable.start()
-        try await eventually("a stream of /app/a on a") { a.openStreams.map(\.topics) == [["/app/a"]] }
-        return (switchable, a, b, subscription)
+        _ = try await a.nextStream()
+        return (switchable, a, b, events)
     }
 
     /// Issue 62: switches started without waiting for each other corrupted the subscriptions: 3 at
@@ -31,7 +35,7 @@ struct SwitchTests {
     /// ends with one subscription, on the transport last asked for, and every event read once.
     @Test(arguments: [3, 200])
     func overlappingSwitchesEndWithOneSubscriptionAndEveryEventOnce(switches: Int) async throws {
-        let (connection, a, b, subscription) = try await Self.switchable()
+        let (connection, a, b, events) = try await Self.switchable()
         await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<switches {
                 group.addTask { try await connection.switchTransport(to: index.isMultiple(of: 2) ? "b" : "a") }
@@ -40,16 +44,30 @@ struct SwitchTests {
         }
         let active = await connection.activeTransport
         let (on, off) = active == "a" ? (a, b) : (b, a)
-        try await eventually("one stream of /app/a on \(active)") { on.openStreams.map(\.topics) == [["/app/a"]] }
+        // The last switch returned: the subscription was asked for on `on`, and `off` was stopped.
+        try await eventually("one stream of app/ticker on \(active)") { on.openStreams.map(\.topics) == [["app/ticker"]] }
         #expect(off.openStreams.isEmpty, "\(off.openStreams.map(\.topics)) still open on the other hub")
-        var events = subscription.events.makeAsyncIterator()
         let stream = try #require(on.openStreams.first)
-        for n in 1...3 { stream.send(#"{"n":\#(n)}"#, channel: "/app/a", id: "\(n)") }
-        var received: [String] = []
-        for _ in 1...3 { received.append(try #require(await events.next()).text) }
-        #expect(received == [#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
+        for n in 1...3 { stream.send("n\(n)", channel: "app/ticker", id: "\(n)") }
+        try await events.waitFor(count: 3)
+        #expect(events.elements == ["n1", "n2", "n3"])
+        #expect(on.openStreams.count == 1)
         await connection.disconnect()
     }
+
+    /// A subscription made on the switchable connection itself (not through a hub) is not moved:
+    /// the switch ends its stream (and logs it) rather than leaving it silent on a stopped transport.
+    @Test func aSwitchEndsASubscriptionMadeOnTheConnectionDirectly() async throws {
+        let (connection, a, _, _) = try await Self.switchable()
+        let direct = try await connection.subscribe(to: "/app/direct")
+        try await connection.switchTransport(to: "b")
+        var iterator = direct.events.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+        #expect(await connection.status(ofSubscription: direct.id) == nil)
+        #expect(a.openStreams.isEmpty)
+        await connection.disconnect()
+    }
+
     /// Issue 62: behind a switchable connection, events that did not fit its buffer (between the
     /// transport and the hub) were dropped with no count, no log and no gap. Now every event is
     /// delivered or counted, and the first after a loss says how many went.

@@ -10,6 +10,8 @@ package final class ConnectionStatusBoard: Sendable {
     private struct State {
         var connection: ConnectionState = .idle
         var connectionObservers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
+        /// Told each new state synchronously, after the lock (`followStates(_:)`).
+        var connectionListeners: [UUID: @Sendable (ConnectionState) -> Void] = [:]
         var subscriptions: [String: SubscriptionStatus] = [:]
         var subscriptionObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -34,16 +36,20 @@ package final class ConnectionStatusBoard: Sendable {
     /// Publishes `newState`; returns false when it is the current one.
     @discardableResult
     package func setConnectionState(_ newState: ConnectionState) -> Bool {
-        typealias Wake = (observers: [AsyncStream<ConnectionState>.Continuation], waiters: [CheckedContinuation<Void, Never>])
+        typealias Wake = (
+            observers: [AsyncStream<ConnectionState>.Continuation], listeners: [@Sendable (ConnectionState) -> Void],
+            waiters: [CheckedContinuation<Void, Never>]
+        )
         let wake: Wake? = state.withLock { state in
             guard state.connection != newState else { return nil }
             state.connection = newState
             let waiters = state.isStopped ? state.stopWaiters : []
             if state.isStopped { state.stopWaiters.removeAll() }
-            return (Array(state.connectionObservers.values), waiters)
+            return (Array(state.connectionObservers.values), Array(state.connectionListeners.values), waiters)
         }
         guard let wake else { return false }
         for observer in wake.observers { observer.yield(newState) }
+        for listener in wake.listeners { listener(newState) }
         for waiter in wake.waiters { waiter.resume() }
         return true
     }
@@ -59,6 +65,18 @@ package final class ConnectionStatusBoard: Sendable {
         continuation.yield(current)
         continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.connectionObservers.removeValue(forKey: id) } }
         return stream
+    }
+
+    /// Calls `listener` with the current state and then with every new one, synchronously (no task
+    /// between the board and whoever republishes it), until the returned closure is called.
+    package func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
+        let id = UUID()
+        let current = state.withLock { state in
+            state.connectionListeners[id] = listener
+            return state.connection
+        }
+        listener(current)
+        return { [weak self] in self?.state.withLock { _ = $0.connectionListeners.removeValue(forKey: id) } }
     }
 
     /// Returns once the connection is `.disconnected`, `.suspended` or `.failed`.

@@ -14,38 +14,91 @@ import Logging
 /// try await connection.switchTransport(to: "websocket")
 /// ```
 ///
-/// A switch leaves the old transport before it joins the new one, so no event arrives twice; what
+/// A switch is an event of every `ChannelEventHub` over the connection: each hub leaves every
+/// subscription on the old transport before it joins the new one, so no event arrives twice; what
 /// is published in between is not delivered. Each subscription's status goes to `.subscribing`
 /// and back to `.active` over the new transport, so `updates(_:)` consumers get
 /// `.resumed(after:)` and can catch up; the connection's state follows the new transport (its
 /// `connecting`, then `connected`) and `transportUpdates()` names it. The transport left forgets
 /// its resumption point (an SSE `Last-Event-ID`): coming back later must not replay events the
 /// other transport delivered.
+///
+/// Events travel from the transport in use straight to the hub (its buffer, its overflow count,
+/// its `.gap`): the switchable connection holds no buffer and runs no task. A subscription made on
+/// it directly (`subscribe(to:)`, not through a hub) is not moved: a switch ends it (its stream
+/// finishes) and says so in the log.
 public final class SwitchableConnection: ChannelConnection {
     private let transports: [String: any ManagedConnection & ChannelConnection]
-    private let core: Core
+    private let logger: Logger
+    /// The connection's state: the state of the transport in use, as it changes.
+    private let board = ConnectionStatusBoard()
+    private let switching: LockedValue<State>
+    /// Switches run one at a time, in the order asked.
+    private let turns = Turns()
+
+    private struct State: Sendable {
+        var active: String
+        var running = false
+        /// Suspended by the app: a transport switched to meanwhile waits for `resume()`.
+        var suspended = false
+        /// Counts switch requests: a switch still waiting when a later one was asked for gives way.
+        var switchesAsked = 0
+        var nameObservers: [UUID: AsyncStream<String>.Continuation] = [:]
+        /// What each hub over this connection does at a switch; false once the hub is gone.
+        var followers: [UUID: @Sendable () async -> Bool] = [:]
+        /// Every subscription handed out and not ended: where it runs, and its id there.
+        var handedOut: [String: HandedOut] = [:]
+        var stopFollowingState: (@Sendable () -> Void)?
+    }
+
+    private struct HandedOut: Sendable {
+        let transport: String
+        let id: String
+        /// Made by a hub, which moves it at a switch; else the switch ends it.
+        let movedByHub: Bool
+    }
 
     /// A connection over `transports` (each by its name), starting with `active`.
     public init(_ transports: [String: any ManagedConnection & ChannelConnection], using active: String, logger: Logger = Logger(label: "ChannelRuntime.SwitchableConnection")) {
         precondition(transports[active] != nil, "SwitchableConnection: no transport named '\(active)'")
         self.transports = transports
-        core = Core(transports: transports, active: active, logger: logger)
+        self.logger = logger
+        switching = LockedValue(State(active: active))
+        followState(of: active)
     }
 
     /// The name of the transport in use.
-    public var activeTransport: String { get async { await core.active } }
+    public var activeTransport: String { get async { switching.withLock { $0.active } } }
 
     /// The names of the transports in use, starting with the current one.
-    public func transportUpdates() async -> AsyncStream<String> { await core.transportUpdates() }
+    public func transportUpdates() async -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        let active = switching.withLock { state in
+            state.nameObservers[id] = continuation
+            return state.active
+        }
+        continuation.yield(active)
+        continuation.onTermination = { [switching] _ in switching.withLock { _ = $0.nameObservers.removeValue(forKey: id) } }
+        return stream
+    }
 
     /// Moves every subscription to `name`'s transport (started if the connection runs) and stops
-    /// the one in use; nothing when it is already in use. Returns once every subscription was
-    /// made anew (its status shows when it is active). Switches run one at a time, in the order
-    /// asked; one still waiting when a later one is asked for gives way to it (and returns), so
-    /// any burst of switches ends on the transport asked for last, with one subscription each.
+    /// the one in use; nothing when it is already in use. Returns once every hub asked for each of
+    /// its subscriptions anew (its status shows when it is active). Switches run one at a time, in
+    /// the order asked; one still waiting when a later one is asked for gives way to it (and
+    /// returns), so any burst of switches ends on the transport asked for last, with one
+    /// subscription each.
     public func switchTransport(to name: String) async throws(SwitchError) {
         guard transports[name] != nil else { throw .unknownTransport(name, known: transports.keys.sorted()) }
-        await core.switchTransport(to: name)
+        let asked = switching.withLock { state in
+            state.switchesAsked += 1
+            return state.switchesAsked
+        }
+        await turns.take {
+            guard asked == switching.withLock({ $0.switchesAsked }) else { return }
+            await move(to: name)
+        }
     }
 
     /// Why a switch could not be made.
@@ -61,10 +114,40 @@ public final class SwitchableConnection: ChannelConnection {
 
     // MARK: Lifecycle, forwarded to the transport in use
 
-    public func start() async { await core.start() }
-    public func disconnect() async { await core.disconnect() }
-    public func suspend() async { await core.suspend() }
-    public func resume() async { await core.resume() }
+    public func start() async {
+        let active = switching.withLock { state in
+            state.running = true
+            return state.active
+        }
+        await transports[active]!.start()
+    }
+
+    public func disconnect() async {
+        let active = switching.withLock { state in
+            state.running = false
+            return state.active
+        }
+        await transports[active]!.disconnect()
+    }
+
+    public func suspend() async {
+        let active = switching.withLock { state in
+            state.suspended = true
+            return state.active
+        }
+        await transports[active]!.suspend()
+    }
+
+    public func resume() async {
+        let (active, running) = switching.withLock { state in
+            state.suspended = false
+            return (state.active, state.running)
+        }
+        // A transport switched to while suspended has not started yet.
+        if running { await transports[active]!.start() }
+        await transports[active]!.resume()
+    }
+
     public func networkPathChanged(available: Bool = true) async {
         for transport in transports.values { await transport.networkPathChanged(available: available) }
     }
@@ -72,269 +155,137 @@ public final class SwitchableConnection: ChannelConnection {
     // MARK: ChannelConnection
 
     /// The counters of the transport in use when asked.
-    public var metrics: RuntimeMetrics { core.metricsOfActive }
+    public var metrics: RuntimeMetrics { transports[switching.withLock { $0.active }]!.metrics }
 
     public func subscribe(to channel: String) async throws -> RawChannelSubscription {
-        try await core.subscribe(ChannelRequest(channel: channel))
+        try await subscribe(ChannelRequest(channel: channel), movedByHub: false)
     }
 
     public func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
-        try await core.subscribe(request)
+        try await subscribe(request, movedByHub: false)
     }
 
-    public func unsubscribe(_ id: String) async { await core.unsubscribe(id) }
+    /// Subscribes on the transport in use. `movedByHub`: the caller is a hub that follows this
+    /// connection (`follow(_:)`) and makes the subscription anew at a switch.
+    package func subscribe(_ request: ChannelRequest, movedByHub: Bool) async throws -> RawChannelSubscription {
+        let name = switching.withLock { $0.active }
+        let inner = try await transports[name]!.subscribe(request)
+        let id = "\(name):\(inner.id)"
+        switching.withLock { $0.handedOut[id] = HandedOut(transport: name, id: inner.id, movedByHub: movedByHub) }
+        var subscription = RawChannelSubscription(id: id, channel: inner.channel, events: inner.events, reader: inner.reader)
+        subscription.carriesStatuses = inner.carriesStatuses
+        return subscription
+    }
 
-    public func status(ofSubscription id: String) async -> SubscriptionStatus? { core.board.status(of: id) }
+    public func unsubscribe(_ id: String) async {
+        guard let handedOut = switching.withLock({ $0.handedOut.removeValue(forKey: id) }) else { return }
+        await transports[handedOut.transport]!.unsubscribe(handedOut.id)
+    }
 
-    public func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> { core.board.statusUpdates(of: id) }
+    public func status(ofSubscription id: String) async -> SubscriptionStatus? {
+        guard let handedOut = switching.withLock({ $0.handedOut[id] }) else { return nil }
+        return await transports[handedOut.transport]!.status(ofSubscription: handedOut.id)
+    }
 
-    public var state: ConnectionState { get async { await core.activeState } }
-
-    public func stateUpdates() async -> AsyncStream<ConnectionState> { await core.stateUpdates() }
-}
-
-extension SwitchableConnection {
-    /// The switching state: which transport, and each subscription's place on it.
-    actor Core {
-        let transports: [String: any ManagedConnection & ChannelConnection]
-        private(set) var active: String
-        let board = ConnectionStatusBoard()
-        private let logger: Logger
-        private var running = false
-        /// Suspended by the app: a transport switched to meanwhile waits for `resume()`.
-        private var suspended = false
-        private var activeNames: [UUID: AsyncStream<String>.Continuation] = [:]
-        private let activeMetrics: LockedValue<RuntimeMetrics>
-        private var stateWatcher: Task<Void, Never>?
-
-        private struct Subscription {
-            let request: ChannelRequest
-            /// Bounded as the transports' own buffers of undecoded events are; a drop is counted,
-            /// logged and carried to the hub as a gap.
-            let continuation: BatchedStream<RawChannelEvent>.Continuation
-            /// Its id on the transport in use; `nil` while it is being made anew.
-            var inner: String?
-            var forwarders: [Task<Void, Never>] = []
-        }
-
-        private var subscriptions: [String: Subscription] = [:]
-        private var made = 0
-        /// Switches, subscribes and unsubscribes run one at a time (`exclusively`): each awaits
-        /// the transports, and an actor lets the next call in at every await, so two switches
-        /// started together would each leave and join (duplicate subscriptions, events read
-        /// twice, or both transports stopped).
-        private var busy = false
-        private var waiting: [CheckedContinuation<Void, Never>] = []
-        /// Counts switch requests: a switch still waiting when a later one was asked for gives way.
-        private var switchesAsked = 0
-
-        init(transports: [String: any ManagedConnection & ChannelConnection], active: String, logger: Logger) {
-            self.transports = transports
-            self.active = active
-            self.logger = logger
-            activeMetrics = LockedValue(transports[active]!.metrics)
-        }
-
-        nonisolated var metricsOfActive: RuntimeMetrics { activeMetrics.withLock { $0 } }
-
-        var activeState: ConnectionState { get async { await transports[active]!.state } }
-
-        func start() async {
-            running = true
-            watchState()
-            await transports[active]!.start()
-        }
-
-        func disconnect() async {
-            running = false
-            await transports[active]!.disconnect()
-        }
-
-        func suspend() async {
-            suspended = true
-            await transports[active]!.suspend()
-        }
-
-        func resume() async {
-            suspended = false
-            // A transport switched to while suspended has not started yet.
-            if running { await transports[active]!.start() }
-            await transports[active]!.resume()
-        }
-
-        func stateUpdates() -> AsyncStream<ConnectionState> {
-            watchState()
-            return board.connectionStateUpdates()
-        }
-
-        func transportUpdates() -> AsyncStream<String> {
-            let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(8))
-            let id = UUID()
-            activeNames[id] = continuation
-            continuation.yield(active)
-            // Not a child: the observer's end is told in a synchronous callback; the actor needs a hop.
-            continuation.onTermination = { _ in Task { await self.removeNameObserver(id) } }
+    public func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> {
+        guard let handedOut = switching.withLock({ $0.handedOut[id] }) else {
+            let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self)
+            continuation.finish()
             return stream
         }
+        return await transports[handedOut.transport]!.statusUpdates(ofSubscription: handedOut.id)
+    }
 
-        private func removeNameObserver(_ id: UUID) { activeNames[id] = nil }
+    public var state: ConnectionState { get async { await transports[switching.withLock { $0.active }]!.state } }
 
-        /// Republishes the states of the transport in use.
-        private func watchState() {
-            stateWatcher?.cancel()
-            let transport = transports[active]!
-            // Not a child: a switchable connection has no root of its own yet; replaced (cancelled)
-            // at each switch.
-            stateWatcher = Task { [board] in
-                for await state in await transport.stateUpdates() {
-                    guard !Task.isCancelled else { return }
-                    board.setConnectionState(state)
+    public func stateUpdates() async -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
+
+    // MARK: Hubs
+
+    /// Registers what a hub over this connection does at a switch (`ChannelEventHub`: leave every
+    /// subscription, join again); `move` returns false once the hub is gone, and is then forgotten.
+    package func follow(_ move: @escaping @Sendable () async -> Bool) {
+        switching.withLock { $0.followers[UUID()] = move }
+    }
+
+    // MARK: Switching
+
+    private func move(to name: String) async {
+        let old: String? = switching.withLock { state in
+            guard state.active != name else { return nil }
+            defer { state.active = name }
+            return state.active
+        }
+        guard let old else { return }
+        logger.info("switching transport", metadata: ["from": "\(old)", "to": "\(name)"])
+        transports[old]!.forgetResumption()
+        followState(of: name)
+        let (running, suspended, observers, followers) = switching.withLock { state in
+            (state.running, state.suspended, Array(state.nameObservers.values), state.followers)
+        }
+        for observer in observers { observer.yield(name) }
+        // While suspended the new transport starts with `resume()`.
+        if running && !suspended { await transports[name]!.start() }
+        for (id, move) in followers.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !(await move()) {
+            switching.withLock { _ = $0.followers.removeValue(forKey: id) }
+        }
+        // What no hub moved (made on the connection directly, or a hub's answer that came after
+        // the switch and is stale) stays on the transport left: it ends here, not silently there.
+        let left = switching.withLock { state in
+            let left = state.handedOut.filter { $0.value.transport == old }
+            for id in left.keys { state.handedOut[id] = nil }
+            return left
+        }
+        let direct = left.values.filter { !$0.movedByHub }.count
+        if direct > 0 {
+            logger.warning(
+                "a switch ends subscriptions made on the connection directly; subscribe through a ChannelEventHub to keep them",
+                metadata: ["from": "\(old)", "ended": "\(direct)"])
+        }
+        for handedOut in left.values.sorted(by: { $0.id < $1.id }) { await transports[old]!.unsubscribe(handedOut.id) }
+        if switching.withLock({ $0.running }) { await transports[old]!.disconnect() }
+    }
+
+    /// Shows the states of transport `name` from now on (and no more of the one before).
+    private func followState(of name: String) {
+        switching.withLock { $0.stopFollowingState }?()
+        let (board, switching) = (self.board, self.switching)
+        let stop = transports[name]!.lifecycle.followStates { newState in
+            // Under the lock: a late state of the transport left cannot land after the new one's.
+            switching.withLock { state in
+                if state.active == name { board.setConnectionState(newState) }
+            }
+        }
+        switching.withLock { $0.stopFollowingState = stop }
+    }
+}
+
+/// Runs bodies one at a time, in the order they were given (a FIFO turn-taking gate without an actor).
+private final class Turns: Sendable {
+    private let state = LockedValue((busy: false, waiting: [CheckedContinuation<Void, Never>]()))
+
+    func take<T>(_ body: () async throws -> T) async rethrows -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.busy {
+                    state.waiting.append(continuation)
+                    return false
                 }
+                state.busy = true
+                return true
             }
+            if now { continuation.resume() }
         }
-
-        // MARK: Subscriptions
-
-        /// Runs `body` when no other switch, subscribe or unsubscribe runs, in the order asked.
-        private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
-            if busy {
-                await withCheckedContinuation { waiting.append($0) }
-            } else {
-                busy = true
-            }
-            defer {
-                if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
-            }
-            return try await body()
-        }
-
-        func subscribe(_ request: ChannelRequest) async throws -> RawChannelSubscription {
-            made += 1
-            let id = "switchable\(made)"
-            let limit = ConnectionDriver.undecodedLimit
-            let (events, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader(
-                bufferingPolicy: .bufferingNewest(limit.events), weightLimit: limit.bytes)
-            subscriptions[id] = Subscription(request: request, continuation: continuation)
-            // Not a child of anything: the stream's end is reported from the consumer's task.
-            continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-            board.setStatus(.subscribing, of: id)
-            do {
-                try await exclusively { try await join(id, on: active) }
-            } catch {
-                subscriptions[id] = nil
-                board.forget(id)
-                throw error
-            }
-            return RawChannelSubscription(id: id, channel: request.channel, events: events, reader: reader)
-        }
-
-        /// Makes subscription `id` on transport `name`, forwarding its events and statuses.
-        private func join(_ id: String, on name: String) async throws {
-            guard let request = subscriptions[id]?.request else { return }
-            let transport = transports[name]!
-            let inner = try await transport.subscribe(request)
-            guard var subscription = subscriptions[id], active == name else {
-                await transport.unsubscribe(inner.id)
-                return
-            }
-            let statuses = await transport.statusUpdates(ofSubscription: inner.id)
-            let continuation = subscription.continuation
-            let board = self.board
-            let (metrics, logger) = (transport.metrics, self.logger)
-            subscription.inner = inner.id
-            // Not children: a switchable connection has no root of its own yet; cancelled when the
-            // subscription leaves this transport.
-            subscription.forwarders = [
-                Task {
-                    var events = inner.events.makeAsyncIterator()
-                    var overflowing = false
-                    while let event = await inner.next(&events) {
-                        guard !Task.isCancelled else { return }
-                        // Statuses come from the transport's status sequence (below), not its events.
-                        if event.status?.alone == true { continue }
-                        let dropped = continuation.send(event, weight: event.weight, markingGap: RawChannelEvent.markGap)
-                        if dropped > 0 {
-                            metrics.channel(inner.channel) { $0.overflowed += dropped }
-                            if !overflowing {
-                                logger.warning("events arrive faster than they are decoded; dropping the oldest waiting ones", metadata: ["channel": "\(inner.channel)"])
-                            }
-                        }
-                        overflowing = dropped > 0
-                    }
-                    // The transport ended the stream (its final event): so does this one.
-                    if !Task.isCancelled { continuation.finish() }
-                },
-                Task {
-                    for await status in statuses {
-                        guard !Task.isCancelled else { return }
-                        board.setStatus(status, of: id)
-                    }
-                },
-            ]
-            subscriptions[id] = subscription
-        }
-
-        /// Leaves the transport in use for subscription `id`: nothing of it is forwarded any more.
-        private func leave(_ id: String) async {
-            guard var subscription = subscriptions[id] else { return }
-            for forwarder in subscription.forwarders { forwarder.cancel() }
-            let inner = subscription.inner
-            subscription.forwarders = []
-            subscription.inner = nil
-            subscriptions[id] = subscription
-            if let inner { await transports[active]!.unsubscribe(inner) }
-        }
-
-        func unsubscribe(_ id: String) async {
-            await exclusively {
-                guard subscriptions[id] != nil else { return }
-                await leave(id)
-                subscriptions[id]?.continuation.finish()
-                subscriptions[id] = nil
-                board.forget(id)
-            }
-        }
-
-        // MARK: Switching
-
-        /// Switches in the order asked; one overtaken while it waited (a later switch was asked
-        /// for) gives way to it, so a burst of switches is the last of them.
-        func switchTransport(to name: String) async {
-            switchesAsked += 1
-            let asked = switchesAsked
-            await exclusively {
-                guard asked == switchesAsked else { return }
-                await moveEverySubscription(to: name)
-            }
-        }
-
-        private func moveEverySubscription(to name: String) async {
-            guard name != active else { return }
-            let old = active
-            logger.info("switching transport", metadata: ["from": "\(old)", "to": "\(name)"])
-            // Leave first: an event is never delivered by both.
-            for id in subscriptions.keys.sorted() {
-                await leave(id)
-                board.setStatus(.subscribing, of: id)
-            }
-            transports[old]!.forgetResumption()
-            active = name
-            activeMetrics.withLock { $0 = transports[name]!.metrics }
-            for continuation in activeNames.values { continuation.yield(name) }
-            if running {
-                watchState()
-                // While suspended the new transport starts with `resume()`.
-                if !suspended { await transports[name]!.start() }
-            }
-            for id in subscriptions.keys.sorted() {
-                do {
-                    try await join(id, on: name)
-                } catch {
-                    logger.error("cannot subscribe on the new transport", metadata: ["channel": "\(subscriptions[id]?.request.channel ?? "?")", "error": "\(error)"])
-                    board.setStatus(.failed([ServiceError(errorType: "SubscribeFailed", message: "\(error)")]), of: id)
+        defer {
+            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if state.waiting.isEmpty {
+                    state.busy = false
+                    return nil
                 }
+                return state.waiting.removeFirst()
             }
-            if running { await transports[old]!.disconnect() }
+            next?.resume()
         }
+        return try await body()
     }
 }

@@ -56,6 +56,12 @@ public actor ChannelEventHub: ChannelEventSource {
         self.bufferPolicy = bufferPolicy
         self.clock = RuntimeClock(clock)
         self.diagnostics = DiagnosticLog(logger: logger, clock: self.clock)
+        // A transport switch is an event of the hub: it moves its own subscriptions.
+        (connection as? SwitchableConnection)?.follow { [weak self] in
+            guard let self else { return false }
+            await self.connectionChanged()
+            return true
+        }
     }
 
     /// The typed events of `subscription` for the current parameters; consumers of one channel share
@@ -257,6 +263,18 @@ public actor ChannelEventHub: ChannelEventSource {
         await connection.stateUpdates()
     }
 
+    /// The connection moved to another transport: every subscription leaves the old one, all
+    /// before any joins the new one; returns once each was asked for anew.
+    private func connectionChanged() async {
+        let now = clock.now()
+        let (calls, cancelled) = state.withLock { state in
+            let effects = state.machine.connectionChanged(now: now)
+            return (effects.calls, state.apply(effects.onConsumers))
+        }
+        cancelled.forEach { $0.cancel() }
+        await perform(calls)
+    }
+
     // MARK: Performing the machine's calls
 
     /// Asks the connection what the state machine decided, in order.
@@ -274,7 +292,11 @@ public actor ChannelEventHub: ChannelEventSource {
     private func subscribe(_ request: ChannelRequest, entry: HubStateMachine.EntryID, key: String, ticket: Int) async {
         let raw: RawChannelSubscription
         do {
-            raw = try await connection.subscribe(request)
+            if let switchable = connection as? SwitchableConnection {
+                raw = try await switchable.subscribe(request, movedByHub: true)
+            } else {
+                raw = try await connection.subscribe(request)
+            }
         } catch {
             diagnostics.error("cannot subscribe", metadata: ["channel": "\(request.channel)", "error": "\(error)"])
             let cancelled = state.withLock { state in

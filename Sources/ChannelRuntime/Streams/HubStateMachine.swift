@@ -155,6 +155,28 @@ struct HubStateMachine: Sendable {
         return effects
     }
 
+    // MARK: The connection changes
+
+    /// The connection moved to another transport (`SwitchableConnection`): every entry leaves its
+    /// subscription, all of them before any joins again, and asks the connection anew (which now
+    /// means the new transport). What consumers hold stays: the channel is the same. An answer
+    /// asked for before is stale by its ticket. Consumers see `.subscribing`, and `.resumed(after:)`
+    /// once the new subscription is active; a subscription that had failed is asked for again.
+    mutating func connectionChanged(now: Duration) -> Effects {
+        var effects = Effects()
+        for key in entries.keys.sorted() {
+            guard let entry = entries[key], !entry.isFinished, entry.channel != nil else { continue }
+            effects.append(setService(.subscribing, of: key, now: now))
+            guard var entry = entries[key] else { continue }
+            let downSince = entry.inactiveSince
+            effects.append(leave(&entry, discarding: false))
+            entry.inactiveSince = downSince
+            entries[key] = entry
+        }
+        for key in entries.keys.sorted() { effects.append(route(key)) }
+        return effects
+    }
+
     /// Points the entry of `key` at the channel the parameters name now.
     private mutating func route(_ key: String) -> Effects {
         guard var entry = entries[key], !entry.isFinished else { return .none }

@@ -162,6 +162,10 @@ package actor ConnectionDriver {
 
     package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
+    package nonisolated func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
+        board.followStates(listener)
+    }
+
     /// Whether `session` is the current session and connected (for a wire's own requests, such as
     /// a publish, made through the session the wire opened).
     package nonisolated func isConnected(_ session: any WireSession) -> Bool {

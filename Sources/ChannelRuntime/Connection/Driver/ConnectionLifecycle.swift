@@ -8,6 +8,9 @@
     func networkPathChanged(available: Bool) async
     var state: ConnectionState { get async }
     func stateUpdates() async -> AsyncStream<ConnectionState>
+    /// Calls `listener` with the current state and each new one, synchronously, until the returned
+    /// closure is called: how `SwitchableConnection` shows the state of the transport in use.
+    func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void
     func unsubscribe(_ id: String) async
     var acknowledgedChannels: [String] { get async }
     func status(ofSubscription id: String) async -> SubscriptionStatus?

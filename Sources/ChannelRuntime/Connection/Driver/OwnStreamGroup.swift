@@ -208,6 +208,12 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         return board.connectionStateUpdates()
     }
 
+    /// The group's merged state, as `stateUpdates()` gives it once the group runs (or was asked for
+    /// its states).
+    package nonisolated func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
+        board.followStates(listener)
+    }
+
     // MARK: Lifecycle
 
     package func start() async {
