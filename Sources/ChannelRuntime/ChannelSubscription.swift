@@ -129,16 +129,7 @@ public protocol ChannelEventSource: Sendable {
 extension ChannelEventSource {
     /// A source without its own (a test double): the events alone, each as `.event`.
     public func updates<Subscription: ChannelSubscription>(_ subscription: Subscription.Type) async -> ChannelUpdates<Subscription.Event> {
-        let events = await events(subscription)
-        return ChannelUpdates(AsyncStream { continuation in
-            // Not a child: `AsyncStream`'s build closure is synchronous; the task ends with the
-            // stream (cancelled on its termination).
-            let task = Task {
-                for await event in events { continuation.yield(.event(event)) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        })
+        ChannelUpdates(events: await events(subscription))
     }
 
     /// A source that does not publish (a test double) throws `unsupportedSource`.

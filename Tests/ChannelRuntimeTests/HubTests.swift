@@ -648,3 +648,48 @@ struct EnvelopeHistoryTests {
         await harness.connection.disconnect()
     }
 }
+
+@Suite("The hub's tasks")
+struct HubTaskTests {
+    /// Issue 62: each subscription of the hub is one child of the hub's root (its pump): no task
+    /// per consumer, no status watcher beside it (a runtime connection's statuses come in its
+    /// events). Consumers that stop are removed by children that end, and the pumps with them.
+    @Test func eachSubscriptionIsOneChildOfTheHubsRoot() async throws {
+        let harness = Harness()
+        let hub = ChannelEventHub(connection: harness.connection)
+        let rooms = try ["a", "b", "c"].map { try RoomSubscription(orgId: "o1", roomId: $0) }
+        let active = Watched(0)
+        var readers: [Task<Void, Never>] = []
+        for room in rooms {
+            let updates = await hub.updates(for: room)
+            readers.append(Task {
+                var seen = false
+                for await update in updates where !seen {
+                    if case .status(.active) = update {
+                        seen = true
+                        active.update { $0 += 1 }
+                    }
+                }
+            })
+        }
+        let server = try await harness.connect()
+        let ids = try await server.acceptSubscribes(3)
+        try await active.wait("three subscriptions active") { $0 == 3 }
+        #expect(hub.liveTasks == 1 + 3)
+        // More consumers of a subscription share its pump.
+        let more = [await hub.events(for: rooms[0]), await hub.events(for: rooms[1])]
+        #expect(hub.liveTasks == 1 + 3)
+
+        for reader in readers { reader.cancel() }
+        var unsubscribed: Set<String> = []
+        while unsubscribed.count < 1, let message = await server.nextMessage() {
+            if message["type"] as? String == "unsubscribe", let id = message["id"] as? String { unsubscribed.insert(id) }
+        }
+        // Room c had no other consumer: its subscription ends, and its pump.
+        #expect(unsubscribed == [try #require(ids["app/org/o1/room/c"])])
+        try await eventually("room c's pump ended") { hub.liveTasks == 1 + 2 }
+        #expect(server.unreadFrameCount == 0)  // rooms a and b keep theirs: `more` still reads them
+        withExtendedLifetime(more) {}
+        await harness.connection.disconnect()
+    }
+}

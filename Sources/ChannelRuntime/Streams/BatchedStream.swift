@@ -464,6 +464,11 @@ package enum BatchedStream<Element: Sendable> {
             taken = .allocate(capacity: storage.batchLimit)
         }
 
+        /// Ends the stream from the reader's side, as a cancelled reading task does: what is buffered
+        /// is dropped, the writer's termination handler runs, and `next()` returns `nil` once the
+        /// batch already taken is handed out.
+        package func cancel() { storage.terminate(.cancelled) }
+
         /// What waits for this reader, by weight, whether the writer waits for room, and whether
         /// the writer finished: how a test sees a transport hold its source back, or a forwarder
         /// done, without reading.

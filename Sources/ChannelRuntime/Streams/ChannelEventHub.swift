@@ -16,9 +16,10 @@ import Logging
 /// channel (`RuntimeMetrics.Channel.overflowed`), logged, and reported to `updates(_:)` consumers as
 /// a `ChannelUpdate.gap`, so an app can refetch what it missed.
 public actor ChannelEventHub: ChannelEventSource {
-    // An actor so its API is what apps `await`, and so each operation's calls on the connection
-    // (unsubscribe, subscribe) run in the order its decision gave them. What it knows is one value
-    // behind one lock (`HubState`), which the delivery tasks read too; `HubStateMachine` decides.
+    // An actor so each operation's calls on the connection (unsubscribe, subscribe) run in the
+    // order its decision gave them, one operation at a time. What it knows is one value behind one
+    // lock (`HubState`), which the delivery children read too; `HubStateMachine` decides. Its tasks
+    // are children of one root (`tasks`), which ends with the hub.
 
     /// The connection the subscriptions run on.
     public nonisolated let connection: any ChannelConnection
@@ -30,6 +31,8 @@ public actor ChannelEventHub: ChannelEventSource {
     private let clock: RuntimeClock
     /// Error and warning lines, repeats summarised: undecodable events can come at socket speed.
     private nonisolated let diagnostics: DiagnosticLog
+    /// The root of every task of the hub: each subscription's pump, a consumer's removal.
+    private nonisolated let tasks = ConnectionRoot.start()
 
     /// A hub serving typed streams from `connection`.
     ///
@@ -63,6 +66,11 @@ public actor ChannelEventHub: ChannelEventSource {
             return true
         }
     }
+
+    deinit { tasks.children.end() }
+
+    /// The hub's root and its children alive now (a testing hook).
+    package nonisolated var liveTasks: Int { tasks.liveTasks }
 
     /// The typed events of `subscription` for the current parameters; consumers of one channel share
     /// one subscription, and the stream stays open across reconnects and parameter changes. Events
@@ -118,22 +126,25 @@ public actor ChannelEventHub: ChannelEventSource {
         whenEnded: (@escaping @Sendable () -> Void) -> Void
     ) async {
         let key = target.key
-        let (entry, consumerID, calls, cancelled) = state.withLock { state in
+        // Not `modify`: the consumer is added after the effects are applied, in the same lock (a
+        // new consumer first learns where the subscription stands, once).
+        let (entry, consumerID, calls, stopped) = state.withLock { state in
             let (entry, isNew, effects) = state.machine.join(key: key, address: target.address)
             if isNew {
                 state.deliveries[entry] = TypedDelivery<Subscription>(history: state.histories[key] as? HistoryStore<Subscription.Event>)
             }
-            let cancelled = state.apply(effects.onConsumers)
+            let stopped = state.apply(effects.onConsumers)
             // An update consumer first learns where the subscription stands.
             if case .updates(let updates) = consumer, let status = state.machine.status(ofKey: key) { updates.deliver(status) }
             let replaying = replayingHistory ? state.machine.channel(of: target.address) : nil
             let delivery = unsafeDowncast(state.deliveries[entry]!, to: TypedDelivery<Subscription>.self)
-            return (entry, delivery.add(consumer, priority: priority, replaying: replaying), effects.calls, cancelled)
+            return (entry, delivery.add(consumer, priority: priority, replaying: replaying), effects.calls, stopped)
         }
-        cancelled.forEach { $0.cancel() }
-        // Not a child: a consumer's stream ends in a synchronous callback, and its removal may
-        // unsubscribe, which awaits the connection.
-        whenEnded { Task { await self.removeConsumer(consumerID, from: entry, key: key) } }
+        for stop in stopped { stop() }
+        // The consumer's stream ends in a synchronous callback; its removal (which may unsubscribe,
+        // awaiting the connection) is a child of the hub's root.
+        let children = tasks.children
+        whenEnded { children.add { await self.removeConsumer(consumerID, from: entry, key: key) } }
         await perform(calls)
     }
 
@@ -214,12 +225,7 @@ public actor ChannelEventHub: ChannelEventSource {
     /// When this returns, no stream hands out an event of a channel it left, buffered ones
     /// included: after a user switch, nothing of the previous user's.
     public func setParameter(_ name: String, to value: ChannelSegment) async {
-        let (calls, cancelled) = state.withLock { state in
-            let effects = state.machine.setParameter(name, to: value)
-            return (effects.calls, state.apply(effects.onConsumers))
-        }
-        cancelled.forEach { $0.cancel() }
-        await perform(calls)
+        await perform(state.modify { state in state.machine.setParameter(name, to: value) })
     }
 
     /// The current value of a parameter.
@@ -267,12 +273,7 @@ public actor ChannelEventHub: ChannelEventSource {
     /// before any joins the new one; returns once each was asked for anew.
     private func connectionChanged() async {
         let now = clock.now()
-        let (calls, cancelled) = state.withLock { state in
-            let effects = state.machine.connectionChanged(now: now)
-            return (effects.calls, state.apply(effects.onConsumers))
-        }
-        cancelled.forEach { $0.cancel() }
-        await perform(calls)
+        await perform(state.modify { state in state.machine.connectionChanged(now: now) })
     }
 
     // MARK: Performing the machine's calls
@@ -299,14 +300,12 @@ public actor ChannelEventHub: ChannelEventSource {
             }
         } catch {
             diagnostics.error("cannot subscribe", metadata: ["channel": "\(request.channel)", "error": "\(error)"])
-            let cancelled = state.withLock { state in
-                state.apply(state.machine.subscribeFailed(key: key, ticket: ticket, error: "\(error)").onConsumers)
-            }
-            cancelled.forEach { $0.cancel() }
+            // A failed subscribe makes no call of its own.
+            _ = state.modify { state in state.machine.subscribeFailed(key: key, ticket: ticket, error: "\(error)") }
             return
         }
         // A runtime connection's statuses come in the subscription's events, in order; another
-        // connection's need a task of their own to read them.
+        // connection's need a child of their own to read them.
         let statuses = raw.carriesStatuses ? nil : await connection.statusUpdates(ofSubscription: raw.id)
         let context = HubDelivery.Context(
             state: state, clock: clock, log: diagnostics, metrics: connection.metrics, key: key, entry: entry, ticket: ticket)
@@ -314,11 +313,11 @@ public actor ChannelEventHub: ChannelEventSource {
             // Parameters may have changed, or the last consumer left, while subscribing.
             guard state.machine.subscribed(key: key, ticket: ticket, subscriptionID: raw.id), let delivery = state.deliveries[entry] else { return false }
             delivery.ticket = ticket
-            state.tasks[entry] = [delivery.startPump(raw, context: context)]
+            state.stops[entry] = [delivery.startPump(raw, context: context, in: tasks.children)]
             if let statuses {
-                // Not a child: the hub has no root; the sequence ends with the subscription.
-                let watcher = Task.detached { for await status in statuses { HubDelivery.serviceStatus(status, of: raw.id, context) } }
-                state.tasks[entry]?.append(watcher)
+                let stop = ChildStop()
+                tasks.children.add(stoppedBy: stop) { for await status in statuses { HubDelivery.serviceStatus(status, of: raw.id, context) } }
+                state.stops[entry]?.append { stop.stop() }
             }
             return true
         }
@@ -326,13 +325,10 @@ public actor ChannelEventHub: ChannelEventSource {
     }
 
     private func removeConsumer(_ consumer: Int, from entry: HubStateMachine.EntryID, key: String) async {
-        let (calls, cancelled) = state.withLock { state -> ([HubStateMachine.Call], [Task<Void, Never>]) in
+        await perform(state.modify { state in
             // An entry that was replaced (after its final event) is gone with its consumers.
-            guard let delivery = state.deliveries[entry], delivery.remove(consumer) else { return ([], []) }
-            let effects = state.machine.lastConsumerLeft(key: key, entry: entry)
-            return (effects.calls, state.apply(effects.onConsumers))
-        }
-        cancelled.forEach { $0.cancel() }
-        await perform(calls)
+            guard let delivery = state.deliveries[entry], delivery.remove(consumer) else { return .none }
+            return state.machine.lastConsumerLeft(key: key, entry: entry)
+        })
     }
 }

@@ -61,8 +61,14 @@ public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
     /// An event, a status change or a gap.
     public typealias Element = ChannelUpdate<Event>
 
-    let base: AsyncStream<ChannelUpdate<Event>>
+    private let source: Source
     let gaps: GapCounter
+
+    /// Where the updates come from: a hub's stream of updates, or a stream of events alone.
+    private enum Source: Sendable {
+        case updates(AsyncStream<ChannelUpdate<Event>>)
+        case events(AsyncStream<Event>)
+    }
 
     /// Updates as a stream hands them out (a test double's, such as a generated mock's).
     public init(_ updates: AsyncStream<ChannelUpdate<Event>>) {
@@ -70,26 +76,38 @@ public struct ChannelUpdates<Event: Sendable>: AsyncSequence, Sendable {
     }
 
     init(base: AsyncStream<ChannelUpdate<Event>>, gaps: GapCounter) {
-        self.base = base
+        self.source = .updates(base)
         self.gaps = gaps
+    }
+
+    /// Each event of `events` as `.event`, read as the consumer reads (no task between).
+    init(events: AsyncStream<Event>) {
+        self.source = .events(events)
+        self.gaps = GapCounter()
     }
 
     /// The iterator: a pending gap is handed out before the next buffered element.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<ChannelUpdate<Event>>.AsyncIterator
+        /// One of the two is set: a hub's updates, or events alone.
+        var updates: AsyncStream<ChannelUpdate<Event>>.AsyncIterator?
+        var events: AsyncStream<Event>.AsyncIterator?
         let gaps: GapCounter
 
         /// The next update; `nil` once the subscription ended or the consumer's task was cancelled.
         public mutating func next() async -> ChannelUpdate<Event>? {
             let missed = gaps.take()
             if missed > 0 { return .gap(missed: missed) }
-            return await base.next()
+            if updates != nil { return await updates?.next() }
+            return await events?.next().map { .event($0) }
         }
     }
 
     /// An iterator over the updates (one consumer per sequence).
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), gaps: gaps)
+        switch source {
+        case .updates(let updates): AsyncIterator(updates: updates.makeAsyncIterator(), events: nil, gaps: gaps)
+        case .events(let events): AsyncIterator(updates: nil, events: events.makeAsyncIterator(), gaps: gaps)
+        }
     }
 }
 

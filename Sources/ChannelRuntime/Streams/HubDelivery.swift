@@ -64,8 +64,8 @@ protocol AnyHubDelivery: AnyObject, Sendable {
     /// Removes a consumer; true when it was the last one.
     func remove(_ consumer: Int) -> Bool
     func setHistory(_ history: any Sendable)
-    /// Starts the task that decodes and delivers `raw`'s events.
-    func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context) -> Task<Void, Never>
+    /// Starts the child of `children` that decodes and delivers `raw`'s events; returns what stops it.
+    func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context, in children: ConnectionTasks) -> @Sendable () -> Void
 }
 
 /// Namespace of the per-entry delivery.
@@ -82,22 +82,17 @@ enum HubDelivery {
 
         /// Notes a delivery problem in the state machine and performs what it says, under the lock.
         func note(_ problem: HubStateMachine.Problem) -> HubStateMachine.ProblemNews {
-            let (news, cancelled) = state.withLock { state in
-                let (news, effects) = state.machine.note(problem, key: key, entry: entry, ticket: ticket)
-                return (news, state.apply(effects.onConsumers))
-            }
-            cancelled.forEach { $0.cancel() }
-            return news
+            // What the delivery finds makes no call on the connection.
+            state.modify { state in state.machine.note(problem, key: key, entry: entry, ticket: ticket) }.0
         }
     }
 
     /// The connection's word on a subscription, to the machine.
     static func serviceStatus(_ status: SubscriptionStatus, of subscriptionID: String, _ context: Context) {
-        let cancelled = context.state.withLock { state in
-            let now = context.clock.now()
-            return state.apply(state.machine.serviceStatus(status, key: context.key, subscriptionID: subscriptionID, now: now).onConsumers)
+        // The connection's word makes no call on it.
+        _ = context.state.modify { state in
+            state.machine.serviceStatus(status, key: context.key, subscriptionID: subscriptionID, now: context.clock.now())
         }
-        cancelled.forEach { $0.cancel() }
     }
 }
 
@@ -145,10 +140,17 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
         for consumer in fanOut.consumers { consumer.finish() }
     }
 
-    func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context) -> Task<Void, Never> {
-        // Not a child: the hub has no root (it lives as long as the app keeps it); the pump ends with
-        // its subscription's stream, and the hub cancels it when it leaves the channel.
-        Task.detached { await TypedDelivery<Subscription>.pump(raw, context) }
+    func startPump(_ raw: RawChannelSubscription, context: HubDelivery.Context, in children: ConnectionTasks) -> @Sendable () -> Void {
+        // The pump ends with its subscription's stream. A runtime connection's reader is stopped by
+        // ending it from this side (one task per subscription); another connection's stream only by
+        // cancelling its reader's task, which a `ChildStop` does beside it.
+        if let reader = raw.reader {
+            children.add { await TypedDelivery<Subscription>.pump(raw, context) }
+            return { reader.cancel() }
+        }
+        let stop = ChildStop()
+        children.add(stoppedBy: stop) { await TypedDelivery<Subscription>.pump(raw, context) }
+        return { stop.stop() }
     }
 
     /// This entry's delivery, found in the state under its lock: the entry's id names one type.
@@ -299,10 +301,10 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
             context.log.error("the final event did not decode; the stream fails", metadata: ["channel": "\(channel)", "event": "\(name)"])
             failure = ServiceError(errorType: "UndecodableFinalEvent", message: "the final event '\(name)' did not decode as \(Event.self)")
         }
-        let cancelled = context.state.withLock { state in
-            state.apply(state.machine.finalEventArrived(key: context.key, entry: context.entry, ticket: context.ticket, undecodable: failure).onConsumers)
+        // The final event makes no call: the consumers leave as they finish reading.
+        _ = context.state.modify { state in
+            state.machine.finalEventArrived(key: context.key, entry: context.entry, ticket: context.ticket, undecodable: failure)
         }
-        cancelled.forEach { $0.cancel() }
     }
 
     /// Events the connection dropped before decoding (counted and logged there): shown in the

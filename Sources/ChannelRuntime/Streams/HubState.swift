@@ -5,18 +5,18 @@ struct HubState: Sendable {
     var machine: HubStateMachine
     /// The consumers of each entry (`TypedDelivery<Subscription>`).
     var deliveries: [HubStateMachine.EntryID: any AnyHubDelivery] = [:]
-    /// Each delivering entry's two tasks: the pump (decodes and delivers) and the watcher (follows
-    /// the connection's word on the subscription). Two, because each reads its own stream.
-    var tasks: [HubStateMachine.EntryID: [Task<Void, Never>]] = [:]
+    /// How to stop each delivering entry's children of the hub's root: the pump (decodes and
+    /// delivers), and for a connection of another package the watcher of its statuses.
+    var stops: [HubStateMachine.EntryID: [@Sendable () -> Void]] = [:]
     var statusObservers: [String: [Int: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
     var lastObserverID = 0
     /// Opt-in histories, by entry key; they outlive the entries (a consumer may come late).
     var histories: [String: any Sendable] = [:]
 
-    /// Performs the machine's effects on consumers; returns the tasks to cancel (after the lock:
-    /// cancelling runs the streams' handlers).
-    mutating func apply(_ effects: [HubStateMachine.ConsumerEffect]) -> [Task<Void, Never>] {
-        var cancelled: [Task<Void, Never>] = []
+    /// Performs the machine's effects on consumers; returns the children to stop (after the lock:
+    /// stopping runs the streams' handlers).
+    mutating func apply(_ effects: [HubStateMachine.ConsumerEffect]) -> [@Sendable () -> Void] {
+        var cancelled: [@Sendable () -> Void] = []
         for effect in effects {
             switch effect {
             case .status(let entry, let key, let status):
@@ -27,14 +27,34 @@ struct HubState: Sendable {
             case .stopDelivery(let entry, let discarding):
                 deliveries[entry]?.ticket = nil
                 if discarding { deliveries[entry]?.discardBuffered() }
-                cancelled += tasks.removeValue(forKey: entry) ?? []
+                cancelled += stops.removeValue(forKey: entry) ?? []
             case .finish(let entry):
                 deliveries[entry]?.finish()
             case .forget(let entry):
                 deliveries[entry] = nil
-                cancelled += tasks.removeValue(forKey: entry) ?? []
+                cancelled += stops.removeValue(forKey: entry) ?? []
             }
         }
         return cancelled
+    }
+}
+
+extension LockedValue where Value == HubState {
+    /// The hub's one way to change its state: `decide` asks the machine under the lock and returns
+    /// a result and the machine's effects; the effects on consumers are applied there too (so they
+    /// keep their order with the events), the children they end are stopped after the lock, and the
+    /// calls are returned for the caller to make on the connection, in order.
+    func modify<Result>(_ decide: (inout HubState) -> (Result, HubStateMachine.Effects)) -> (Result, [HubStateMachine.Call]) {
+        let (result, calls, stops) = withLock { state in
+            let (result, effects) = decide(&state)
+            return (result, effects.calls, state.apply(effects.onConsumers))
+        }
+        for stop in stops { stop() }
+        return (result, calls)
+    }
+
+    /// `modify(_:)` for a decision with no result of its own.
+    func modify(_ decide: (inout HubState) -> HubStateMachine.Effects) -> [HubStateMachine.Call] {
+        modify { state in ((), decide(&state)) }.1
     }
 }
