@@ -12,11 +12,25 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     private enum Consumer {
         case events(AsyncStream<Event>.Continuation)
         case updates(AsyncStream<ChannelUpdate<Event>>.Continuation)
+        case envelopes(AsyncStream<ChannelEnvelope<Event>>.Continuation, Stamp)
+
+        /// What an envelope says besides its event: numbered from 1 per consumer.
+        struct Stamp {
+            let channel: String
+            let eventType: String?
+            let sequence = LockedValue(0)
+        }
 
         func yield(_ event: Event) {
             switch self {
             case .events(let continuation): continuation.yield(event)
             case .updates(let continuation): continuation.yield(.event(event))
+            case .envelopes(let continuation, let stamp):
+                let sequence = stamp.sequence.withLock { sequence in
+                    sequence += 1
+                    return sequence
+                }
+                continuation.yield(ChannelEnvelope(event: event, channel: stamp.channel, eventType: stamp.eventType, receivedAt: Date(), sequence: sequence))
             }
         }
 
@@ -24,6 +38,7 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
             switch self {
             case .events(let continuation): continuation.finish()
             case .updates(let continuation): continuation.finish()
+            case .envelopes(let continuation, _): continuation.finish()
             }
         }
     }
@@ -85,20 +100,9 @@ public final class EventBroadcaster<Event: Sendable>: @unchecked Sendable {
     /// A new consumer's stream of envelopes: each value sent from now on, on `channel`, numbered
     /// from 1 in the order this broadcaster sent them, stamped with the time it was sent.
     public func envelopes(channel: String, eventType: String?) -> AsyncStream<ChannelEnvelope<Event>> {
-        let events = stream()
-        return AsyncStream { continuation in
-            // Not a child: `AsyncStream`'s build closure is synchronous; the task ends with the
-            // stream (cancelled on its termination).
-            let task = Task {
-                var sequence = 0
-                for await event in events {
-                    sequence += 1
-                    continuation.yield(ChannelEnvelope(event: event, channel: channel, eventType: eventType, receivedAt: Date(), sequence: sequence))
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let (stream, continuation) = AsyncStream.makeStream(of: ChannelEnvelope<Event>.self, bufferingPolicy: .unbounded)
+        add(.envelopes(continuation, Consumer.Stamp(channel: channel, eventType: eventType))) { continuation.onTermination = $0 }
+        return stream
     }
 
     /// Sends `event` to every consumer (at once, or as the mock's delivery mode says); with no
