@@ -235,6 +235,29 @@ struct WireLifecycleTests {
         #expect(await rig.liveTasks == 0)
     }
 
+    /// A subscription whose stream ends while no root runs (before `start()`, after `disconnect()`)
+    /// is not told through a task of its own: its status reads `nil` at once, and the driver applies
+    /// the end when it next acts, so the next session does not carry the channel.
+    @Test(arguments: Wire.allCases)
+    func aStreamEndedWhileStoppedIsNotCarriedByTheNextSession(_ wire: Wire) async throws {
+        let rig = Rig(wire)
+        let gone = try await rig.connection.subscribe(ChannelRequest(channel: "app/user/u1/gone"))
+        let events = Collector(try await rig.connection.subscribe(ChannelRequest(channel: Self.channel)).events)
+        let reader = Task { for await _ in gone.events {} }
+        reader.cancel()
+        await reader.value
+        #expect(await rig.connection.status(ofSubscription: gone.id) == nil)
+        #expect(await rig.liveTasks == 0)
+        await rig.connection.start()
+        let session = try await rig.acceptSession()  // the one channel, alone
+        try await rig.waitForState(.connected)
+        session.send(#"{"n":1}"#)
+        try await events.waitFor(count: 1)
+        #expect(await rig.connection.acknowledgedChannels == [Self.channel])
+        await rig.connection.disconnect()
+        #expect(await rig.liveTasks == 0)
+    }
+
     /// Two `disconnect()`s, the second while the first waits for a child that ends slowly on
     /// cancel (an open stuck in the system): the second found no root to take and returned at
     /// once, while the first's root still ran. It now waits for that root too.

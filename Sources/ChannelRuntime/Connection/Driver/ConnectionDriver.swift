@@ -62,8 +62,16 @@ package actor ConnectionDriver {
     private var root: ConnectionRoot?
     /// Roots a `disconnect()` is ending: a second `disconnect()` waits for them as well.
     private var endingRoots = EndingRoots()
-    /// The root's children, readable without a hop (a subscription's end is told from any thread).
-    private nonisolated let currentChildren = LockedValue<ConnectionTasks?>(nil)
+    /// What a subscription's end, told from any thread, reaches without a hop.
+    private nonisolated let outside = LockedValue(Outside())
+
+    private struct Outside: Sendable {
+        /// The root's children while a root runs.
+        var children: ConnectionTasks?
+        /// Subscriptions whose stream ended while no root ran: applied when the driver next acts
+        /// (`settleEndedWhileStopped()`), before it reads or changes its subscriptions.
+        var endedWhileStopped: [String] = []
+    }
     private var opening: (id: ConnectionStateMachine.SessionID, stop: ChildStop)?
     private var session: OpenSession? {
         didSet { refreshConnectedWire() }
@@ -109,19 +117,30 @@ package actor ConnectionDriver {
     // MARK: Lifecycle
 
     package func start() {
+        settleEndedWhileStopped()
         _ = children
         run(machine.start())
+    }
+
+    /// Ends the subscriptions whose stream ended while no root ran (nothing went on the wire then).
+    private func settleEndedWhileStopped() {
+        let ended = outside.withLock { outside in
+            defer { outside.endedWhileStopped.removeAll() }
+            return outside.endedWhileStopped
+        }
+        for id in ended { unsubscribe(id) }
     }
 
     /// Stops the connection (its transport closed, at the latest after the close grace period), then
     /// ends the root: once this returns, no task of the connection is alive (unless `start()` was
     /// called again meanwhile).
     package func disconnect() async {
+        settleEndedWhileStopped()
         run(machine.stop())
         await board.waitUntilStopped()
         // A `start()` while this waited keeps the connection, and its root, running.
         guard machine.state == .disconnected else { return }
-        if root != nil { currentChildren.withLock { $0 = nil } }
+        if root != nil { outside.withLock { $0.children = nil } }
         let roots = endingRoots.adding(root)
         root = nil
         for root in roots { await root.end() }
@@ -133,7 +152,7 @@ package actor ConnectionDriver {
         if let root { return root.children }
         let root = ConnectionRoot.start()
         self.root = root
-        currentChildren.withLock { $0 = root.children }
+        outside.withLock { $0.children = root.children }
         return root.children
     }
 
@@ -148,7 +167,10 @@ package actor ConnectionDriver {
         await board.waitUntilStopped()
     }
 
-    package func resume() { run(machine.resume()) }
+    package func resume() {
+        settleEndedWhileStopped()
+        run(machine.resume())
+    }
 
     package func networkPathChanged(available: Bool) {
         diagnostics.info("network path changed", metadata: ["available": "\(available)"])
@@ -400,6 +422,7 @@ package actor ConnectionDriver {
 
     package func subscribe(to channel: String) throws(SubscribeRefusal) -> RawChannelSubscription {
         do { try ChannelPathError.check(channel, rules: settings.channelRules, allowingWildcard: true) } catch { throw .invalidChannel(error) }
+        settleEndedWhileStopped()
         guard sinks.count < settings.maximumSubscriptions else { throw .limitReached(settings.maximumSubscriptions) }
         subscriptionsMade += 1
         let id = "sub\(subscriptionsMade)"
@@ -407,14 +430,20 @@ package actor ConnectionDriver {
         let (stream, continuation, reader) = BatchedStream<RawChannelEvent>.makeStreamAndReader(
             bufferingPolicy: .bufferingNewest(Self.undecodedLimit.events), weightLimit: Self.undecodedLimit.bytes,
             streamSkips: { $0.status?.alone == true })
-        continuation.onTermination = { _ in
+        continuation.onTermination = { [board] _ in
             let unsubscribe: ConnectionTasks.Work = { await self.unsubscribe(id) }
-            guard self.currentChildren.withLock({ $0 })?.add(unsubscribe) == true else {
-                // Not a child: no root runs (the connection never started, or was disconnected), and
-                // the subscription's end must still be told now, from this synchronous callback.
-                Task { await unsubscribe() }
-                return
+            let children = self.outside.withLock { outside in
+                if outside.children == nil { outside.endedWhileStopped.append(id) }
+                return outside.children
             }
+            if let children {
+                guard !children.add(unsubscribe) else { return }
+                // The root ended between the two: no root runs now.
+                self.outside.withLock { $0.endedWhileStopped.append(id) }
+            }
+            // No root runs (never started, or disconnected): nothing goes on the wire, and the
+            // driver applies the end when it next acts; the status says so at once.
+            board.forget(id)
         }
         sinks[id] = Sink(channel: channel, route: ChannelRoute(channel), continuation: continuation, counter: metrics.counter(forChannel: channel))
         run(machine.subscribe(id: id, channel: channel))
@@ -465,7 +494,8 @@ package actor ConnectionDriver {
     }
 
     package var acknowledgedChannels: [String] {
-        sinks.filter { machine.isActive($0.key) }.map(\.value.channel).sorted()
+        settleEndedWhileStopped()
+        return sinks.filter { machine.isActive($0.key) }.map(\.value.channel).sorted()
     }
 
     package func status(ofSubscription id: String) -> SubscriptionStatus? { board.status(of: id) }
