@@ -52,13 +52,20 @@ public struct URLSessionPostClient: HTTPPostClient {
         request.timeoutInterval = Double(timeout.components.seconds) + 5
         let streaming = StreamingRequest(request, bodyCapacity: maximumResponseBytes)
         let timeout = self.timeout
-        // Not a child: the request's delegate callbacks run outside this task; the deadline is
-        // cancelled when `post` returns, however it returns.
-        let deadline = Task {
-            try await Task.sleep(for: timeout)
-            streaming.cancel(HTTPPostError.timedOut(timeout))
+        return try await withThrowingTaskGroup(of: Void.self) { deadline in
+            // The deadline is a child: it ends the request (whose delegate callbacks run outside
+            // this task) when `timeout` passed, and is cancelled once the exchange is over.
+            deadline.addTask {
+                do { try await Task.sleep(for: timeout) } catch { return }
+                streaming.cancel(HTTPPostError.timedOut(timeout))
+            }
+            defer { deadline.cancelAll() }
+            return try await exchange(streaming)
         }
-        defer { deadline.cancel() }
+    }
+
+    /// Starts `streaming` and reads its answer, at most `maximumResponseBytes` of it.
+    private func exchange(_ streaming: StreamingRequest) async throws -> (status: Int, body: Data) {
         let response: HTTPURLResponse
         do {
             response = try await streaming.start()
