@@ -256,7 +256,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "VortexEvents", "EnrichmentJobs", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "vortex-demo", "job-demo", "ChildProcessSupport",
+                "VortexEvents", "EnrichmentJobs", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "ChannelRuntimeTesting",
+                "vortex-demo", "job-demo", "ChildProcessSupport",
                 "NIOChannelTransports", "URLSessionChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

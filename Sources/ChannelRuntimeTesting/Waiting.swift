@@ -1,4 +1,4 @@
-import ChannelRuntime
+@_spi(Transport) import ChannelRuntime
 
 /// A wait in a test that did not end: what was waited for.
 public struct WaitTimedOut: Error, CustomStringConvertible {
@@ -109,4 +109,33 @@ package final class Watched<Value: Sendable>: Sendable {
             guard held else { throw WaitTimedOut(description: "gave up waiting for \(what)") }
         }
     }
+}
+
+/// Returns once `condition` holds, checking it again each time `connection` publishes a change (its
+/// state, a subscription's status): an await, not a poll, for conditions on what the connection
+/// publishes (`acknowledgedChannels`, `state`, `status(ofSubscription:)`). The bound turns a hang
+/// into a failure.
+package func untilPublished(
+    by connection: some ManagedConnection, _ what: String, within seconds: Double = 120, _ condition: @escaping @Sendable () async -> Bool
+) async throws {
+    // Observed before the first check: a change between the check and the wait is not missed.
+    let changes = connection.lifecycle.changes()
+    let held = try await awaiting(what, within: seconds) {
+        if await condition() { return true }
+        for await _ in changes where await condition() { return true }
+        return false
+    }
+    if !held { throw WaitTimedOut(description: "the connection's changes ended before \(what)") }
+}
+
+/// Returns once `subscription`'s status on `source` (a hub) is `expected`, read from its status updates as
+/// they come (an await, not a poll).
+package func untilStatus<Subscription: ChannelSubscription>(
+    _ expected: SubscriptionStatus, of subscription: Subscription.Type, on source: any ChannelEventSource, within seconds: Double = 120
+) async throws {
+    let held = try await awaiting("\(Subscription.self) \(expected)", within: seconds) {
+        for await status in await source.statusUpdates(for: subscription) where status == expected { return true }
+        return false
+    }
+    if !held { throw WaitTimedOut(description: "the status updates of \(Subscription.self) ended before \(expected)") }
 }

@@ -152,7 +152,7 @@ struct ConnectionTests {
         let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
         let server = try await harness.connect(timeoutMs: 3_600_000)
         try await server.acceptSubscribes(1)
-        try await eventually("the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
+        try await untilPublished(by: harness.connection, "the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
         try await harness.clock.waitForSleeper(until: planned)
         harness.clock.advance(by: planned)
         try await eventually("the planned close") { server.isClosedByClient }
@@ -196,7 +196,7 @@ struct ConnectionTests {
         var subscribe = await server.nextMessage()
         server.push(refusal.merging(["id": raw.id]) { $1 })
         let rejected = SubscriptionStatus.rejected([ServiceError(errorType: "UnauthorizedException", message: "not yours")])
-        try await eventually("the rejection reported") { statuses.elements.contains(rejected) }
+        try await statuses.wait("the rejection reported") { $0.contains(rejected) }
         // Tried again after the retry delay, on the same connection.
         try await harness.clock.waitForSleeper(until: .seconds(2))
         harness.clock.advance(by: .seconds(2))
@@ -205,7 +205,7 @@ struct ConnectionTests {
         #expect(subscribe?["id"] as? String == raw.id)
         server.push(refusal.merging(["id": raw.id]) { $1 })
         // The policy gives up after one retry: failed, until the next connection.
-        try await eventually("given up") { await harness.connection.status(ofSubscription: raw.id) == .failed(rejected.errors) }
+        try await untilPublished(by: harness.connection, "given up") { await harness.connection.status(ofSubscription: raw.id) == .failed(rejected.errors) }
         #expect(harness.connection.metrics.snapshot().subscribeErrors == 2)
         #expect(harness.transport.connectCount == 1)
         await harness.connection.disconnect()
@@ -440,7 +440,7 @@ struct ConnectionTests {
         let server = try await harness.connect()
         let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
         let ids = try await server.acceptSubscribes(1)
-        try await eventually("acknowledged") { await harness.connection.acknowledgedChannels == [vortexChannels[0]] }
+        try await untilPublished(by: harness.connection, "acknowledged") { await harness.connection.acknowledgedChannels == [vortexChannels[0]] }
         await harness.connection.unsubscribe(subscription.id)
         let message = try #require(await server.nextMessage())
         #expect(message["type"] as? String == "unsubscribe")
@@ -585,7 +585,7 @@ struct ConnectionTests {
         let subscription = try await harness.connection.subscribe(to: "ns/flood")
         let server = try await harness.connect()
         let id = try #require(try await server.acceptSubscribes(1)["ns/flood"])
-        try await eventually("the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
+        try await untilPublished(by: harness.connection, "the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
         let limit = ConnectionDriver.undecodedLimit.events
         let events = (0..<(limit + 2_500)).map { #"{"n":\#($0)}"# }
         server.push(["type": "data", "id": id, "event": events])

@@ -38,7 +38,7 @@ struct EventTypeTests {
         let statuses = TypedCollector(await hub.statusUpdates(for: PingSubscription.self))
         let server = try await harness.connect()
         let id = try #require(try await server.acceptSubscribes(1)[channel])
-        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+        try await untilStatus(.active, of: PingSubscription.self, on: hub)
 
         // The seed-001 spelling of a backend, twice, between two declared ones.
         for (n, type) in [(1, "ping"), (2, "pinged"), (3, "pinged"), (4, "ping")] {
@@ -50,7 +50,7 @@ struct EventTypeTests {
         #expect(counts == RuntimeMetrics.Channel(received: 4, decoded: 4, dropped: 0, undeclaredEventTypes: 2))
         let degraded = SubscriptionStatus.degraded(DeliveryProblems(undeclaredEventTypes: ["pinged"]))
         try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
-        try await eventually("observed") { statuses.elements.last == degraded }
+        try await statuses.wait("observed") { $0.last == degraded }
         #expect(statuses.elements.filter { $0 == degraded }.count == 1)  // once, not per event
         let logged = lines.value.filter { $0.contains("no message of the channel declares") }
         #expect(logged.count == 1)
@@ -139,7 +139,7 @@ struct EventTypeTests {
         try await eventually("degraded") { await hub.status(of: PingSubscription.self) == degraded }
 
         server.drop()
-        try await eventually("down") { await hub.status(of: PingSubscription.self) == .subscribing }
+        try await untilStatus(.subscribing, of: PingSubscription.self, on: hub)
         try await harness.clock.waitForSleeper(until: .seconds(10))
         harness.clock.advance(by: .seconds(10))
         let second = try await harness.transport.nextConnection()
@@ -261,7 +261,7 @@ struct DroppedBeforeDecodingTests {
         connection.events.yield(raw(6))
         let degraded = SubscriptionStatus.degraded(DeliveryProblems(undecodedEventsDropped: true))
         try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
-        try await eventually("every update") { updates.value.filter { if case .event = $0 { true } else { false } }.count == 3 }
+        try await updates.wait("every update") { $0.filter { if case .event = $0 { true } else { false } }.count == 3 }
         let events = updates.value.filter { if case .status = $0 { false } else { true } }
         #expect(events == [.event(Ping(eventType: "ping", n: 1)), .gap(missed: 3), .event(Ping(eventType: "ping", n: 5)), .event(Ping(eventType: "ping", n: 6))])
         reader.cancel()

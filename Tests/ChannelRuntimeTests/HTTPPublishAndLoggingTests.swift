@@ -84,7 +84,7 @@ struct LoggingTests {
         server.push(["type": "data", "id": id, "event": "not json"])
         server.push("garbage")
         server.push(#"{"type":"connection_error","errors":[{"errorType":"InternalFailure","message":"x"}]}"#)
-        try await eventually("a reconnect") { await connection.state == .reconnecting(after: .seconds(1), because: .refused([ServiceError(errorType: "InternalFailure", message: "x")])) }
+        try await untilPublished(by: connection, "a reconnect") { await connection.state == .reconnecting(after: .seconds(1), because: .refused([ServiceError(errorType: "InternalFailure", message: "x")])) }
         consumer.cancel()
         await connection.disconnect()
 

@@ -37,18 +37,26 @@ final class TypedCollector<Element: Sendable>: Sendable {
 
     var elements: [Element] { collected.value }
     func cancel() { task.cancel() }
+    /// Returns once what was collected satisfies `condition`, checked at each element.
+    func wait(_ what: String, until condition: @escaping @Sendable ([Element]) -> Bool) async throws {
+        try await collected.wait(what, until: condition)
+    }
     /// Returns once `count` events arrived.
     func waitFor(count: Int) async throws {
         try await collected.wait("\(count) events") { $0.count >= count }
     }
 }
 
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+/// A value a test's tasks change and the test awaits a condition on (`wait(_:until:)`).
+final class LockedBox<Value: Sendable>: Sendable {
+    private let watched: Watched<Value>
+    init(_ value: Value) { watched = Watched(value) }
+    var value: Value { watched.value }
+    func mutate(_ change: (inout Value) -> Void) { watched.update(change) }
+    /// Returns once the value satisfies `condition`, checked at each change (an await, not a poll).
+    func wait(_ what: String, within seconds: Double = 120, until condition: @escaping @Sendable (Value) -> Bool) async throws {
+        try await watched.wait(what, within: seconds, until: condition)
+    }
 }
 
 @Suite("Typed event hub")
@@ -63,7 +71,7 @@ struct HubTests {
         let second = TypedCollector(await hub.events(PingSubscription.self))
         let ids = try await server.acceptSubscribes(1)
         let id = try #require(ids["app/user/u1/ping"])
-        try await eventually("acknowledged") { await harness.connection.acknowledgedChannels == ["app/user/u1/ping"] }
+        try await untilPublished(by: harness.connection, "acknowledged") { await harness.connection.acknowledgedChannels == ["app/user/u1/ping"] }
         #expect(server.unreadFrameCount == 0)  // the second consumer did not subscribe again
 
         server.push(["type": "data", "id": id, "event": event(1)])
@@ -315,7 +323,7 @@ struct HubBufferingTests {
         await makeConsumer(hub)
         let server = try await harness.connect()
         let id = try #require(try await server.acceptSubscribes(1)["app/user/u1/ping"])
-        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+        try await untilStatus(.active, of: PingSubscription.self, on: hub)
         return (harness, hub, server, id)
     }
 
@@ -440,8 +448,8 @@ struct HubBufferingTests {
         try await harness.clock.waitForSleeper(until: .seconds(1))
         harness.clock.advance(by: .seconds(1))
         try await server.acceptSubscribes(1)
-        try await eventually("active") { await source.status(of: PingSubscription.self) == .active }
-        try await eventually("every status collected") { statuses.elements.count >= 5 }
+        try await untilStatus(.active, of: PingSubscription.self, on: source)
+        try await statuses.wait("every status collected") { $0.count >= 5 }
         #expect(statuses.elements == [.waitingForParameter, .subscribing, rejected, .subscribing, .active])
         consumer.cancel()
         await harness.connection.disconnect()
@@ -460,7 +468,7 @@ struct SuspendResumeTests {
         let raw = try await harness.connection.subscribe(to: vortexChannels[0])
         let server = try await harness.connect()
         try await server.acceptSubscribes(2)
-        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+        try await untilStatus(.active, of: PingSubscription.self, on: hub)
 
         await harness.connection.suspend()
         #expect(await harness.connection.state == .suspended)
@@ -474,7 +482,7 @@ struct SuspendResumeTests {
         try await second.acceptConnection()
         let ids = try await second.acceptSubscribes(2)
         #expect(Set(ids.keys) == ["app/user/u1/ping", vortexChannels[0]])
-        try await eventually("the gap reported") { updates.value.contains(.resumed(after: .seconds(3600))) }
+        try await updates.wait("the gap reported") { $0.contains(.resumed(after: .seconds(3600))) }
         #expect(updates.value.suffix(3) == [.status(.subscribing), .status(.active), .resumed(after: .seconds(3600))])
         reader.cancel()
         _ = raw

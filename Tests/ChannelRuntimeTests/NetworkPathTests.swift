@@ -179,7 +179,7 @@ struct NetworkPathConnectionTests {
         let reader = Task { for await update in stream { updates.mutate { $0.append(update) } } }
         let server = try await harness.connect()
         _ = try await server.acceptSubscribes(1)
-        try await eventually("active") { await hub.status(of: PingSubscription.self) == .active }
+        try await untilStatus(.active, of: PingSubscription.self, on: hub)
 
         await harness.connection.networkPathChanged()
         try await eventually("a ping") { server.pingCount == 1 }
@@ -190,9 +190,9 @@ struct NetworkPathConnectionTests {
         try await second.acceptConnection()
         let id = try #require(try await second.acceptSubscribes(1)["app/user/u1/ping"])
         // Down from the replacement to the resubscription, no time on the manual clock.
-        try await eventually("resumed") { updates.value.contains(.resumed(after: .zero)) }
+        try await updates.wait("resumed") { $0.contains(.resumed(after: .zero)) }
         second.push(["type": "data", "id": id, "event": #"{"eventType":"ping","n":1}"#])
-        try await eventually("the event on the new connection") { updates.value.contains(.event(Ping(eventType: "ping", n: 1))) }
+        try await updates.wait("the event on the new connection") { $0.contains(.event(Ping(eventType: "ping", n: 1))) }
         reader.cancel()
         await harness.connection.disconnect()
     }
@@ -264,7 +264,7 @@ struct NetworkPathConnectionTests {
     @Test func aFlappingPathReopensAHealthyEventStreamOncePerInterval() async throws {
         let (clock, streams, connection, subscription) = try await Self.connectedEventStream()
         _ = try await streams.nextStream()
-        try await eventually("connected") { await connection.state == .connected }
+        try await untilPublished(by: connection, "connected") { await connection.state == .connected }
         for _ in 1...300 {
             await connection.networkPathChanged(available: true)
             for _ in 0..<200 { await Task.yield() }
@@ -297,7 +297,7 @@ struct NetworkPathConnectionTests {
     @Test func aFlappingPathDoesNotReopenAStreamThatKeepsDelivering() async throws {
         let (clock, streams, connection, subscription) = try await Self.connectedEventStream()
         var stream = try await streams.nextStream()
-        try await eventually("connected") { await connection.state == .connected }
+        try await untilPublished(by: connection, "connected") { await connection.state == .connected }
         let received = LockedValue<[String]>([])
         let reader = Task { for await event in subscription.events { received.withLock { $0.append(event.text) } } }
         defer { reader.cancel() }

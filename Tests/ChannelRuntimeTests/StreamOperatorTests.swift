@@ -79,7 +79,7 @@ struct StreamOperatorTests {
         for n in 1...10 { continuation.yield(n) }
         try await clock.waitForSleeper(until: .milliseconds(500))
         clock.advance(by: .milliseconds(500))
-        try await eventually("one output") { received.value.count == 1 }
+        try await received.wait("one output") { $0.count == 1 }
         #expect(received.value == [10])
         continuation.finish()
         reader.cancel()
@@ -126,7 +126,7 @@ struct StreamOperatorTests {
         try await clock.waitForSleeper(until: .milliseconds(500))
         clock.advance(by: .milliseconds(300))
         feed([JobEvent(job: "c", progress: 1)], into: continuation)  // moves the deadline to 800 ms
-        try await eventually("the late event read") { read.value == 11 }
+        try await read.wait("the late event read") { $0 == 11 }
         clock.advance(by: .milliseconds(200))  // the timer wakes at 500 ms: not due, sleeps again
         try await clock.waitForSleeper(until: .milliseconds(800))
         #expect(output.elements.isEmpty)

@@ -4,6 +4,7 @@ import ChannelRuntime
 import Foundation
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// The server's close frame read by the NIO WebSocket adapter over real sockets: a normal close
 /// ends the connection, another code reconnects and resubscribes, and the state says which.
@@ -13,12 +14,12 @@ struct CloseCodeEndToEndTests {
         let stack = try await Stack.start()
         let nine = EndToEndTests.Nine(stack.notifier)
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         await stack.emulator.closeConnections(code: 1000, reason: "maintenance")
-        try await waitFor("closed") { await stack.connection.state == .closed(.closed(code: 1000, reason: "maintenance")) }
+        try await untilPublished(by: stack.connection, "closed") { await stack.connection.state == .closed(.closed(code: 1000, reason: "maintenance")) }
         #expect(await stack.emulator.connectionsAccepted == 1)  // not reconnected (the manual-clock test waits it out)
         await stack.connection.start()
-        try await waitFor("nine subscriptions again") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions again") { await stack.connection.acknowledgedChannels.count == 9 }
         nine.cancel()
         await stack.stop()
     }
@@ -28,10 +29,10 @@ struct CloseCodeEndToEndTests {
         let nine = EndToEndTests.Nine(stack.notifier)
         let states = Collected { await stack.connection.stateUpdates() }
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         await stack.emulator.closeConnections(code: 1001, reason: "going away")
         try await waitFor("the reconnect") { await stack.emulator.connectionsAccepted == 2 }
-        try await waitFor("nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         #expect(states.elements.contains(.reconnecting(after: .milliseconds(100), because: .closed(code: 1001, reason: "going away"))))
         nine.cancel()
         states.cancel()

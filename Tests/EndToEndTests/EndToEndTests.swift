@@ -4,6 +4,7 @@ import ChannelRuntime
 import Foundation
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// Generated `BackendNotifier` + runtime + emulator over real sockets on 127.0.0.1 (OS-chosen ports).
 @Suite("End to end over loopback", .serialized)
@@ -59,7 +60,7 @@ struct EndToEndTests {
         let stack = try await Stack.start()
         let nine = Nine(stack.notifier)
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         #expect(await stack.emulator.connectionsAccepted == 1)  // one WebSocket for all nine
 
         try await publishAll(stack, user: "alice", tag: "first")
@@ -87,9 +88,9 @@ struct EndToEndTests {
         // Prove delivery works on this connection: a channel Mallory may read gets its event…
         let raw = try await stack.connection.subscribe(to: "vortex-app/user/mallory/roleChanged")
         let own = Collected { raw.events }
-        try await waitFor("mallory's own subscription") { await stack.connection.acknowledgedChannels == ["vortex-app/user/mallory/roleChanged"] }
+        try await untilPublished(by: stack.connection, "mallory's own subscription") { await stack.connection.acknowledgedChannels == ["vortex-app/user/mallory/roleChanged"] }
         _ = try await stack.publisher.publish([#"{"eventType":"user/roleChanged","timestamp":"2025-01-26T12:00:00Z"}"#], to: "vortex-app/user/mallory/roleChanged")
-        try await waitFor("mallory's own event") { own.count == 1 }
+        try await own.wait("mallory's own event") { $0.count == 1 }
         // …and nothing of Alice's arrived.
         for collector in nine.all { #expect(collector.elements.isEmpty) }
         own.cancel()
@@ -102,11 +103,11 @@ struct EndToEndTests {
         let states = Collected { await stack.connection.stateUpdates() }
         let nine = Nine(stack.notifier)
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
 
         await stack.emulator.dropConnections()
         try await waitFor("the reconnect") { await stack.emulator.connectionsAccepted == 2 }
-        try await waitFor("nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         #expect(await stack.emulator.subscriptionCount == 9)
         #expect(states.elements.contains(.reconnecting(after: .milliseconds(100), because: .dropped)))
         #expect(stack.connection.metrics.snapshot().reconnects == 1)
@@ -122,7 +123,7 @@ struct EndToEndTests {
     @Test func appDisconnectDoesNotReconnect() async throws {
         let stack = try await Stack.start()
         await stack.connection.start()
-        try await waitFor("connected") { await stack.connection.state == .connected }
+        try await untilPublished(by: stack.connection, "connected") { await stack.connection.state == .connected }
         await stack.connection.disconnect()
         try await waitFor("the server sees the close") { await stack.emulator.connectionCount == 0 }
         // Ten times the reconnect delay passes: still one connection ever.
@@ -139,7 +140,7 @@ struct EndToEndTests {
         })
         let nine = Nine(stack.notifier)
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         await stack.emulator.setKeepAliveEnabled(false)
         try await waitFor("the watchdog reconnects") { stack.connection.metrics.snapshot().keepAliveTimeouts >= 1 }
         await stack.emulator.setKeepAliveEnabled(true)
@@ -147,7 +148,7 @@ struct EndToEndTests {
         // The 1 s watchdog may fire once more on a starved machine, and what is published while the
         // client reconnects is gone (AppSync keeps no history): publish again until the events flow.
         for attempt in 1...6 {
-            try await waitFor("nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+            try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
             try await publishAll(stack, user: "alice", tag: "after-silence")
             do {
                 try await waitFor("nine events", within: attempt == 6 ? 120 : 5) { nine.all.allSatisfy { $0.count >= 1 } }
@@ -166,14 +167,14 @@ struct EndToEndTests {
         let presence = Collected { await stack.notifier.devicePresenceValues().tags { $0.thingName } }
         let recording = Collected { await stack.notifier.deviceRecordingValues().tags { $0.thingName } }
         await stack.connection.start()
-        try await waitFor("two subscriptions") { await stack.connection.acknowledgedChannels.count == 2 }
+        try await untilPublished(by: stack.connection, "two subscriptions") { await stack.connection.acknowledgedChannels.count == 2 }
 
         // A second connection publishes over the WebSocket, five events per publish.
         var publishing = AppSyncConfiguration(endpoint: stack.endpoint, authorization: .apiKey(Stack.publisherKey))
         publishing.allowForLoadedMachines()
         let publisher = AppSyncConnection(configuration: publishing)
         await publisher.start()
-        try await waitFor("the publisher's connection") { await publisher.state == .connected }
+        try await untilPublished(by: publisher, "the publisher's connection") { await publisher.state == .connected }
         let presenceChannel = try DevicePresenceSubscription(userId: "alice").channel
         let recordingChannel = try DeviceRecordingSubscription(userId: "alice").channel
         for batch in stride(from: 0, to: 5_000, by: 5) {
@@ -182,7 +183,8 @@ struct EndToEndTests {
             #expect(try await publisher.publish(presenceEvents, to: presenceChannel).successful.count == 5)
             #expect(try await publisher.publish(recordingEvents, to: recordingChannel).successful.count == 5)
         }
-        try await waitFor("10 000 events") { presence.count + recording.count >= 10_000 }
+        try await presence.wait("5 000 presence events") { $0.count >= 5_000 }
+        try await recording.wait("5 000 recording events") { $0.count >= 5_000 }
         let expected = (0..<5_000).map(String.init)
         #expect(presence.elements == expected)
         #expect(recording.elements == expected)
@@ -202,13 +204,13 @@ struct EndToEndTests {
             }
         })
         await stack.connection.start()
-        try await waitFor("connected") { await stack.connection.state == .connected }
+        try await untilPublished(by: stack.connection, "connected") { await stack.connection.state == .connected }
         let first = try #require(await stack.emulator.connectAuthorizations.first)
         await stack.emulator.dropConnections()
         try await waitFor("the reconnect") { await stack.emulator.connectAuthorizations.count == 2 }
         let second = await stack.emulator.connectAuthorizations[1]
         #expect(second != first)
-        try await waitFor("connected again") { await stack.connection.state == .connected }
+        try await untilPublished(by: stack.connection, "connected again") { await stack.connection.state == .connected }
         await stack.stop()
     }
 
@@ -216,7 +218,7 @@ struct EndToEndTests {
         let stack = try await Stack.start()
         await stack.emulator.rejectNextConnects(2)
         await stack.connection.start()
-        try await waitFor("connected after two refusals") { await stack.connection.state == .connected }
+        try await untilPublished(by: stack.connection, "connected after two refusals") { await stack.connection.state == .connected }
         #expect(await stack.emulator.connectionsAccepted == 1)
         await stack.stop()
     }

@@ -3,6 +3,7 @@ import ChannelRuntime
 import Foundation
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// Seeds 000 and 001 spell three event types differently (`organization/licensePhaseChanged` against
 /// `license/phaseChanged`, …). The Vortex spec declares both; either backend fills all nine streams,
@@ -28,7 +29,7 @@ struct EventTypeSpellingTests {
         let stack = try await Stack.start()
         let nine = EndToEndTests.Nine(stack.notifier)
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         for (channel, event) in try EndToEndTests().samples(user: "alice", tag: "t") {
             let result = try await stack.publisher.publish([try respelled(event, spell)], to: channel)
             #expect(result.failed.isEmpty)

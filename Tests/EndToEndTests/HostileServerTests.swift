@@ -4,6 +4,7 @@ import Logging
 import NIOChannelTransports
 import NIOConcurrencyHelpers
 import Testing
+import ChannelRuntimeTesting
 
 /// The connection against servers that misbehave on the wire, over real sockets on 127.0.0.1.
 /// Each test is the regression test of one defect a hostile server showed; waits are bounded and
@@ -32,7 +33,7 @@ struct HostileServerTests {
         }
         let connection = try Self.connection(to: server)
         await connection.start()
-        try await waitFor("the connection") { await connection.state == .connected }
+        try await untilPublished(by: connection, "the connection") { await connection.state == .connected }
         #expect(connection.metrics.snapshot().malformedFrames == 3)
         await connection.disconnect()
         await server.stop()
@@ -56,7 +57,7 @@ struct HostileServerTests {
         }
         let connection = try Self.connection(to: server)
         await connection.start()
-        try await waitFor("the connection to fail") {
+        try await untilPublished(by: connection, "the connection to fail") {
             if case .failed(.unauthorized) = await connection.state { true } else { false }
         }
         #expect(server.openedConnections.withLockedValue { $0 } == 2)
@@ -116,10 +117,10 @@ struct HostileServerTests {
         }
         let connection = try Self.connection(to: server) { $0.closeGracePeriod = .milliseconds(100) }
         await connection.start()
-        try await waitFor("the connection") { await connection.state == .connected }
+        try await untilPublished(by: connection, "the connection") { await connection.state == .connected }
         try await bounded("disconnect to return") { await connection.disconnect() }
         #expect(await connection.state == .disconnected)
-        try await waitFor("the socket to be closed") { server.openSockets == 0 }
+        try await server.open.wait("the socket to be closed") { $0 == 0 }
         await server.stop()
     }
 
@@ -130,7 +131,7 @@ struct HostileServerTests {
         await connection.start()
         try await waitFor("five attempts") { server.openedConnections.withLockedValue { $0 >= 5 } }
         await connection.disconnect()
-        try await waitFor("every socket closed") { server.openSockets == 0 }
+        try await server.open.wait("every socket closed") { $0 == 0 }
         await server.stop()
     }
 
@@ -146,7 +147,7 @@ struct HostileServerTests {
             await connection.start()
             try await waitFor("two refused attempts") { server.openedConnections.withLockedValue { $0 >= 2 } }
             await connection.disconnect()
-            try await waitFor("every socket closed") { server.openSockets == 0 }
+            try await server.open.wait("every socket closed") { $0 == 0 }
             #expect(!states.elements.contains(.connected))
             states.cancel()
             await server.stop()
@@ -167,7 +168,7 @@ extension HostileServerTests {
         await #expect(throws: (any Error).self) {
             _ = try await bounded("the connect to end") { try await transport.connect(to: url, subprotocols: ["aws-appsync-event-ws"]) }
         }
-        try await waitFor("the socket closed") { server.openSockets == 0 }
+        try await server.open.wait("the socket closed") { $0 == 0 }
         await server.stop()
     }
 
@@ -189,7 +190,7 @@ extension HostileServerTests {
             ended.withLockedValue { $0 = true }
         }
         try await waitFor("the connection to end") { ended.withLockedValue { $0 } }
-        try await waitFor("the socket to be closed") { server.openSockets == 0 }
+        try await server.open.wait("the socket to be closed") { $0 == 0 }
         reader.cancel()
         await server.stop()
     }

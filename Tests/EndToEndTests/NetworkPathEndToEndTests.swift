@@ -5,6 +5,7 @@ import Foundation
 import SSERuntime
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// A network path change over real sockets (issue 45): a frozen WebSocket (the socket open,
 /// nothing answered) is replaced without waiting for the keep-alive watchdog's five minutes, a
@@ -15,11 +16,11 @@ struct NetworkPathEndToEndTests {
         let stack = try await Stack.start()
         let nine = EndToEndTests.Nine(stack.notifier)
         await stack.connection.start()
-        try await waitFor("nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         await stack.emulator.freezeConnections()
         await stack.connection.networkPathChanged()
         try await waitFor("a new connection") { await stack.emulator.connectionsAccepted == 2 }
-        try await waitFor("nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
+        try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         try await EndToEndTests().publishAll(stack, user: "alice", tag: "after")
         try await waitFor("nine events") { nine.all.allSatisfy { $0.count >= 1 } }
         for collector in nine.all { #expect(collector.elements == ["after"]) }
@@ -31,7 +32,7 @@ struct NetworkPathEndToEndTests {
     @Test func aHealthyWebSocketAnswersTheProbeAndIsKept() async throws {
         let stack = try await Stack.start()
         await stack.connection.start()
-        try await waitFor("connected") { await stack.connection.state == .connected }
+        try await untilPublished(by: stack.connection, "connected") { await stack.connection.state == .connected }
         // A change while a probe is out is ignored: a second ping proves the first was answered.
         try await waitFor("two probes answered") {
             await stack.connection.networkPathChanged()
@@ -47,13 +48,13 @@ struct NetworkPathEndToEndTests {
         let subscription = try await setup.connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await setup.connection.start()
-        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        try await untilPublished(by: setup.connection, "the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
         _ = try await setup.publisher.publish([SSEConnectionTests.event(0)], to: "/app/a")
-        try await waitFor("the first event") { received.count >= 1 }
+        try await received.wait("the first event") { $0.count >= 1 }
         setup.emulator.stallEventStreams()
         for index in 1..<10 { _ = try await setup.publisher.publish([SSEConnectionTests.event(index)], to: "/app/a") }
         await setup.connection.networkPathChanged()
-        try await waitFor("the events after the reopen") { received.count >= 10 }
+        try await received.wait("the events after the reopen") { $0.count >= 10 }
         #expect(received.elements.compactMap(SSEConnectionTests.index) == Array(0..<10))
         #expect(setup.emulator.eventStreamsOpened == 2)
         #expect(setup.connection.metrics.snapshot().keepAliveTimeouts == 0)  // the path change reopened it, not the watchdog

@@ -4,6 +4,7 @@ import Foundation
 import SSERuntime
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// Issue 14: a typed publish goes over the app's own WebSocket to the channel its parameters name,
 /// and the app's stream of that channel receives it.
@@ -13,13 +14,13 @@ struct PublishThroughHubTests {
         let stack = try await Stack.start()
         let roles = Collected { await stack.notifier.roleValues() }
         await stack.connection.start()
-        try await waitFor("the role subscription") {
+        try await untilPublished(by: stack.connection, "the role subscription") {
             await stack.connection.acknowledgedChannels.contains("vortex-app/user/alice/roleChanged")
         }
         let hub = ChannelEventHub(connection: stack.connection, parameters: ["userId": try ChannelSegment("alice")])
         let event = RoleChangeOutput(eventType: "user/roleChanged", timestamp: Date(timeIntervalSince1970: 1_700_000_000), reason: "promoted")
         try await hub.publish([event], to: RoleChangeEventsSubscription.self)
-        try await waitFor("the published event") { roles.count == 1 }
+        try await roles.wait("the published event") { $0.count == 1 }
         #expect(roles.elements.first?.reason == "promoted")
         roles.cancel()
         await stack.stop()
@@ -34,12 +35,12 @@ struct PublishThroughHubTests {
         let hub = ChannelEventHub(connection: sse.connection, parameters: ["userId": try ChannelSegment("alice")], publisher: http)
         let roles = Collected { await hub.events(RoleChangeEventsSubscription.self) }
         await sse.connection.start()
-        try await waitFor("the role stream") { await sse.connection.acknowledgedChannels.contains("vortex-app/user/alice/roleChanged") }
+        try await untilPublished(by: sse.connection, "the role stream") { await sse.connection.acknowledgedChannels.contains("vortex-app/user/alice/roleChanged") }
         let event = RoleChangeOutput(eventType: "user/roleChanged", timestamp: Date(timeIntervalSince1970: 1_700_000_000), reason: "promoted")
         try await hub.publish([event], to: RoleChangeEventsSubscription.self)
         let result = try await http.publish([RoleChangeOutput(timestamp: Date(), reason: "by the backend")], to: try RoleChangeEventsSubscription(userId: "alice"))
         #expect(result.successful.count == 1 && result.failed.isEmpty)
-        try await waitFor("both events") { roles.count == 2 }
+        try await roles.wait("both events") { $0.count == 2 }
         #expect(roles.elements.map(\.reason) == ["promoted", "by the backend"])
 
         // Without a publisher, the receive-only connection says so.

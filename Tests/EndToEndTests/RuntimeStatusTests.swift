@@ -3,6 +3,7 @@ import ChannelRuntime
 import Foundation
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// Statuses and bounded buffers through the generated notifier, the runtime and the emulator.
 @Suite("Status and buffering over loopback")
@@ -51,7 +52,7 @@ struct RuntimeStatusTests {
         let hub = ChannelEventHub(connection: stack.connection, parameters: ["userId": try ChannelSegment("alice")], bufferPolicy: .bufferingNewest(10))
         let updates = await hub.updates(DevicePresenceSubscription.self)
         await stack.connection.start()
-        try await waitFor("subscribed") { await hub.status(of: DevicePresenceSubscription.self) == .active }
+        try await untilStatus(.active, of: DevicePresenceSubscription.self, on: hub)
         let channel = try DevicePresenceSubscription(userId: "alice").channel
         for batch in stride(from: 0, to: 200, by: 5) {
             let events = try (batch..<batch + 5).map { try json(DevicePresenceOutput(eventType: "device/presenceChanged", timestamp: now, thingName: "\($0)")) }

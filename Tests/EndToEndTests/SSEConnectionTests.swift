@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// The SSE transport against the emulator's Mercure hub over real sockets: resume across drops,
 /// the server's delays and refusals, the heartbeat watchdog, channel set changes.
@@ -62,12 +63,12 @@ struct SSEConnectionTests {
         let subscription = try await setup.connection.subscribe(to: "/app/orders/eu")
         let received = Collected { subscription.events }
         await setup.connection.start()
-        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/orders/eu"] }
+        try await untilPublished(by: setup.connection, "the stream") { await setup.connection.acknowledgedChannels == ["/app/orders/eu"] }
 
         // 1 000 events, five per publish; the stream is dropped after the first 300 are published.
         for batch in stride(from: 0, to: 1000, by: 5) {
             if batch == 300 {
-                try await waitFor("some events before the drop") { received.count > 0 }
+                try await received.wait("some events before the drop") { $0.count > 0 }
                 await setup.emulator.dropConnections()
             }
             let result = try await setup.publisher.publish((batch..<batch + 5).map(Self.event), to: "/app/orders/eu")
@@ -75,7 +76,7 @@ struct SSEConnectionTests {
         }
         // A last event after everything: once it is in, anything repeated would be in too.
         _ = try await setup.publisher.publish([Self.event(1000)], to: "/app/orders/eu")
-        try await waitFor("all events") { received.elements.last.flatMap(Self.index) == 1000 }
+        try await received.wait("all events") { $0.last.flatMap(Self.index) == 1000 }
 
         #expect(received.elements.compactMap(Self.index) == Array(0...1000))
         #expect(setup.emulator.eventStreamsOpened >= 2)  // the drop really happened
@@ -89,17 +90,18 @@ struct SSEConnectionTests {
         let first = try await setup.connection.subscribe(to: "/app/a")
         let firstEvents = Collected { first.events }
         await setup.connection.start()
-        try await waitFor("the first channel") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        try await untilPublished(by: setup.connection, "the first channel") { await setup.connection.acknowledgedChannels == ["/app/a"] }
 
         let second = try await setup.connection.subscribe(to: "/app/b")
         let secondEvents = Collected { second.events }
         // Published while the stream is being reopened: Last-Event-ID brings these back.
         for index in 0..<20 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
-        try await waitFor("both channels") { await setup.connection.acknowledgedChannels == ["/app/a", "/app/b"] }
+        try await untilPublished(by: setup.connection, "both channels") { await setup.connection.acknowledgedChannels == ["/app/a", "/app/b"] }
         _ = try await setup.publisher.publish([Self.event(0)], to: "/app/b")
         _ = try await setup.publisher.publish([Self.event(20)], to: "/app/a")
 
-        try await waitFor("the events") { firstEvents.count >= 21 && secondEvents.count >= 1 }
+        try await firstEvents.wait("the events") { $0.count >= 21 }
+        try await secondEvents.wait("the second's event") { $0.count >= 1 }
         #expect(firstEvents.elements.compactMap(Self.index) == Array(0...20))
         #expect(secondEvents.elements.compactMap(Self.index) == [0])
         #expect(setup.emulator.eventStreamsOpened == 2)  // one reopen for the new channel
@@ -115,7 +117,7 @@ struct SSEConnectionTests {
         let subscription = try await setup.connection.subscribe(to: "/app/a")
         defer { withExtendedLifetime(subscription) {} }
         await setup.connection.start()
-        try await waitFor("the stream after the refusal") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        try await untilPublished(by: setup.connection, "the stream after the refusal") { await setup.connection.acknowledgedChannels == ["/app/a"] }
         // The policy says 50 ms; the server said one second, and that is what the client waited.
         #expect(states.elements.contains { if case .reconnecting(after: .seconds(1), because: .refused) = $0 { true } else { false } })
         #expect(setup.emulator.eventStreamsOpened == 1)
@@ -132,7 +134,7 @@ struct SSEConnectionTests {
         let subscription = try await setup.connection.subscribe(to: "/app/a")
         defer { withExtendedLifetime(subscription) {} }
         await setup.connection.start()
-        try await waitFor("the failure") {
+        try await untilPublished(by: setup.connection, "the failure") {
             if case .failed(.unauthorized) = await setup.connection.state { return true }
             return false
         }
@@ -148,10 +150,10 @@ struct SSEConnectionTests {
         let subscription = try await setup.connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await setup.connection.start()
-        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        try await untilPublished(by: setup.connection, "the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
         setup.emulator.stallEventStreams()
         for index in 0..<10 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
-        try await waitFor("the events after the watchdog reopened the stream") { received.count >= 10 }
+        try await received.wait("the events after the watchdog reopened the stream") { $0.count >= 10 }
         #expect(received.elements.compactMap(Self.index) == Array(0..<10))
         #expect(setup.connection.metrics.snapshot().keepAliveTimeouts >= 1)
         await setup.stop()
@@ -163,15 +165,15 @@ struct SSEConnectionTests {
         let subscription = try await setup.connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await setup.connection.start()
-        try await waitFor("the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
+        try await untilPublished(by: setup.connection, "the stream") { await setup.connection.acknowledgedChannels == ["/app/a"] }
         _ = try await setup.publisher.publish([Self.event(0)], to: "/app/a")
-        try await waitFor("the first event") { received.count == 1 }
+        try await received.wait("the first event") { $0.count == 1 }
 
         await setup.connection.suspend()
         #expect(await setup.connection.state == .suspended)
         for index in 1...5 { _ = try await setup.publisher.publish([Self.event(index)], to: "/app/a") }
         await setup.connection.resume()
-        try await waitFor("the events published while suspended") { received.count == 6 }
+        try await received.wait("the events published while suspended") { $0.count == 6 }
         #expect(received.elements.compactMap(Self.index) == Array(0...5))
         await setup.stop()
         received.cancel()
@@ -190,7 +192,7 @@ struct SSEConnectionTests {
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
-        try await waitFor("the event over TLS") { received.count == 1 }
+        try await received.wait("the event over TLS") { $0.count == 1 }
         await connection.disconnect()
         received.cancel()
         await server.stop()
@@ -225,11 +227,11 @@ struct SSEConnectionTests {
         try await notifier.setUserId("alice")
         let revocations = Collected { await notifier.revokeValues() }
         await setup.connection.start()
-        try await waitFor("the subscription") { await setup.connection.acknowledgedChannels.count == 1 }
+        try await untilPublished(by: setup.connection, "the subscription") { await setup.connection.acknowledgedChannels.count == 1 }
         let event = UserTokenRevokeOutput(eventType: "user/tokenRevoked", timestamp: Date(timeIntervalSince1970: 1_700_000_000), userId: "alice", revokedAt: Date(timeIntervalSince1970: 1_700_000_000), reason: .passwordChanged)
         let channel = await setup.connection.acknowledgedChannels[0]
         _ = try await setup.publisher.publish([try json(event)], to: channel)
-        try await waitFor("the typed event") { revocations.count == 1 }
+        try await revocations.wait("the typed event") { $0.count == 1 }
         #expect(revocations.elements.first?.userId == "alice")
         await setup.stop()
         revocations.cancel()

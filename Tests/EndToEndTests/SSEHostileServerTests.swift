@@ -6,6 +6,7 @@ import NIOChannelTransports
 import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
+import ChannelRuntimeTesting
 
 /// The SSE connection against scripted loopback servers that misbehave: oversized and garbled
 /// events, informational responses, redirects, servers that never answer.
@@ -39,7 +40,7 @@ struct SSEHostileServerTests {
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
-        try await waitFor("the valid event") { received.count == 1 }
+        try await received.wait("the valid event") { $0.count == 1 }
         #expect(received.elements.map(\.text) == ["{\"n\":1}"])
         #expect(connection.metrics.snapshot().malformedFrames == 1)
         #expect(connection.lastEventID == "7")
@@ -64,7 +65,7 @@ struct SSEHostileServerTests {
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
-        try await waitFor("the connection to fail") {
+        try await untilPublished(by: connection, "the connection to fail") {
             if case .failed(.unauthorized) = await connection.state { true } else { false }
         }
         // 401, the retry (200 and its event), 401 again: failed.
@@ -83,7 +84,7 @@ struct SSEHostileServerTests {
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
-        try await waitFor("the event after the informational heads") { received.count == 1 }
+        try await received.wait("the event after the informational heads") { $0.count == 1 }
         await connection.disconnect()
         received.cancel()
         await server.stop()
@@ -97,7 +98,7 @@ struct SSEHostileServerTests {
         let connection = try Self.connection(to: server, transport: adapter.make())
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
-        try await waitFor("the refusal") {
+        try await untilPublished(by: connection, "the refusal") {
             if case .failed(.rejected(let errors)) = await connection.state { return errors.first?.code == "302" }
             return false
         }
@@ -114,7 +115,7 @@ struct SSEHostileServerTests {
         await connection.start()
         try await waitFor("three timed-out attempts") { server.openedConnections.withLockedValue { $0 } >= 3 }
         await connection.disconnect()
-        try await waitFor("every socket closed") { server.openSockets == 0 }
+        try await server.open.wait("every socket closed") { $0 == 0 }
         withExtendedLifetime(subscription) {}
         await server.stop()
     }

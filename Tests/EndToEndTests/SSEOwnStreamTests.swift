@@ -5,6 +5,7 @@ import NIOChannelTransports
 import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
+import ChannelRuntimeTesting
 
 /// Own streams (seed 004's job streams): each instance of a channel is its own `GET` of its path,
 /// the `event:` field names the message, a final event ends the stream for good, and an open that
@@ -48,7 +49,7 @@ struct SSEOwnStreamTests {
         let eventsOfA = Collected { a.events }
         let eventsOfB = Collected { b.events }
         await connection.start()
-        try await waitFor("three events of each job") { eventsOfA.count >= 3 && eventsOfB.count >= 3 }
+        try await eventsOfA.wait("three events of each job") { $0.count >= 3 && eventsOfB.count >= 3 }
         await connection.disconnect()
 
         #expect(eventsOfA.elements.prefix(3).map(\.text) == (1...3).map { "{\"jobId\":\"a\",\"n\":\($0)}" })
@@ -80,13 +81,13 @@ struct SSEOwnStreamTests {
         let events = try await bounded("the stream to finish") { await job.events.reduce(into: []) { $0.append($1) } }
         #expect(events.map(\.eventName) == ["progress", "completed"])
         // The stream is gone from the connection: no status, and the connection carries on.
-        try await waitFor("the own stream to end") { await connection.status(ofSubscription: job.id) == nil }
+        try await untilPublished(by: connection, "the own stream to end") { await connection.status(ofSubscription: job.id) == nil }
         #expect(await connection.state == .connected)
         // A reopen would come after 20 ms; the stream's driver is stopped for good instead.
         try await Task.sleep(for: .milliseconds(200))
         #expect(requests.count == 1)
         await connection.disconnect()
-        try await waitFor("every socket closed") { server.openSockets == 0 }
+        try await server.open.wait("every socket closed") { $0 == 0 }
         await server.stop()
     }
 
@@ -100,7 +101,7 @@ struct SSEOwnStreamTests {
         let connection = try Self.connection(to: server) { $0.reconnectPolicy = ReconnectPolicy.fixed(.milliseconds(10)).limited(to: 3) }
         let job = try await connection.subscribe(Self.job("gone"))
         await connection.start()
-        try await waitFor("the stream to give up") {
+        try await untilPublished(by: connection, "the stream to give up") {
             if case .failed = await connection.status(ofSubscription: job.id) { return true }
             return false
         }
@@ -125,13 +126,13 @@ struct SSEOwnStreamTests {
         let job = try await connection.subscribe(Self.job("busy"))
         let received = Collected { job.events }
         await connection.start()
-        try await waitFor("the stream to give up") {
+        try await untilPublished(by: connection, "the stream to give up") {
             if case .failed = await connection.status(ofSubscription: job.id) { return true }
             return false
         }
         // The first open and three retries, each of which delivered its event.
         #expect(requests.count == 4)
-        try await waitFor("the four events") { received.count == 4 }
+        try await received.wait("the four events") { $0.count == 4 }
         await connection.disconnect()
         received.cancel()
         await server.stop()
@@ -152,7 +153,7 @@ struct SSEOwnStreamTests {
         let job = try await connection.subscribe(ChannelRequest(
             channel: "/api/v2/enrichments/a/stream", isOwnStream: true, finalEventNames: ["completed"], errorEventNames: ["error"]))
         await connection.start()
-        try await waitFor("the stream to fail") {
+        try await untilPublished(by: connection, "the stream to fail") {
             if case .failed = await connection.status(ofSubscription: job.id) { return true }
             return false
         }

@@ -6,6 +6,7 @@ import NIOChannelTransports
 import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
+import ChannelRuntimeTesting
 
 /// Every read of what a server sends has a bound: hostile loopback servers that flood, trickle,
 /// or send values the client would store and send back. One test per defect found; each failed
@@ -63,7 +64,7 @@ struct ServerInputBoundsTests {
         let received = Collected { subscription.events }
         await connection.start()
         try await waitFor("the fourth request") { requests.count >= 4 }
-        try await waitFor("four events") { received.count >= 4 }
+        try await received.wait("four events") { $0.count >= 4 }
         await connection.disconnect()
         for request in requests.all.dropFirst().prefix(3) {
             #expect(request.lowercased().contains("last-event-id: 1\r\n"))
@@ -116,7 +117,7 @@ struct ServerInputBoundsTests {
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter())
         let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 500", code: "500")])) { try outcome.get() }
-        try await waitFor("the socket closed") { server.openSockets == 0 }
+        try await server.open.wait("the socket closed") { $0 == 0 }
         // FoundationNetworking (Linux) reads ahead of URLSession's delegate without a bound, and
         // keeps reading for a while after the cancel: the answer kept is bounded, the bytes read are not.
         if adapter.name != "URLSessionPostClient" || Self.isApplePlatform {
@@ -136,7 +137,7 @@ struct ServerInputBoundsTests {
         let answer = try await bounded("the answer") { try await client.post(url, headers: [:], body: Data("{}".utf8)) }
         #expect(answer.status == 200)
         #expect(answer.body.count == 100_000)
-        try await waitFor("the socket closed") { server.openSockets == 0 }
+        try await server.open.wait("the socket closed") { $0 == 0 }
         await server.stop()
     }
 
@@ -153,7 +154,7 @@ struct ServerInputBoundsTests {
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
         let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
-        try await waitFor("the socket closed") { server.openSockets == 0 }
+        try await server.open.wait("the socket closed") { $0 == 0 }
         await server.stop()
     }
 

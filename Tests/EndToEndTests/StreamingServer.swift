@@ -1,3 +1,4 @@
+import ChannelRuntimeTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -16,24 +17,31 @@ struct StreamingServer {
 
     var port: Int { channel.localAddress!.port! }
     var sentBytes: Int { sent.withLockedValue { $0 } }
-    var openSockets: Int { opened.withLockedValue { $0 } - closed.withLockedValue { $0 } }
+    var openSockets: Int { open.value }
+    /// Sockets open now, for a test to await (`open.wait(_:until:)`).
+    let open: Watched<Int>
 
     static func start(head: String, chunk: [UInt8], total: Int, every interval: TimeAmount? = nil) async throws -> StreamingServer {
         let sent = NIOLockedValueBox(0)
         let opened = NIOLockedValueBox(0)
         let closed = NIOLockedValueBox(0)
+        let open = Watched(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 opened.withLockedValue { $0 += 1 }
-                channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 += 1 } }
+                open.update { $0 += 1 }
+                channel.closeFuture.whenComplete { _ in
+                    closed.withLockedValue { $0 += 1 }
+                    open.update { $0 -= 1 }
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         StreamingHandler(head: Array(head.utf8), chunk: chunk, total: total, interval: interval, sent: sent))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return StreamingServer(channel: channel, sent: sent, opened: opened, closed: closed)
+        return StreamingServer(channel: channel, sent: sent, opened: opened, closed: closed, open: open)
     }
 
     func stop() async { try? await channel.close() }

@@ -1,6 +1,7 @@
 import AppSyncEmulator
 import AppSyncRuntime
 import ChannelRuntime
+import ChannelRuntimeTesting
 import Foundation
 import Logging
 import NIOChannelTransports
@@ -98,23 +99,26 @@ struct Stack {
 }
 
 /// Collects a stream's elements in the background.
-final class Collected<Element: Sendable>: @unchecked Sendable {
-    // @unchecked: `items` is guarded by `lock`.
-    private let lock = NSLock()
-    private var items: [Element] = []
-    private var task: Task<Void, Never>?
+final class Collected<Element: Sendable>: Sendable {
+    private let items = Watched<[Element]>([])
+    private let task: Task<Void, Never>
 
     init(_ stream: @escaping @Sendable () async -> AsyncStream<Element>) {
-        task = Task { [weak self] in
-            for await element in await stream() {
-                self?.lock.withLock { self?.items.append(element) }
-            }
+        let items = self.items
+        task = Task {
+            for await element in await stream() { items.update { $0.append(element) } }
         }
     }
 
-    var elements: [Element] { lock.withLock { items } }
-    var count: Int { lock.withLock { items.count } }
-    func cancel() { task?.cancel() }
+    var elements: [Element] { items.value }
+    var count: Int { items.value.count }
+    func cancel() { task.cancel() }
+
+    /// Returns once what was collected satisfies `condition`, checked at each element (an await,
+    /// not a poll); the bound turns a hang into a failure.
+    func wait(_ what: String, within seconds: Double = 120, until condition: @escaping @Sendable ([Element]) -> Bool) async throws {
+        try await items.wait(what, within: seconds, until: condition)
+    }
 }
 
 func json(_ value: some Encodable) throws -> String {

@@ -7,6 +7,7 @@ import NIOConcurrencyHelpers
 import SSERuntime
 import Testing
 import VortexEvents
+import ChannelRuntimeTesting
 
 /// Seed 004's rollout and rollback, live: one generated notifier over a `SwitchableConnection`
 /// of the emulator's WebSocket and its SSE hub, moved back and forth while an app's loop reads.
@@ -32,7 +33,7 @@ struct TransportSwitchTests {
         let channel = try UserTokenRevokeEventsSubscription(userId: "alice").channel
         var published = 0
         func publishBatch() async throws {
-            try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+            try await untilStatus(.active, of: UserTokenRevokeEventsSubscription.self, on: hub)
             for _ in 0..<10 {
                 published += 1
                 let result = try await stack.publisher.publish([try UserSwitchEndToEndTests.revocation(of: "alice", published)], to: channel)
@@ -66,11 +67,11 @@ struct TransportSwitchTests {
         }
         for next in ["sse", "websocket"] {
             // Each switch from an active subscription, so each one ends in one `.resumed`.
-            try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+            try await untilStatus(.active, of: UserTokenRevokeEventsSubscription.self, on: hub)
             try await Task.sleep(for: .milliseconds(100))
             try await connection.switchTransport(to: next)
         }
-        try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+        try await untilStatus(.active, of: UserTokenRevokeEventsSubscription.self, on: hub)
         let before = seen.withLockedValue { $0.events.count }
         try await waitFor("events after the last switch") { seen.withLockedValue { $0.events.count } > before + 5 }
         flood.cancel()
@@ -119,16 +120,16 @@ extension TransportSwitchTests {
         let (stack, sse, connection, hub, notifier) = try await Self.setUp(using: "websocket")
         let events = Collected { await notifier.revokeValues() }
         await connection.start()
-        try await waitFor("the subscription to be active") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+        try await untilStatus(.active, of: UserTokenRevokeEventsSubscription.self, on: hub)
         await connection.suspend()
         try await connection.switchTransport(to: "sse")
         #expect(await sse.state == .idle)
         #expect(emulatorStreams(stack) == 0)
         await connection.resume()
-        try await waitFor("the subscription to be active over SSE") { await hub.status(of: UserTokenRevokeEventsSubscription.self) == .active }
+        try await untilStatus(.active, of: UserTokenRevokeEventsSubscription.self, on: hub)
         let channel = try UserTokenRevokeEventsSubscription(userId: "alice").channel
         _ = try await stack.publisher.publish([try UserSwitchEndToEndTests.revocation(of: "alice", 1)], to: channel)
-        try await waitFor("the event over SSE") { events.count == 1 }
+        try await events.wait("the event over SSE") { $0.count == 1 }
         events.cancel()
         await connection.disconnect()
         await stack.stop()

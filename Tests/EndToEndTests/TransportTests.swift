@@ -11,6 +11,7 @@ import NIOSSL
 import Testing
 import URLSessionChannelTransports
 import X509
+import ChannelRuntimeTesting
 
 /// A TCP server on 127.0.0.1 that answers each WebSocket upgrade request with scripted bytes, all in
 /// one write, and then closes its side (FIN). That is how AppSync answers bad connect credentials:
@@ -23,7 +24,9 @@ struct ScriptedServer {
     /// Connections accepted.
     let openedConnections: NIOLockedValueBox<Int>
     /// Sockets still open: accepted and not yet closed.
-    var openSockets: Int { openedConnections.withLockedValue { $0 } - closedConnections.withLockedValue { $0 } }
+    var openSockets: Int { open.value }
+    /// The same, for a test to await (`open.wait(_:until:)`).
+    let open: Watched<Int>
     var port: Int { channel.localAddress!.port! }
 
     /// `reply` gets the `Sec-WebSocket-Accept` value for the request and returns the bytes to send.
@@ -48,18 +51,23 @@ struct ScriptedServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let closed = NIOLockedValueBox(0)
         let opened = NIOLockedValueBox(0)
+        let open = Watched(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 opened.withLockedValue { $0 += 1 }
+                open.update { $0 += 1 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(closing: closing, answeringEarly: answeringEarly, reply: reply))
-                    channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 += 1 } }
+                    channel.closeFuture.whenComplete { _ in
+                        closed.withLockedValue { $0 += 1 }
+                        open.update { $0 -= 1 }
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return ScriptedServer(channel: channel, closedConnections: closed, openedConnections: opened)
+        return ScriptedServer(channel: channel, closedConnections: closed, openedConnections: opened, open: open)
     }
 
     func stop() async { try? await channel.close() }
@@ -209,7 +217,7 @@ struct TransportTests {
         configuration.reconnectPolicy = .fixed(.milliseconds(50))
         let connection = AppSyncConnection(configuration: configuration, transport: transport, logger: quiet)
         await connection.start()
-        try await waitFor("the failed state") {
+        try await untilPublished(by: connection, "the failed state") {
             if case .failed(.unauthorized) = await connection.state { return true }
             return false
         }
@@ -280,7 +288,7 @@ struct TransportTests {
     @Test func urlSessionWebSocketFailsCleanlyOnLinux() async throws {
         let server = try await ScriptedServer.start { ScriptedServer.switchingProtocols(accept: $0) }
         #expect(try await connectFails(URLSessionWebSocketTransport(evenOnLinux: 1 << 21), to: url(server)))
-        try await waitFor("no socket left open") { server.openSockets == 0 }
+        try await server.open.wait("no socket left open") { $0 == 0 }
         await server.stop()
     }
     #endif

@@ -5,6 +5,7 @@ import Testing
 @testable import URLSessionChannelTransports
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import ChannelRuntimeTesting
 #endif
 
 /// The URLSession WebSocket adapter's logic — the default on Apple platforms, whose task cannot
@@ -162,7 +163,7 @@ struct URLSessionWebSocketSessionTests {
         var events = subscription.events.makeAsyncIterator()
         #expect(await events.next()?.text == #"{"n":1}"#)
         task.serverCloses(code: .normalClosure, reason: "bye")
-        try await waitFor("closed") { await connection.state == .closed(.closed(code: 1000, reason: "bye")) }
+        try await untilPublished(by: connection, "closed") { await connection.state == .closed(.closed(code: 1000, reason: "bye")) }
         await connection.disconnect()
     }
 }

@@ -1,6 +1,7 @@
 import AppSyncEmulator
 import AppSyncRuntime
 import ChannelRuntime
+import ChannelRuntimeTesting
 import Foundation
 import NIOConcurrencyHelpers
 import SSERuntime
@@ -80,7 +81,7 @@ struct UserSwitchEndToEndTests {
         let stack = try await Stack.start(authorization: { _ in .apiKey(Stack.publisherKey) })
         let consumer = SlowConsumer(await stack.notifier.revokeValues())
         await stack.connection.start()
-        try await waitFor("alice's subscription") { await stack.connection.acknowledgedChannels.count == 1 }
+        try await untilPublished(by: stack.connection, "alice's subscription") { await stack.connection.acknowledgedChannels.count == 1 }
         try await Self.switchUnderFlood(notifier: stack.notifier, publisher: stack.publisher, consumer: consumer)
         consumer.cancel()
         await stack.stop()
@@ -92,7 +93,7 @@ struct UserSwitchEndToEndTests {
         try await notifier.setUserId("alice")
         let consumer = SlowConsumer(await notifier.revokeValues())
         await setup.connection.start()
-        try await waitFor("alice's subscription") { await setup.connection.acknowledgedChannels.count == 1 }
+        try await untilPublished(by: setup.connection, "alice's subscription") { await setup.connection.acknowledgedChannels.count == 1 }
         try await Self.switchUnderFlood(notifier: notifier, publisher: setup.publisher, consumer: consumer)
         consumer.cancel()
         await setup.stop()
@@ -110,7 +111,7 @@ struct UserSwitchEndToEndTests {
         let alice = try await connection.subscribe(to: "/app/user/alice")
         let received = Collected { alice.events }
         await connection.start()
-        try await waitFor("alice's event") { received.count == 1 }
+        try await received.wait("alice's event") { $0.count == 1 }
         #expect(connection.lastEventID == "41")
         await connection.unsubscribe(alice.id)
         let bob = try await connection.subscribe(to: "/app/user/bob")

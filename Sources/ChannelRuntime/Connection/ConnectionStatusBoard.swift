@@ -12,6 +12,8 @@ package final class ConnectionStatusBoard: Sendable {
         var connectionObservers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
         /// Told each new state synchronously, after the lock (`followStates(_:)`).
         var connectionListeners: [UUID: @Sendable (ConnectionState) -> Void] = [:]
+        /// Told of every change, the state's or a subscription's (`observeChanges(_:)`).
+        var changeObservers: [UUID: AsyncStream<Void>.Continuation] = [:]
         var subscriptions: [String: SubscriptionStatus] = [:]
         var subscriptionObservers: [String: [UUID: AsyncStream<SubscriptionStatus>.Continuation]] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -38,18 +40,19 @@ package final class ConnectionStatusBoard: Sendable {
     package func setConnectionState(_ newState: ConnectionState) -> Bool {
         typealias Wake = (
             observers: [AsyncStream<ConnectionState>.Continuation], listeners: [@Sendable (ConnectionState) -> Void],
-            waiters: [CheckedContinuation<Void, Never>]
+            waiters: [CheckedContinuation<Void, Never>], changes: [AsyncStream<Void>.Continuation]
         )
         let wake: Wake? = state.withLock { state in
             guard state.connection != newState else { return nil }
             state.connection = newState
             let waiters = state.isStopped ? state.stopWaiters : []
             if state.isStopped { state.stopWaiters.removeAll() }
-            return (Array(state.connectionObservers.values), Array(state.connectionListeners.values), waiters)
+            return (Array(state.connectionObservers.values), Array(state.connectionListeners.values), waiters, Array(state.changeObservers.values))
         }
         guard let wake else { return false }
         for observer in wake.observers { observer.yield(newState) }
         for listener in wake.listeners { listener(newState) }
+        for change in wake.changes { change.yield() }
         for waiter in wake.waiters { waiter.resume() }
         return true
     }
@@ -79,6 +82,15 @@ package final class ConnectionStatusBoard: Sendable {
         return { [weak self] in self?.state.withLock { _ = $0.connectionListeners.removeValue(forKey: id) } }
     }
 
+    /// Yields to `continuation` at every change from now on (the connection's state, a
+    /// subscription's status, a subscription forgotten) until the returned closure is called: what
+    /// a test awaits to check a condition again, instead of polling it.
+    package func observeChanges(_ continuation: AsyncStream<Void>.Continuation) -> @Sendable () -> Void {
+        let id = UUID()
+        state.withLock { $0.changeObservers[id] = continuation }
+        return { [weak self] in self?.state.withLock { _ = $0.changeObservers.removeValue(forKey: id) } }
+    }
+
     /// Returns once the connection is `.disconnected`, `.suspended` or `.failed`.
     package func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -99,23 +111,25 @@ package final class ConnectionStatusBoard: Sendable {
     /// current one.
     @discardableResult
     package func setStatus(_ status: SubscriptionStatus, of id: String) -> Bool {
-        let observers: [AsyncStream<SubscriptionStatus>.Continuation]? = state.withLock { state in
+        let wake: ([AsyncStream<SubscriptionStatus>.Continuation], [AsyncStream<Void>.Continuation])? = state.withLock { state in
             guard state.subscriptions[id] != status else { return nil }
             state.subscriptions[id] = status
-            return Array((state.subscriptionObservers[id] ?? [:]).values)
+            return (Array((state.subscriptionObservers[id] ?? [:]).values), Array(state.changeObservers.values))
         }
-        guard let observers else { return false }
+        guard let (observers, changes) = wake else { return false }
         for observer in observers { observer.yield(status) }
+        for change in changes { change.yield() }
         return true
     }
 
     /// Subscription `id` ended: its status is forgotten and its observers' sequences finish.
     package func forget(_ id: String) {
-        let observers = state.withLock { state in
+        let (observers, changes) = state.withLock { state in
             state.subscriptions[id] = nil
-            return Array((state.subscriptionObservers.removeValue(forKey: id) ?? [:]).values)
+            return (Array((state.subscriptionObservers.removeValue(forKey: id) ?? [:]).values), Array(state.changeObservers.values))
         }
         for observer in observers { observer.finish() }
+        for change in changes { change.yield() }
     }
 
     /// The statuses of subscription `id`, starting with the current one; finishes when it ends

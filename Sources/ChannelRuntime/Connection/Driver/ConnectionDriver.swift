@@ -184,6 +184,18 @@ package actor ConnectionDriver {
 
     package func stateUpdates() -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
+    /// Yields to `continuation` at each change of this driver's board (see `ConnectionStatusBoard`).
+    package nonisolated func observeChanges(_ continuation: AsyncStream<Void>.Continuation) -> @Sendable () -> Void {
+        board.observeChanges(continuation)
+    }
+
+    package nonisolated func changes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let stop = board.observeChanges(continuation)
+        continuation.onTermination = { _ in stop() }
+        return stream
+    }
+
     package nonisolated func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
         board.followStates(listener)
     }

@@ -15,6 +15,9 @@
     var acknowledgedChannels: [String] { get async }
     func status(ofSubscription id: String) async -> SubscriptionStatus?
     func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus>
+    /// A signal at every change the connection publishes (its state, a subscription's status), for
+    /// as long as the stream is read: what a test awaits to check a condition again.
+    func changes() -> AsyncStream<Void>
     /// See `Wire.forgetResumption()`.
     func forgetResumption()
 }

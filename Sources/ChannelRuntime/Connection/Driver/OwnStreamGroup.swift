@@ -210,6 +210,14 @@ package actor OwnStreamGroup: ConnectionLifecycle {
 
     /// The group's merged state, as `stateUpdates()` gives it once the group runs (or was asked for
     /// its states).
+    /// Changes of the group's board (own streams, the merged state) and of the shared stream's.
+    package nonisolated func changes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let stops = [board.observeChanges(continuation), shared.observeChanges(continuation)]
+        continuation.onTermination = { _ in stops.forEach { $0() } }
+        return stream
+    }
+
     package nonisolated func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
         board.followStates(listener)
     }
