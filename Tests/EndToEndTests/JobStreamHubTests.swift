@@ -54,6 +54,7 @@ struct JobStreamHubTests {
         let job = try EnrichmentSubscription(jobId: "gone")
         let updates = await hub.updates(for: job)
         let events = await hub.events(for: job)
+        let statuses = await hub.statusUpdates(forInstance: job)
         let received = try await bounded("the job's loop to end") {
             var received: [EnrichmentMessage] = []
             for await event in events { received.append(event) }
@@ -68,6 +69,12 @@ struct JobStreamHubTests {
         let last = try #require(seen.last)
         guard case .status(.failed(let errors)) = last else { Issue.record("ended on \(last), not .failed"); return }
         #expect(errors.first?.code == "NOT_FOUND")
+        // The job's own status stream says the same.
+        let failed = try await bounded("the job's status to fail") { () -> SubscriptionStatus? in
+            for await status in statuses { if case .failed = status { return status } }
+            return nil
+        }
+        #expect(failed == .failed(errors))
         #expect(await connection.state != .failed(.gaveUp))
         await connection.disconnect()
         await server.stop()

@@ -246,7 +246,17 @@ public actor ChannelEventHub: ChannelEventSource {
     /// The statuses of the shared subscription of `subscription`, starting with the current one
     /// (when it has consumers); the sequence lives until its consumer stops.
     public func statusUpdates<Subscription: ChannelSubscription>(for subscription: Subscription.Type) -> AsyncStream<SubscriptionStatus> {
-        let key = Target<Subscription>.parameters.key
+        statusUpdates(ofKey: Target<Subscription>.parameters.key)
+    }
+
+    /// The statuses of one instance's subscription (`events(for:)`, a job's stream), starting with
+    /// the current one (when it has consumers); the sequence lives until its consumer stops. A
+    /// job's `.failed` is its last word: nothing the connection says later replaces it.
+    public func statusUpdates<Subscription: ChannelSubscription>(forInstance instance: Subscription) -> AsyncStream<SubscriptionStatus> {
+        statusUpdates(ofKey: Target.instance(instance).key)
+    }
+
+    private func statusUpdates(ofKey key: String) -> AsyncStream<SubscriptionStatus> {
         let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self, bufferingPolicy: .bufferingNewest(16))
         let id = state.withLock { state in
             state.lastObserverID += 1
