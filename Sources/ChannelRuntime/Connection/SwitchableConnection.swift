@@ -171,7 +171,17 @@ public final class SwitchableConnection: ChannelConnection {
         let name = switching.withLock { $0.active }
         let inner = try await transports[name]!.subscribe(request)
         let id = "\(name):\(inner.id)"
-        switching.withLock { $0.handedOut[id] = HandedOut(transport: name, id: inner.id, movedByHub: movedByHub) }
+        // A hub's answer is kept whatever happened meanwhile (its ticket says whether it is still
+        // wanted); a direct one made on a transport a switch just left is made again on the new one.
+        let kept = switching.withLock { state in
+            guard movedByHub || state.active == name else { return false }
+            state.handedOut[id] = HandedOut(transport: name, id: inner.id, movedByHub: movedByHub)
+            return true
+        }
+        guard kept else {
+            await transports[name]!.unsubscribe(inner.id)
+            return try await subscribe(request, movedByHub: false)
+        }
         var subscription = RawChannelSubscription(id: id, channel: inner.channel, events: inner.events, reader: inner.reader)
         subscription.carriesStatuses = inner.carriesStatuses
         return subscription
