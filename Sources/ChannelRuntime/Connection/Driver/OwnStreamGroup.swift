@@ -26,24 +26,31 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         /// The subscription's id in its driver.
         let innerID: String
         let channel: String
-        var state: ConnectionState = .idle
         var started = false
-        /// The root whose children watch this stream's statuses and states (none after a disconnect
-        /// until the next start).
+        /// The root whose child watches this stream's statuses (none after a disconnect until the
+        /// next start).
         var watchedBy: ConnectionTasks?
+        /// Stops following the driver's states (`ConnectionStatusBoard.followStates`).
+        let stopFollowingStates: @Sendable () -> Void
     }
 
     private var streams: [String: OwnStream] = [:]
     private var streamsMade = 0
-    private var sharedState: ConnectionState = .idle
+    /// The states the group's state is merged from, kept by listeners on the drivers' boards (no
+    /// task between a driver's state and the group's): the shared stream's, and each own stream's.
+    private nonisolated let states = LockedValue(States())
+
+    private struct States: Sendable {
+        var shared: ConnectionState = .idle
+        var own: [String: ConnectionState] = [:]
+    }
     /// The merged state and the own streams' statuses, for observers.
     private let board = ConnectionStatusBoard()
-    /// The group's root task and its children (the watchers of each driver's statuses and states):
+    /// The group's root task and its children (a watcher of each own stream's statuses):
     /// from the first start (or observer) to the `disconnect()` that ends it.
     private var root: ConnectionRoot?
     /// Roots a `disconnect()` is ending: a second `disconnect()` waits for them as well.
     private var endingRoots = EndingRoots()
-    private var sharedWatchedBy: ConnectionTasks?
 
     /// The shared stream's resumption point only: an own stream is one job's, which a switch of
     /// transport does not carry.
@@ -52,6 +59,13 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     package init(shared: ConnectionDriver, makeDriver: @escaping @Sendable (ChannelRequest) -> ConnectionDriver) {
         self.shared = shared
         self.makeDriver = makeDriver
+        // Followed for the group's life (the listener holds the states and the board, not the group).
+        _ = shared.followStates { [states, board] state in
+            states.withLock { states in
+                states.shared = state
+                board.setConnectionState(Self.merged(shared: states.shared, own: Array(states.own.values)))
+            }
+        }
     }
 
     deinit {
@@ -81,12 +95,13 @@ package actor OwnStreamGroup: ConnectionLifecycle {
 
     /// Opens `request`'s own stream: its driver is started when the connection runs.
     package func subscribe(_ request: ChannelRequest) async throws(ConnectionDriver.SubscribeRefusal) -> RawChannelSubscription {
-        watchSharedState()
         let driver = makeDriver(request)
         let inner = try await driver.subscribe(to: request.channel)
         streamsMade += 1
         let id = "stream\(streamsMade)"
-        streams[id] = OwnStream(driver: driver, innerID: inner.id, channel: request.channel)
+        states.withLock { $0.own[id] = .idle }
+        let stopFollowing = driver.followStates { [weak self] state in self?.streamStateChanged(state, of: id) }
+        streams[id] = OwnStream(driver: driver, innerID: inner.id, channel: request.channel, stopFollowingStates: stopFollowing)
         board.setStatus(await driver.status(ofSubscription: inner.id) ?? .subscribing, of: id)
         await watch(id)
         switch lifecycle {
@@ -102,26 +117,20 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         return subscription
     }
 
-    /// Watches own stream `id`'s statuses and states, in children of the current root.
+    /// Watches own stream `id`'s statuses in a child of the current root (its states come through
+    /// a listener on its driver's board).
     private func watch(_ id: String) async {
         guard let stream = streams[id] else { return }
         let children = self.children
         guard stream.watchedBy !== children else { return }
         streams[id]?.watchedBy = children
         let statuses = await stream.driver.statusUpdates(ofSubscription: stream.innerID)
-        let states = await stream.driver.stateUpdates()
         // Weak: the group must not outlive its connection (its deinit ends the root).
         children.add { [weak self] in
-            for await status in statuses { await self?.setStatus(status, of: id) }
+            for await status in statuses { self?.setStatus(status, of: id) }
             // The subscription ended (unsubscribed, or its final event came): so does its stream.
             // A watcher cancelled by a disconnect says nothing: the stream is still registered.
             if !Task.isCancelled { await self?.ended(id) }
-        }
-        children.add { [weak self] in
-            for await state in states {
-                guard let self else { return }
-                await self.streamStateChanged(state, of: id)
-            }
         }
     }
 
@@ -132,53 +141,41 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         await stream.driver.start()
     }
 
-    /// An own stream's status; `.failed` is final (two watchers write it: a word that comes
-    /// late, such as `.subscribing` after the stream stopped, must not replace the failure).
-    private func setStatus(_ status: SubscriptionStatus, of id: String) {
-        guard streams[id] != nil else { return }
-        if case .failed = board.status(of: id) { return }
-        board.setStatus(status, of: id)
+    /// An own stream's status; `.failed` is final (the status watcher and the state listener both
+    /// write it: a word that comes late, such as `.subscribing` after the stream stopped, must not
+    /// replace the failure). Checked and written under the states' lock, so neither overtakes.
+    private nonisolated func setStatus(_ status: SubscriptionStatus, of id: String) {
+        states.withLock { states in
+            guard states.own[id] != nil else { return }
+            if case .failed = board.status(of: id) { return }
+            board.setStatus(status, of: id)
+        }
     }
 
-    private func streamStateChanged(_ state: ConnectionState, of id: String) {
-        guard streams[id] != nil else { return }
-        streams[id]?.state = state
+    /// A driver's state, from the listener on its board.
+    private nonisolated func streamStateChanged(_ state: ConnectionState, of id: String) {
+        let known = states.withLock { states in
+            guard states.own[id] != nil else { return false }
+            states.own[id] = state
+            board.setConnectionState(Self.merged(shared: states.shared, own: Array(states.own.values)))
+            return true
+        }
         // An own stream that failed for good fails its subscription: the connection carries on.
-        if case .failed(let failure) = state { setStatus(.failed(failure.errors), of: id) }
-        publishState()
+        if known, case .failed(let failure) = state { setStatus(.failed(failure.errors), of: id) }
     }
 
     private func ended(_ id: String) async {
         guard let stream = streams.removeValue(forKey: id) else { return }
-        board.forget(id)
-        publishState()
+        stream.stopFollowingStates()
+        states.withLock { states in
+            states.own[id] = nil
+            board.forget(id)
+            board.setConnectionState(Self.merged(shared: states.shared, own: Array(states.own.values)))
+        }
         await stream.driver.disconnect()
     }
 
     // MARK: State
-
-    private func watchSharedState() {
-        let children = self.children
-        guard sharedWatchedBy !== children else { return }
-        sharedWatchedBy = children
-        let shared = self.shared
-        // Weak: the shared stream's states never end, and the group must not outlive its connection.
-        children.add { [weak self] in
-            for await state in await shared.stateUpdates() {
-                guard let self else { return }
-                await self.sharedStateChanged(state)
-            }
-        }
-    }
-
-    private func sharedStateChanged(_ state: ConnectionState) {
-        sharedState = state
-        publishState()
-    }
-
-    private func publishState() {
-        board.setConnectionState(Self.merged(shared: sharedState, own: streams.values.map(\.state)))
-    }
 
     /// The shared stream's state; while it is connected, the own stream furthest from connected
     /// of those on their way back.
@@ -204,12 +201,9 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     }
 
     package func stateUpdates() async -> AsyncStream<ConnectionState> {
-        watchSharedState()
-        return board.connectionStateUpdates()
+        board.connectionStateUpdates()
     }
 
-    /// The group's merged state, as `stateUpdates()` gives it once the group runs (or was asked for
-    /// its states).
     /// Changes of the group's board (own streams, the merged state) and of the shared stream's.
     package nonisolated func changes() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -218,6 +212,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         return stream
     }
 
+    /// The group's merged state, as `stateUpdates()` gives it.
     package nonisolated func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
         board.followStates(listener)
     }
@@ -225,7 +220,6 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     // MARK: Lifecycle
 
     package func start() async {
-        watchSharedState()
         for id in streams.keys.sorted() { await watch(id) }
         lifecycle = .running
         await shared.start()
