@@ -49,6 +49,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation` for the DocC catalogs (a command plugin only).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -103,6 +104,7 @@ let package = Package(
                 "ChannelNaming",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Stream operators for apps (coalesce by key; debounce and friends from swift-async-algorithms),
@@ -248,6 +250,7 @@ let package = Package(
                 "AppSyncRuntime", "SSERuntime", "NIOChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "NIOChannelTransports", "SeededRandom"]),

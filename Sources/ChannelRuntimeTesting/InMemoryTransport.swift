@@ -84,6 +84,8 @@ public final class FakeServer: Sendable {
         let sent = LockedValue<(frames: [String], closed: Bool)>(([], false))
         /// The close frame the test sent, if it closed with one.
         let closeFrame = LockedValue<WebSocketClose?>(nil)
+        /// Whether the client closed with a handshake (`close()`), not by cutting the socket off.
+        let startedCloseHandshake = LockedValue(false)
         /// Pings sent so far, and those waiting for the test's pong.
         let pings = LockedValue<(count: Int, waiting: [CheckedContinuation<Void, any Error>])>((0, []))
         /// While the server does not read: the sends waiting for it to read again.
@@ -144,6 +146,7 @@ public final class FakeServer: Sendable {
         }
 
         package func close() async {
+            startedCloseHandshake.withLock { $0 = true }
             sent.withLock { $0.closed = true }
             toClient.finish()
             answerPings(WebSocketSessionClosed())
@@ -169,6 +172,9 @@ public final class FakeServer: Sendable {
 
     /// Whether the client closed (or abandoned) the socket.
     public var isClosedByClient: Bool { session.isClosed }
+
+    /// Whether the client started a close handshake (a close frame), rather than cutting the socket off.
+    package var clientStartedCloseHandshake: Bool { session.startedCloseHandshake.withLock { $0 } }
 
     /// Sends a text frame to the client.
     public func push(_ text: String) { session.toClient.yield(text) }

@@ -197,6 +197,35 @@ struct ConnectionStateMachineTests {
         #expect(actions.contains(.startTimer(.reconnect, .seconds(1))))
     }
 
+    /// A cancelled `run()`: the session is cut off (no close frame, no grace period to wait out) and
+    /// the connection rests at once; nothing it sends afterwards counts.
+    @Test func anAbortCutsTheSessionOffAndRestsAtOnce() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        let actions = machine.abort()
+        #expect(actions.contains(.abortTransport(Self.session(1))))
+        #expect(!actions.contains(.closeTransport(Self.session(1))))
+        #expect(!actions.contains { if case .startTimer = $0 { true } else { false } })
+        #expect(actions.contains(.publishSubscriptionStatus(id: "a", .subscribing)))
+        #expect(actions.last == .publishState(.disconnected))
+        #expect(machine.state == .disconnected)
+        #expect(machine.transportClosed(Self.session(1), .dropped) == [])
+
+        // Also while a close is under way: the grace period is not waited out.
+        var closing = Self.connected()
+        _ = closing.stop()
+        let cut = closing.abort()
+        #expect(!cut.contains(.closeTransport(Self.session(1))))
+        #expect(cut.contains(.cancelTimer(.closeGrace)))
+        #expect(cut.contains(.abortTransport(Self.session(1))))
+        #expect(cut.last == .publishState(.disconnected))
+
+        // And with no session: a reconnect delay is cut short.
+        var waiting = Self.connected()
+        _ = waiting.transportClosed(Self.session(1), .dropped)
+        #expect(waiting.abort() == [.cancelTimer(.reconnect), .publishState(.disconnected)])
+    }
+
     @Test func plannedReconnectOpensAgainAtOnce() {
         var machine = Self.connected()
         #expect(machine.timerFired(.plannedReconnect).contains(.closeTransport(Self.session(1))))

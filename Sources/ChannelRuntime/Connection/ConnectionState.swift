@@ -141,3 +141,14 @@ public struct DeliveryProblems: Sendable, Hashable {
     /// Whether every event so far arrived as declared.
     public var isEmpty: Bool { undeclaredEventTypes.isEmpty && !undecodablePayloads && !undecodedEventsDropped }
 }
+
+extension ConnectionState {
+    /// Whether the connection came to an end only the app's `start()` undoes: disconnected, failed
+    /// or closed for good (not suspended: `resume()` carries on). A `run()` returns at such a state.
+    package var isEnded: Bool {
+        switch self {
+        case .disconnected, .failed, .closed: true
+        case .idle, .connecting, .connected, .reconnecting, .waitingForNetwork, .suspended: false
+        }
+    }
+}

@@ -310,6 +310,15 @@ package struct ConnectionStateMachine: Sendable {
         }
     }
 
+    /// Ends the connection at once with no reconnect and no close handshake (the task running it was
+    /// cancelled): as `stop()`, but a session is cut off instead of closed, so `.disconnected` is
+    /// published now, not after the grace period.
+    package mutating func abort() -> [Action] {
+        guard let session = currentSession else { return stop() }
+        return cancelSessionTimers() + [.cancelTimer(.closeGrace), .abortTransport(session)]
+            + ended(session, then: .stop, wasConnected: false, attempts: 0)
+    }
+
     /// The app goes to the background: the transport is closed (bounded, as for `stop()`) and no
     /// reconnect happens until `resume()`; subscriptions stay. `.suspended` is published once closed.
     package mutating func suspend() -> [Action] {

@@ -131,12 +131,46 @@ package actor ConnectionDriver {
         for id in ended { unsubscribe(id) }
     }
 
+    /// Runs the connection in the calling task: its root is this call, so every task of the
+    /// connection is a child of the caller's. Returns when `disconnect()` ends it or a final event
+    /// stops it; cancelling the calling task cuts the session off at once (no close handshake) and
+    /// returns once every child ended; throws when the connection ends for good (it failed, or the
+    /// service closed it), or when it runs already.
+    package func run() async throws(ConnectionRunError) {
+        guard root == nil else { throw .alreadyRunning }
+        let root = ConnectionRoot.runByCaller()
+        self.root = root
+        outside.withLock { $0.children = root.children }
+        start()
+        await root.children.run()
+        if Task.isCancelled { run(machine.abort()) }
+        if self.root?.children === root.children {
+            self.root = nil
+            outside.withLock { $0.children = nil }
+        }
+        switch machine.state {
+        case .failed(let failure): throw .failed(failure)
+        case .closed(let end): throw .closed(end)
+        default: return
+        }
+    }
+
     /// Stops the connection (its transport closed, at the latest after the close grace period), then
     /// ends the root: once this returns, no task of the connection is alive (unless `start()` was
     /// called again meanwhile).
     package func disconnect() async {
+        await stop(machine.stop())
+    }
+
+    /// Stops the connection at once: a session is cut off without a close handshake. Once this
+    /// returns, no task of the connection is alive.
+    package func abort() async {
+        await stop(machine.abort())
+    }
+
+    private func stop(_ actions: [ConnectionStateMachine.Action]) async {
         settleEndedWhileStopped()
-        run(machine.stop())
+        run(actions)
         await board.waitUntilStopped()
         // A `start()` while this waited keeps the connection, and its root, running.
         guard machine.state == .disconnected else { return }
@@ -249,6 +283,8 @@ package actor ConnectionDriver {
             abort(id)
         case .publishState(let newState):
             board.publish(newState, log: diagnostics, ownStream: settings.ownStream)
+            // A connection the app's `run()` runs ends with it: that call returns (or throws).
+            if newState.isEnded, let root, root.isRunByCaller { root.children.end() }
         case .publishSubscriptionStatus(let id, let status):
             guard let sink = sinks[id], board.setStatus(status, of: id) else { return }
             // And in the subscription's stream, after the events that came before it.
@@ -274,7 +310,9 @@ package actor ConnectionDriver {
             opened = try await wire.openSession(channels: Set(sinks.values.map(\.channel)), context: context)
         } catch {
             if opening?.id == id { opening = nil }
-            if !(error is CancellationError) { diagnostics.error("connect failed", metadata: ["error": "\(error)"]) }
+            // Cancelled: the machine gave the open up, or the root ends; it knows already.
+            guard !(error is CancellationError || Task.isCancelled) else { return }
+            diagnostics.error("connect failed", metadata: ["error": "\(error)"])
             run(machine.transportFailed(id, "\(error)"))
             return
         }
@@ -294,6 +332,9 @@ package actor ConnectionDriver {
     /// Reads `session` until it ends: every frame is handled on this actor as it is read.
     private func read(_ session: any WireSession, _ id: ConnectionStateMachine.SessionID) async {
         let end = await session.receive { input in self.handle(input, on: id) }
+        // Cancelled, the session did not end by itself: it was cut off (`abort(_:)`), or the root
+        // ends (a cancelled `run()` cuts it off next). Nothing to tell the machine.
+        guard !Task.isCancelled else { return }
         transportEnded(id, end)
     }
 
@@ -320,7 +361,7 @@ package actor ConnectionDriver {
     /// Asks `session` whether it is alive; the machine's probe timer bounds the wait.
     private func probe(_ session: OpenSession) async {
         let alive = await session.wire.probe()
-        guard self.session?.id == session.id else { return }
+        guard self.session?.id == session.id, !Task.isCancelled else { return }
         if !alive { diagnostics.info("the connection cannot prove it is alive after a network path change; replacing it") }
         run(alive ? machine.probeAnswered(session.id) : machine.probeFailed(session.id))
     }
@@ -467,7 +508,7 @@ package actor ConnectionDriver {
     private func subscribe(_ id: String, channel: String, on session: OpenSession) async {
         let reply = await session.wire.subscribe(id, to: channel)
         // The wire may have suspended (for credentials): the session or the subscription may be gone.
-        guard self.session?.id == session.id, sinks[id] != nil else { return }
+        guard self.session?.id == session.id, sinks[id] != nil, !Task.isCancelled else { return }
         switch reply {
         case .send(let send):
             if machine.isConnected { send() }

@@ -2,6 +2,8 @@
 /// `ManagedConnection` forwards its API to. For transport modules (`@_spi(Transport)`), not apps.
 @_spi(Transport) public protocol ConnectionLifecycle: Sendable {
     func start() async
+    /// Runs the connection in the calling task until it ends (see `ManagedConnection.run()`).
+    func run() async throws(ConnectionRunError)
     func disconnect() async
     func suspend() async
     func resume() async

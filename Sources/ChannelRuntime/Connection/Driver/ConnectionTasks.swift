@@ -16,6 +16,8 @@ package final class ConnectionTasks: Sendable {
         var live = 0
         /// `run()` returned: the root's task is over.
         var finished = false
+        /// `finished()` calls waiting for `run()` to return.
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = LockedValue(State())
@@ -80,7 +82,23 @@ package final class ConnectionTasks: Sendable {
         } onCancel: {
             end()
         }
-        state.withLock { $0.finished = true }
+        let waiters = state.withLock { state in
+            state.finished = true
+            defer { state.finishWaiters.removeAll() }
+            return state.finishWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once `run()` has returned (at once when it has).
+    package func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let over = state.withLock { state in
+                if !state.finished { state.finishWaiters.append(continuation) }
+                return state.finished
+            }
+            if over { continuation.resume() }
+        }
     }
 
     private func next() async -> [Work]? {
@@ -149,7 +167,8 @@ package final class ChildStop: Sendable {
 /// from its first start to the `disconnect()` that ends it.
 package struct ConnectionRoot: Sendable {
     package let children: ConnectionTasks
-    private let task: Task<Void, Never>
+    /// The root's own task; `nil` when the app's task runs the root (`run()`).
+    private let task: Task<Void, Never>?
 
     /// Starts a root. Not a child: a connection's calls return at once, so its root needs a task of
     /// its own; `end()` ends it and waits for it.
@@ -158,13 +177,21 @@ package struct ConnectionRoot: Sendable {
         return ConnectionRoot(children: children, task: Task { await children.run() })
     }
 
+    /// A root the calling task runs (the connection's `run()`): it calls `children.run()` itself.
+    package static func runByCaller() -> ConnectionRoot {
+        ConnectionRoot(children: ConnectionTasks(), task: nil)
+    }
+
+    /// Whether the app's task runs this root (`run()`), not a task of the root's own.
+    package var isRunByCaller: Bool { task == nil }
+
     /// The root and its children alive now (a testing hook).
     package var liveTasks: Int { (children.hasFinished ? 0 : 1) + children.liveChildren }
 
     /// Cancels every child and returns once all ended.
     package func end() async {
         children.end()
-        await task.value
+        if let task { await task.value } else { await children.finished() }
     }
 }
 

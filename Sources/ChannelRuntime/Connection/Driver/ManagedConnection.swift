@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 
 /// What every transport's connection offers apps, written once: starting and stopping, the app's
 /// background and foreground, states, subscriptions and their statuses. `AppSyncConnection` and
@@ -8,7 +9,10 @@ import Foundation
 /// A connection is composed, not derived: it holds a `ConnectionDriver` (or a group of them) that
 /// runs its wire, and hands it over as its `lifecycle`; everything below is that forwarded. A new
 /// transport is a `Wire` under the same driver.
-public protocol ManagedConnection: Sendable {
+///
+/// A connection is a ServiceLifecycle `Service`: a server runs it in its `ServiceGroup` (or in a
+/// task of its own) through `run()`; an app calls `start()` and `disconnect()`.
+public protocol ManagedConnection: Service {
     /// Counters of frames, reconnects and per-channel events.
     var metrics: RuntimeMetrics { get }
 
@@ -21,8 +25,36 @@ extension ManagedConnection {
     /// (see `Wire.forgetResumption()`).
     @_spi(Transport) public func forgetResumption() { lifecycle.forgetResumption() }
 
-    /// Starts connecting (and keeps reconnecting); does nothing when already running.
+    /// Starts connecting (and keeps reconnecting); does nothing when already running. The
+    /// connection runs in one task of its own, as `run()` runs it in the caller's.
     public func start() async { await lifecycle.start() }
+
+    /// Runs the connection in the calling task until it ends: for servers and ServiceLifecycle (a
+    /// `ServiceGroup` runs it as any other service). Every task of the connection is a child of
+    /// this call, and none is alive once it returns.
+    ///
+    /// - Returns after `disconnect()` (called from any task), after a graceful shutdown of the
+    ///   service group (which disconnects: the close handshake, bounded by the close grace period),
+    ///   and after a final event ended the stream.
+    /// - Cancelling the calling task ends the connection at once: the session is cut off without a
+    ///   close handshake, the state becomes `.disconnected`, and `run()` returns once every task of
+    ///   the connection ended. Subscriptions stay registered, as after `disconnect()`.
+    /// - Throws `ConnectionRunError.failed` or `.closed` when the connection ends for good (the
+    ///   credentials were refused, the reconnect policy gave up, the service closed it with a final
+    ///   code), so a service group shuts down as for any failing service; `.alreadyRunning` when
+    ///   `start()` or another `run()` runs it.
+    public func run() async throws {
+        let lifecycle = self.lifecycle
+        try await withThrowingTaskGroup { group in
+            group.addTask {
+                // Returns at a graceful shutdown; outside a service group, waits to be cancelled.
+                try await gracefulShutdown()
+                await lifecycle.disconnect()
+            }
+            defer { group.cancelAll() }
+            try await lifecycle.run()
+        }
+    }
     /// Ends the connection with no reconnect (the app's own disconnect or sign-out) and returns once
     /// the transport is closed: at the latest after the close grace period, when a peer that does
     /// not answer the close is cut off. Subscriptions stay registered, so their streams resume after

@@ -228,12 +228,44 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         }
     }
 
+    /// Runs the shared stream in the calling task (`ConnectionDriver.run()`), the own streams beside
+    /// it; when that run ends, so do the own streams (cut off when the calling task was cancelled,
+    /// stopped otherwise) and the group's root.
+    package func run() async throws(ConnectionRunError) {
+        guard lifecycle != .running, lifecycle != .suspended else { throw .alreadyRunning }
+        for id in streams.keys.sorted() { await watch(id) }
+        lifecycle = .running
+        for id in streams.keys.sorted() {
+            if streams[id]?.started == true { await streams[id]?.driver.start() } else { await startStream(id) }
+        }
+        let ended: Result<Void, ConnectionRunError>
+        do throws(ConnectionRunError) {
+            try await shared.run()
+            ended = .success(())
+        } catch {
+            ended = .failure(error)
+        }
+        // A `disconnect()` ended the run: it stops the rest.
+        guard lifecycle != .stopped else { return try ended.get() }
+        lifecycle = .stopped
+        let cancelled = Task.isCancelled
+        for stream in streams.values {
+            if cancelled { await stream.driver.abort() } else { await stream.driver.disconnect() }
+        }
+        await endRoot()
+        return try ended.get()
+    }
+
     /// Stops every stream, then ends the group's root: once this returns, no task of the connection
     /// is alive (unless `start()` was called again meanwhile).
     package func disconnect() async {
         lifecycle = .stopped
         await shared.disconnect()
         for stream in streams.values { await stream.driver.disconnect() }
+        await endRoot()
+    }
+
+    private func endRoot() async {
         guard lifecycle == .stopped else { return }
         let roots = endingRoots.adding(root)
         root = nil
