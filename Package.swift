@@ -175,7 +175,7 @@ let package = Package(
         // The generated mock notifier, for app tests.
         .target(
             name: "VortexEventsTesting",
-            dependencies: ["VortexEvents", "ChannelRuntime"],
+            dependencies: ["VortexEvents", "ChannelRuntime", "ChannelRuntimeTesting"],
             exclude: ["channelgen.yaml"],
             plugins: ["ChannelGenBuildPlugin"]
         ),

@@ -11,17 +11,17 @@ struct MocksStructure {
     let clientModule: Identifier?
 
     func file(header: [String]) -> SwiftFile {
-        let broadcaster = types.runtime("EventBroadcaster")
+        let broadcaster = types.runtimeTesting("EventBroadcaster")
         let delivery = Identifier("delivery"), connection = Identifier("connection")
         var members: [Declaration] = [
             Declaration(
                 documentation: DocComment(["When sent events reach the streams: at once, at `flush()`, or after a delay on a clock."]),
-                .variable(Variable(access: access, binding: .let, name: delivery, type: "\(types.runtime("MockScheduler"))"))),
+                .variable(Variable(access: access, binding: .let, name: delivery, type: "\(types.runtimeTesting("MockScheduler"))"))),
             Declaration(
                 documentation: DocComment(["The connection state `connectionStates()` reports; `.connected` at first. Send others\n(`.reconnecting(after:because:)`, …) to test how the app shows them."]),
                 .variable(Variable(
                     access: access, binding: .let, name: connection,
-                    value: .code("\(types.runtime("StateBroadcaster"))<\(types.runtime("ConnectionState"))>(.connected)")))),
+                    value: .code("\(types.runtimeTesting("StateBroadcaster"))<\(types.runtime("ConnectionState"))>(.connected)")))),
         ]
         // Broadcasters and records: property name, element type; built in `init` on the one scheduler.
         var broadcasters: [(name: Identifier, element: Code, documentation: String)] = names.channelNames.receivers.map { named in
@@ -44,8 +44,8 @@ struct MocksStructure {
             documentation: DocComment(["A mock whose events reach the streams as `delivery` says (at once by default)."]),
             .function(Function(
                 access: access, name: .initializer,
-                parameters: [Parameter(label: delivery, type: types.runtime("MockDelivery"), defaultValue: ".immediate")],
-                body: [.code("self.\(delivery) = \(types.runtime("MockScheduler"))(\(delivery))")]
+                parameters: [Parameter(label: delivery, type: types.runtimeTesting("MockDelivery"), defaultValue: ".immediate")],
+                body: [.code("self.\(delivery) = \(types.runtimeTesting("MockScheduler"))(\(delivery))")]
                     + broadcasters.map { .code("self.\($0.name) = \(broadcaster)(scheduler: self.\(delivery))") }))))
         members.append(Declaration(
             documentation: DocComment(["Hands out every event waiting for its delivery (`.manual`, or `.delayed` before its time)."]),
@@ -118,8 +118,9 @@ struct MocksStructure {
             .type(TypeDeclaration(
                 access: access, keyword: .finalClass, name: .identifier(names.mockType),
                 conformances: [.identifier(names.notifierProtocol)], members: members)))
-        // The shared delivery schedule is the runtime's interface for generated mocks (`@_spi(Generated)`).
-        let imports = [Import.runtimeForGeneratedCode, .foundation] + (clientModule.map { [Import(module: $0)] } ?? [])
+        // The mock's building blocks (broadcasters, the delivery schedule) are test support, not the
+        // runtime apps ship: ChannelRuntimeTesting, whose interface for generated mocks is `@_spi(Generated)`.
+        let imports = [Import.runtime, .runtimeTestingForGeneratedMocks, .foundation] + (clientModule.map { [Import(module: $0)] } ?? [])
         return SwiftFile(header: header, imports: imports, declarations: [mock])
     }
 
@@ -133,7 +134,7 @@ struct MocksStructure {
                 pattern: "is \(named.channel.subscription).Type",
                 body: [.code("broadcaster = self.\(named.mockProperty)")])
         }
-        let eventBroadcaster = types.runtime("EventBroadcaster")
+        let eventBroadcaster = types.runtimeTesting("EventBroadcaster")
         var methods = NotifierStructure.instanceAndEnvelopeMethods(
             types: types, access: access,
             values: [.code("self.broadcaster(of: Subscription.self).stream()")],
@@ -152,7 +153,7 @@ struct MocksStructure {
             ]),
             .function(Function(
                 access: access, name: .function(Identifier("send")),
-                parameters: [Parameter(label: nil, localName: Identifier("update"), type: types.runtime("MockUpdate"))],
+                parameters: [Parameter(label: nil, localName: Identifier("update"), type: types.runtimeTesting("MockUpdate"))],
                 body: receiving.map { .code("self.\($0).send(update)") }))))
         methods.append(Declaration(
             documentation: DocComment(["A subscription of another API is a mistake in the test: it stops the test with its name."]),

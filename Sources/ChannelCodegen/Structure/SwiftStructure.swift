@@ -146,6 +146,9 @@ struct Import: Hashable, Sendable, Comparable {
     /// shared-address routing), which apps do not see.
     static let runtimeForGeneratedCode = Import("ChannelRuntime", spi: generatedSPI)
     static let generatedSPI = "Generated"
+    /// Test support with the building blocks of generated mocks (`EventBroadcaster`,
+    /// `StateBroadcaster`, `MockScheduler`): a mock target depends on it, an app target does not.
+    static let runtimeTestingForGeneratedMocks = Import("ChannelRuntimeTesting", spi: generatedSPI)
 
     static func < (lhs: Self, rhs: Self) -> Bool { lhs.module < rhs.module }
 }

@@ -57,6 +57,8 @@ struct SwiftTypes {
 
     func swift(_ name: StaticString) -> Code { builtin(name, in: "Swift") }
     func runtime(_ name: StaticString) -> Code { builtin(name, in: "ChannelRuntime") }
+    /// A building block of generated mocks, from the test-support module.
+    func runtimeTesting(_ name: StaticString) -> Code { builtin(name, in: "ChannelRuntimeTesting") }
 
     /// The mark for a declaration of the runtime's interface for generated code: `@_spi` applies to
     /// public declarations only (and the others are out of apps' sight anyway).

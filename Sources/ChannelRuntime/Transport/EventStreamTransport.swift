@@ -33,13 +33,13 @@ public struct EventStreamResponse: Sendable {
 }
 
 /// Why an event stream could not be opened.
-public enum EventStreamTransportError: Error, Equatable, CustomStringConvertible {
+package enum EventStreamTransportError: Error, Equatable, CustomStringConvertible {
     /// The URL is not `http`/`https` with a host.
     case invalidURL(String)
     /// The connection ended before a response head arrived.
     case closedBeforeResponse
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let url): return "'\(url)' is not an http(s) URL with a host"
         case .closedBeforeResponse: return "the connection ended before the response head arrived"

@@ -35,12 +35,13 @@ extension WebSocketSession {
     public func ping() async throws { throw WebSocketPingUnsupported() }
 }
 
-/// The WebSocket adapter cannot send pings.
-public struct WebSocketPingUnsupported: Error, CustomStringConvertible {
+/// The WebSocket adapter cannot send pings (what a session without `ping()` throws). An error the
+/// app never gets as a value: a transport error reaches it as text (`ConnectionEnd.transportError`).
+package struct WebSocketPingUnsupported: Error, CustomStringConvertible {
     /// The error.
-    public init() {}
+    package init() {}
     /// What happened.
-    public var description: String { "this WebSocket adapter cannot send pings" }
+    package var description: String { "this WebSocket adapter cannot send pings" }
 }
 
 /// A WebSocket close frame: its status code (1000 normal, 1001 going away, 1011 server error,
@@ -67,19 +68,19 @@ package protocol BatchedInboundSession: WebSocketSession {
 }
 
 /// The connection ended before the WebSocket upgrade completed.
-public struct WebSocketSessionClosed: Error, CustomStringConvertible {
+package struct WebSocketSessionClosed: Error, CustomStringConvertible {
     /// The error.
-    public init() {}
+    package init() {}
     /// What happened.
-    public var description: String { "the WebSocket closed before the upgrade completed" }
+    package var description: String { "the WebSocket closed before the upgrade completed" }
 }
 
 /// The server's 101 did not choose the subprotocol the client requires.
-public struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
+package struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
     /// The subprotocol the client offered first and requires.
-    public let required: String
+    package let required: String
     /// What the server chose (usually nothing, or something else), credentials taken out.
-    public let chosen: [String]
+    package let chosen: [String]
 
     package init(required: String, chosen: [String]) {
         self.required = required
@@ -87,7 +88,7 @@ public struct WebSocketSubprotocolMismatch: Error, CustomStringConvertible {
     }
 
     /// What happened.
-    public var description: String {
+    package var description: String {
         "the server did not choose the WebSocket subprotocol '\(required)' (chose: \(chosen.isEmpty ? "none" : chosen.joined(separator: ", ")))"
     }
 }

@@ -82,7 +82,8 @@ struct SwiftNaming: Sendable {
     /// `Event` (a spec type of that name could not be named inside a subscription).
     static let reservedTopLevel: [(String, String)] = [
         ("Swift", "the standard library's module name"), ("Foundation", "the Foundation module's name"),
-        ("ChannelRuntime", "the runtime module's name"), ("Event", "each subscription's payload type alias"),
+        ("ChannelRuntime", "the runtime module's name"), ("ChannelRuntimeTesting", "the mocks' support module's name"),
+        ("Event", "each subscription's payload type alias"),
         ("CodingKeys", "the coding keys declared inside structs"),
         ("ExtraPropertyKey", "the coding key of properties a schema does not name"),
         ("Indirect", "the box that lets a type contain itself"),

@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 
 /// How a generated mock hands the events a test sends to the streams of the code under test.

@@ -1,3 +1,4 @@
+import ChannelRuntime
 import Foundation
 
 /// Delivers each value sent to every current consumer's `AsyncStream`, and remembers what was
