@@ -158,6 +158,39 @@ struct RunTests {
         #expect(await group.liveTasks == 0)
     }
 
+    /// A switchable connection's run lasts across switches, ends with `disconnect()`, and a
+    /// cancelled one cuts the transport in use off.
+    @Test func aSwitchableConnectionRunsAcrossSwitchesUntilItEnds() async throws {
+        let (first, second) = (InMemoryTransport(), InMemoryTransport())
+        let (a, b) = (Self.appSync(first), Self.appSync(second))
+        let connection = SwitchableConnection(["a": a, "b": b], using: "a")
+        let run = Task { try await connection.run() }
+        try await first.nextConnection().acceptConnection()
+        try await untilPublished(by: connection, "connected on a") { await connection.state == .connected }
+
+        try await connection.switchTransport(to: "b")
+        let onB = try await second.nextConnection()
+        try await onB.acceptConnection()
+        try await untilPublished(by: connection, "connected on b") { await b.state == .connected }
+        await #expect(throws: ConnectionRunError.alreadyRunning) { try await connection.run() }
+
+        await connection.disconnect()
+        try await awaiting("run() to return") { try await run.value }
+        #expect(await connection.state == .disconnected)
+        #expect(await (a.lifecycle as? ConnectionDriver)?.liveTasks == 0)
+        #expect(await (b.lifecycle as? ConnectionDriver)?.liveTasks == 0)
+
+        // Run again, then cancel: the transport in use is cut off without a handshake.
+        let runAgain = Task { try await connection.run() }
+        let again = try await second.nextConnection()
+        try await again.acceptConnection()
+        try await untilPublished(by: connection, "connected again") { await connection.state == .connected }
+        runAgain.cancel()
+        try await awaiting("run() to return") { try await runAgain.value }
+        #expect(again.isClosedByClient && !again.clientStartedCloseHandshake)
+        #expect(await (b.lifecycle as? ConnectionDriver)?.liveTasks == 0)
+    }
+
     static func appSync(_ transport: InMemoryTransport) -> AppSyncConnection {
         AppSyncConnection(
             configuration: AppSyncConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test")),

@@ -27,7 +27,11 @@ import Logging
 /// its `.gap`): the switchable connection holds no buffer and runs no task. A subscription made on
 /// it directly (`subscribe(to:)`, not through a hub) is not moved: a switch ends it (its stream
 /// finishes) and says so in the log.
-public final class SwitchableConnection: ChannelConnection {
+///
+/// Its lifecycle (`start()`, `run()`, `disconnect()`, …) is every connection's (`ManagedConnection`),
+/// forwarded to the transport in use. `run()` holds that transport running until the connection
+/// ends, across switches; each transport runs its tasks under a root of its own.
+public final class SwitchableConnection: ManagedConnection, ChannelConnection {
     private let transports: [String: any ManagedConnection & ChannelConnection]
     private let logger: Logger
     /// The connection's state: the state of the transport in use, as it changes.
@@ -36,7 +40,7 @@ public final class SwitchableConnection: ChannelConnection {
     /// Switches run one at a time, in the order asked.
     private let turns = Turns()
 
-    private struct State: Sendable {
+    fileprivate struct State: Sendable {
         var active: String
         var running = false
         /// Suspended by the app: a transport switched to meanwhile waits for `resume()`.
@@ -51,7 +55,7 @@ public final class SwitchableConnection: ChannelConnection {
         var stopFollowingState: (@Sendable () -> Void)?
     }
 
-    private struct HandedOut: Sendable {
+    fileprivate struct HandedOut: Sendable {
         let transport: String
         let id: String
         /// Made by a hub, which moves it at a switch; else the switch ends it.
@@ -114,43 +118,10 @@ public final class SwitchableConnection: ChannelConnection {
 
     // MARK: Lifecycle, forwarded to the transport in use
 
-    public func start() async {
-        let active = switching.withLock { state in
-            state.running = true
-            return state.active
-        }
-        await transports[active]!.start()
-    }
+    /// What `ManagedConnection`'s lifecycle calls go to: each is forwarded to the transport in use.
+    @_spi(Transport) public var lifecycle: any ConnectionLifecycle { Lifecycle(connection: self) }
 
-    public func disconnect() async {
-        let active = switching.withLock { state in
-            state.running = false
-            return state.active
-        }
-        await transports[active]!.disconnect()
-    }
-
-    public func suspend() async {
-        let active = switching.withLock { state in
-            state.suspended = true
-            return state.active
-        }
-        await transports[active]!.suspend()
-    }
-
-    public func resume() async {
-        let (active, running) = switching.withLock { state in
-            state.suspended = false
-            return (state.active, state.running)
-        }
-        // A transport switched to while suspended has not started yet.
-        if running { await transports[active]!.start() }
-        await transports[active]!.resume()
-    }
-
-    public func networkPathChanged(available: Bool = true) async {
-        for transport in transports.values { await transport.networkPathChanged(available: available) }
-    }
+    private var active: any ManagedConnection & ChannelConnection { transports[switching.withLock { $0.active }]! }
 
     // MARK: ChannelConnection
 
@@ -186,29 +157,6 @@ public final class SwitchableConnection: ChannelConnection {
         subscription.carriesStatuses = inner.carriesStatuses
         return subscription
     }
-
-    public func unsubscribe(_ id: String) async {
-        guard let handedOut = switching.withLock({ $0.handedOut.removeValue(forKey: id) }) else { return }
-        await transports[handedOut.transport]!.unsubscribe(handedOut.id)
-    }
-
-    public func status(ofSubscription id: String) async -> SubscriptionStatus? {
-        guard let handedOut = switching.withLock({ $0.handedOut[id] }) else { return nil }
-        return await transports[handedOut.transport]!.status(ofSubscription: handedOut.id)
-    }
-
-    public func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> {
-        guard let handedOut = switching.withLock({ $0.handedOut[id] }) else {
-            let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self)
-            continuation.finish()
-            return stream
-        }
-        return await transports[handedOut.transport]!.statusUpdates(ofSubscription: handedOut.id)
-    }
-
-    public var state: ConnectionState { get async { await transports[switching.withLock { $0.active }]!.state } }
-
-    public func stateUpdates() async -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
 
     // MARK: Hubs
 
@@ -267,6 +215,136 @@ public final class SwitchableConnection: ChannelConnection {
             }
         }
         switching.withLock { $0.stopFollowingState = stop }
+    }
+}
+
+extension SwitchableConnection {
+    /// The lifecycle `ManagedConnection` forwards to: each call goes to the transport in use.
+    struct Lifecycle: ConnectionLifecycle {
+        let connection: SwitchableConnection
+        private var transports: [String: any ManagedConnection & ChannelConnection] { connection.transports }
+        private var switching: LockedValue<State> { connection.switching }
+        private var board: ConnectionStatusBoard { connection.board }
+        private var active: any ManagedConnection & ChannelConnection { connection.active }
+
+        func start() async {
+            let active = switching.withLock { state in
+                state.running = true
+                return state.active
+            }
+            await transports[active]!.start()
+        }
+
+        /// Starts the transport in use and returns when the connection ends: `disconnect()` (also a
+        /// graceful shutdown), a failure for good or a final close of the transport in use (thrown), or
+        /// the calling task's cancellation, which cuts the transport in use off at once. Switches
+        /// meanwhile carry on as with `start()`.
+        func run() async throws(ConnectionRunError) {
+            let alreadyRunning = switching.withLock { state in
+                defer { state.running = true }
+                return state.running
+            }
+            guard !alreadyRunning else { throw .alreadyRunning }
+            // Asked for before the start (an end that comes at once is not missed); its first
+            // element is the state before it.
+            let states = board.connectionStateUpdates().dropFirst()
+            await active.start()
+            var ended: ConnectionState?
+            for await state in states where state.isEnded {
+                ended = state
+                break
+            }
+            guard let ended else {
+                // The calling task was cancelled (its states stream ended with it).
+                await abort()
+                return
+            }
+            switching.withLock { $0.running = false }
+            switch ended {
+            case .failed(let failure): throw .failed(failure)
+            case .closed(let end): throw .closed(end)
+            default: return
+            }
+        }
+
+        func disconnect() async {
+            let active = switching.withLock { state in
+                state.running = false
+                return state.active
+            }
+            await transports[active]!.disconnect()
+        }
+
+        func abort() async {
+            let active = switching.withLock { state in
+                state.running = false
+                return state.active
+            }
+            await transports[active]!.lifecycle.abort()
+        }
+
+        func suspend() async {
+            let active = switching.withLock { state in
+                state.suspended = true
+                return state.active
+            }
+            await transports[active]!.suspend()
+        }
+
+        func resume() async {
+            let (active, running) = switching.withLock { state in
+                state.suspended = false
+                return (state.active, state.running)
+            }
+            // A transport switched to while suspended has not started yet.
+            if running { await transports[active]!.start() }
+            await transports[active]!.resume()
+        }
+
+        func networkPathChanged(available: Bool) async {
+            for transport in transports.values { await transport.networkPathChanged(available: available) }
+        }
+
+        var state: ConnectionState { get async { await active.state } }
+
+        func stateUpdates() async -> AsyncStream<ConnectionState> { board.connectionStateUpdates() }
+
+        func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
+            board.followStates(listener)
+        }
+
+        func unsubscribe(_ id: String) async {
+            guard let handedOut = switching.withLock({ $0.handedOut.removeValue(forKey: id) }) else { return }
+            await transports[handedOut.transport]!.unsubscribe(handedOut.id)
+        }
+
+        /// The channels active on the transport in use.
+        var acknowledgedChannels: [String] { get async { await active.acknowledgedChannels } }
+
+        func status(ofSubscription id: String) async -> SubscriptionStatus? {
+            guard let handedOut = switching.withLock({ $0.handedOut[id] }) else { return nil }
+            return await transports[handedOut.transport]!.status(ofSubscription: handedOut.id)
+        }
+
+        func statusUpdates(ofSubscription id: String) async -> AsyncStream<SubscriptionStatus> {
+            guard let handedOut = switching.withLock({ $0.handedOut[id] }) else {
+                let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionStatus.self)
+                continuation.finish()
+                return stream
+            }
+            return await transports[handedOut.transport]!.statusUpdates(ofSubscription: handedOut.id)
+        }
+
+        /// Changes of this connection's state and of every transport's (their subscriptions' statuses).
+        func observeChanges(_ continuation: AsyncStream<Void>.Continuation) -> @Sendable () -> Void {
+            let stops = [board.observeChanges(continuation)] + transports.values.map { $0.lifecycle.observeChanges(continuation) }
+            return { stops.forEach { $0() } }
+        }
+
+        /// Every transport forgets its resumption point.
+        func forgetResumption() {
+            for transport in transports.values { transport.forgetResumption() }
+        }
     }
 }
 

@@ -223,13 +223,6 @@ package actor ConnectionDriver {
         board.observeChanges(continuation)
     }
 
-    package nonisolated func changes() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let stop = board.observeChanges(continuation)
-        continuation.onTermination = { _ in stop() }
-        return stream
-    }
-
     package nonisolated func followStates(_ listener: @escaping @Sendable (ConnectionState) -> Void) -> @Sendable () -> Void {
         board.followStates(listener)
     }

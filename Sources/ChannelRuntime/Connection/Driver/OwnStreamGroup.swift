@@ -205,11 +205,9 @@ package actor OwnStreamGroup: ConnectionLifecycle {
     }
 
     /// Changes of the group's board (own streams, the merged state) and of the shared stream's.
-    package nonisolated func changes() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    package nonisolated func observeChanges(_ continuation: AsyncStream<Void>.Continuation) -> @Sendable () -> Void {
         let stops = [board.observeChanges(continuation), shared.observeChanges(continuation)]
-        continuation.onTermination = { _ in stops.forEach { $0() } }
-        return stream
+        return { stops.forEach { $0() } }
     }
 
     /// The group's merged state, as `stateUpdates()` gives it.
@@ -262,6 +260,14 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         lifecycle = .stopped
         await shared.disconnect()
         for stream in streams.values { await stream.driver.disconnect() }
+        await endRoot()
+    }
+
+    /// Cuts every stream off at once (a cancelled `run()`), then ends the group's root.
+    package func abort() async {
+        lifecycle = .stopped
+        await shared.abort()
+        for stream in streams.values { await stream.driver.abort() }
         await endRoot()
     }
 
