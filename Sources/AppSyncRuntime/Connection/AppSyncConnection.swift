@@ -110,7 +110,8 @@ extension AppSyncConfiguration {
             plannedReconnectInterval: plannedReconnectInterval,
             closeGracePeriod: closeGracePeriod,
             retriesUnauthorizedOnce: true,
-            finalCloseCodes: finalCloseCodes
+            finalCloseCodes: finalCloseCodes,
+            probeTimeout: probeTimeout
         )
     }
 }

@@ -27,6 +27,10 @@ public struct AppSyncConfiguration: Sendable {
     /// How long a server has to finish a close the client started (ack timeout, keep-alive timeout,
     /// `disconnect()`); after it the socket is closed hard. A frozen or blackholed server never answers.
     public var closeGracePeriod: Duration = .seconds(2)
+    /// How long a connected WebSocket has to answer the liveness probe (a ping) after a network
+    /// path change or `resume()`; without an answer in time it is replaced at once. Default: 2 s.
+    /// On slow links (satellite, a congested cell) raise it, or a healthy connection is replaced.
+    public var probeTimeout: Duration = .seconds(2)
     /// The server's close codes that end the connection until the app calls `start()` again (the
     /// state becomes `.closed(.closed(code:reason:))`); any other close, a drop without a close
     /// frame (1006) and a transport error reconnect after `reconnectPolicy`'s delay. Default: 1000,
