@@ -5,14 +5,15 @@ import Foundation
 /// that speaks AppSync Events' protocol as the test scripts it. Pass it as `AppSyncConnection`'s
 /// `transport`.
 public final class InMemoryTransport: WebSocketTransport, Sendable {
-    private struct State {
+    private struct State: Sendable {
         var servers: [FakeServer] = []
         var taken = 0
         var rejectNext = 0
         var attempts = 0
     }
 
-    private let state = LockedValue(State())
+    /// Watched: `nextConnection()` awaits the connect it waits for.
+    private let state = Watched(State())
     /// Whether sessions hand the connection their inbound reader, as `WSClientTransport`'s do;
     /// without it, the connection reads `inbound`.
     let offersInboundReader: Bool
@@ -27,21 +28,22 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
     public struct Refused: Error {}
 
     /// Connection attempts, refused ones included.
-    public var connectCount: Int { state.withLock { $0.attempts } }
+    public var connectCount: Int { state.value.attempts }
 
     /// Makes the next `count` connects fail with `Refused`.
-    public func rejectNextConnects(_ count: Int) { state.withLock { $0.rejectNext = count } }
+    public func rejectNextConnects(_ count: Int) { state.update { $0.rejectNext = count } }
 
-    public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+    public func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
         let server = FakeServer(url: url, subprotocols: subprotocols, offersInboundReader: offersInboundReader)
-        let refuse = state.withLock { state -> Bool in
+        var refuse = false
+        state.update { state in
             state.attempts += 1
             if state.rejectNext > 0 {
                 state.rejectNext -= 1
-                return true
+                refuse = true
+            } else {
+                state.servers.append(server)
             }
-            state.servers.append(server)
-            return false
         }
         if refuse { throw Refused() }
         return server.session
@@ -50,13 +52,13 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
     /// The server side of the next accepted connection; throws `WaitTimedOut` when none comes
     /// within `seconds` of real time.
     public func nextConnection(within seconds: Double = 120) async throws -> FakeServer {
-        try await eventually("a connection attempt", within: seconds) {
-            self.state.withLock { $0.servers.count > $0.taken }
+        try await state.wait("a connection attempt", within: seconds) { $0.servers.count > $0.taken }
+        var next: FakeServer?
+        state.update { state in
+            next = state.servers[state.taken]
+            state.taken += 1
         }
-        return state.withLock { state in
-            defer { state.taken += 1 }
-            return state.servers[state.taken]
-        }
+        return next!
     }
 }
 
@@ -81,21 +83,21 @@ public final class FakeServer: Sendable {
         package let inboundReader: BatchedStream<String>.Reader?
         let toClient: BatchedStream<String>.Continuation
         /// Frames the client sent, in order, and whether it closed.
-        let sent = LockedValue<(frames: [String], closed: Bool)>(([], false))
+        let sent = Watched<(frames: [String], closed: Bool)>(([], false))
         /// The close frame the test sent, if it closed with one.
         let closeFrame = LockedValue<WebSocketClose?>(nil)
         /// Whether the client closed with a handshake (`close()`), not by cutting the socket off.
         let startedCloseHandshake = LockedValue(false)
         /// Pings sent so far, and those waiting for the test's pong.
-        let pings = LockedValue<(count: Int, waiting: [CheckedContinuation<Void, any Error>])>((0, []))
+        let pings = Watched<(count: Int, waiting: [CheckedContinuation<Void, any Error>])>((0, []))
         /// While the server does not read: the sends waiting for it to read again.
-        let holding = LockedValue<(on: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+        let holding = Watched<(on: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
         package func ping() async throws {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-                let closed = sent.withLock { $0.closed }
+                let closed = sent.value.closed
                 if closed { return waiter.resume(throwing: WebSocketSessionClosed()) }
-                pings.withLock { pings in
+                pings.update { pings in
                     pings.count += 1
                     pings.waiting.append(waiter)
                 }
@@ -104,9 +106,10 @@ public final class FakeServer: Sendable {
 
         /// Answers (or, with an error, fails) every waiting ping.
         func answerPings(_ error: (any Error)? = nil) {
-            let waiting = pings.withLock { pings in
-                defer { pings.waiting = [] }
-                return pings.waiting
+            var waiting: [CheckedContinuation<Void, any Error>] = []
+            pings.update { pings in
+                waiting = pings.waiting
+                pings.waiting = []
             }
             for waiter in waiting {
                 if let error { waiter.resume(throwing: error) } else { waiter.resume() }
@@ -120,41 +123,44 @@ public final class FakeServer: Sendable {
             self.toClient = toClient
         }
 
-        var isClosed: Bool { sent.withLock { $0.closed } }
+        var isClosed: Bool { sent.value.closed }
 
         package func send(_ text: String) async throws {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let held = holding.withLock { holding in
+                var held = false
+                holding.update { holding in
                     if holding.on { holding.waiting.append(waiter) }
-                    return holding.on
+                    held = holding.on
                 }
                 if !held { waiter.resume() }
             }
-            try sent.withLock { sent in
-                guard !sent.closed else { throw WebSocketSessionClosed() }
-                sent.frames.append(text)
+            var closed = false
+            sent.update { sent in
+                if sent.closed { closed = true } else { sent.frames.append(text) }
             }
+            if closed { throw WebSocketSessionClosed() }
         }
 
         /// Lets held sends go on, and new ones through.
         func releaseSends() {
-            let waiting = holding.withLock { holding in
-                defer { holding = (false, []) }
-                return holding.waiting
+            var waiting: [CheckedContinuation<Void, Never>] = []
+            holding.update { holding in
+                waiting = holding.waiting
+                holding = (false, [])
             }
             for waiter in waiting { waiter.resume() }
         }
 
         package func close() async {
             startedCloseHandshake.withLock { $0 = true }
-            sent.withLock { $0.closed = true }
+            sent.update { $0.closed = true }
             toClient.finish()
             answerPings(WebSocketSessionClosed())
             releaseSends()
         }
 
         package func abort() {
-            sent.withLock { $0.closed = true }
+            sent.update { $0.closed = true }
             toClient.finish()
             answerPings(WebSocketSessionClosed())
             releaseSends()
@@ -173,6 +179,12 @@ public final class FakeServer: Sendable {
     /// Whether the client closed (or abandoned) the socket.
     public var isClosedByClient: Bool { session.isClosed }
 
+    /// Returns once the client closed (or abandoned) the socket; throws `WaitTimedOut` after
+    /// `seconds` of real time.
+    package func untilClosedByClient(within seconds: Double = 120) async throws {
+        try await session.sent.wait("the client to close the socket", within: seconds) { $0.closed }
+    }
+
     /// Whether the client started a close handshake (a close frame), rather than cutting the socket off.
     package var clientStartedCloseHandshake: Bool { session.startedCloseHandshake.withLock { $0 } }
 
@@ -181,10 +193,16 @@ public final class FakeServer: Sendable {
 
     /// Stops reading what the client sends, as a server whose socket buffers are full: each send
     /// waits until `releaseSends()`.
-    public func holdSends() { session.holding.withLock { $0.on = true } }
+    public func holdSends() { session.holding.update { $0.on = true } }
 
     /// Sends the client started that wait for the server to read.
-    public var heldSendCount: Int { session.holding.withLock { $0.waiting.count } }
+    public var heldSendCount: Int { session.holding.value.waiting.count }
+
+    /// Returns once `count` sends wait for the server to read; throws `WaitTimedOut` after
+    /// `seconds` of real time.
+    package func untilHeldSends(_ count: Int, within seconds: Double = 120) async throws {
+        try await session.holding.wait("\(count) held sends", within: seconds) { $0.waiting.count == count }
+    }
 
     /// Reads again: the held sends complete, in order.
     public func releaseSends() { session.releaseSends() }
@@ -198,7 +216,12 @@ public final class FakeServer: Sendable {
     public func drop() { session.toClient.finish() }
 
     /// Pings the client sent so far.
-    public var pingCount: Int { session.pings.withLock { $0.count } }
+    public var pingCount: Int { session.pings.value.count }
+
+    /// Returns once the client sent `count` pings; throws `WaitTimedOut` after `seconds` of real time.
+    package func untilPinged(_ count: Int, within seconds: Double = 120) async throws {
+        try await session.pings.wait("\(count) pings", within: seconds) { $0.count == count }
+    }
 
     /// Answers the client's waiting pings with a pong, as a live server does.
     public func answerPings() { session.answerPings() }
@@ -212,12 +235,11 @@ public final class FakeServer: Sendable {
     /// The next frame the client sent, parsed; `nil` when the client closed without sending more,
     /// or sent nothing within `seconds` of real time.
     public func nextMessage(within seconds: Double = 120) async -> [String: Any]? {
-        try? await eventually("a frame from the client", within: seconds) {
-            let index = self.consumed.withLock { $0 }
-            return self.session.sent.withLock { $0.frames.count > index || $0.closed }
-        }
         let index = consumed.withLock { $0 }
-        guard let text = session.sent.withLock({ $0.frames.count > index ? $0.frames[index] : nil }) else { return nil }
+        try? await session.sent.wait("a frame from the client", within: seconds) { $0.frames.count > index || $0.closed }
+        let frames = session.sent.value.frames
+        guard frames.count > index else { return nil }
+        let text = frames[index]
         consumed.withLock { $0 += 1 }
         return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }
@@ -225,7 +247,7 @@ public final class FakeServer: Sendable {
     /// Frames the client sent that the test has not read yet.
     public var unreadFrameCount: Int {
         let index = consumed.withLock { $0 }
-        return session.sent.withLock { $0.frames.count - index }
+        return session.sent.value.frames.count - index
     }
 
     /// Expects `connection_init`, answers `connection_ack` with `timeoutMs` as the keep-alive timeout.

@@ -101,5 +101,11 @@ public final class ManualClock: Clock, Sendable {
     public func waitForSleeper(until offset: Duration, within seconds: Double = 120) async throws {
         try await sleeping.wait("a sleeper until \(offset)", within: seconds) { $0.contains(offset) }
     }
+
+    /// Returns once the deadlines sleeping now (as `pendingDeadlines` lists them) meet `condition`;
+    /// throws `WaitTimedOut` after `seconds` of real time.
+    package func untilSleepers(_ what: String, within seconds: Double = 120, _ condition: @escaping @Sendable ([Duration]) -> Bool) async throws {
+        try await sleeping.wait(what, within: seconds) { condition($0.sorted()) }
+    }
 }
 

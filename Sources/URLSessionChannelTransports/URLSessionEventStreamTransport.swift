@@ -32,7 +32,7 @@ public struct URLSessionEventStreamTransport: EventStreamTransport {
         self.maximumBufferedBodyBytes = maximumBufferedBodyBytes
     }
 
-    public func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
+    public func open(_ url: URL, headers: [(name: String, value: String)], tasks: TransportTasks) async throws -> EventStreamResponse {
         guard ["http", "https"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false else {
             throw EventStreamTransportError.invalidURL(url.absoluteString)
         }

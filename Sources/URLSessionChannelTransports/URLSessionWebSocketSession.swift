@@ -25,13 +25,15 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
     private let receiving = LockedValue(false)
 
     /// Opens a session; returns once the upgrade chose `subprotocols.first`.
-    static func connect(to url: URL, subprotocols: [String], maximumMessageSize: Int, makeTask: MakeTask) async throws -> URLSessionWebSocketSession {
+    static func connect(
+        to url: URL, subprotocols: [String], maximumMessageSize: Int, makeTask: MakeTask, tasks: TransportTasks
+    ) async throws -> URLSessionWebSocketSession {
         guard ["ws", "wss"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false else {
             throw URLError(.badURL)
         }
         let session = URLSessionWebSocketSession(requiredSubprotocol: subprotocols.first)
         try await withTaskCancellationHandler {
-            try await session.open(url, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize, makeTask: makeTask)
+            try await session.open(url, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize, makeTask: makeTask, tasks: tasks)
         } onCancel: {
             session.abort()
         }
@@ -50,7 +52,7 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         self.requiredSubprotocol = requiredSubprotocol
     }
 
-    func open(_ url: URL, subprotocols: [String], maximumMessageSize: Int, makeTask: MakeTask) async throws {
+    func open(_ url: URL, subprotocols: [String], maximumMessageSize: Int, makeTask: MakeTask, tasks: TransportTasks) async throws {
         let (task, invalidate) = makeTask(url, subprotocols, self)
         task.maximumMessageSize = maximumMessageSize
         socket.withLock { $0 = (task, invalidate) }
@@ -58,9 +60,16 @@ final class URLSessionWebSocketSession: NSObject, BatchedInboundSession, URLSess
         if opened.isResolved { abort() } else { task.resume() }
         try await opened.wait()
         receiving.withLock { $0 = true }
-        // Not a child: the socket outlives `connect` (the connection's session reads it); it ends
-        // when the URLSession task does, which the session's close or abort cancels.
-        Task { await self.receive(from: task) }
+        // A child of the connection's root: the socket outlives `connect` (the connection's session
+        // reads it); it ends when the URLSession task does, which the session's close or abort
+        // cancels, and with the connection.
+        do {
+            _ = try tasks.run { await self.receive(from: task) }
+        } catch {
+            receiving.withLock { $0 = false }
+            abort()
+            throw error
+        }
     }
 
     private func receive(from task: any WebSocketTask) async {

@@ -31,8 +31,9 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
     }
 
     /// Opens a WebSocket to `url` offering `subprotocols`; returns once the upgrade succeeded.
-    public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
-        try await URLSessionWebSocketSession.connect(to: url, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize, makeTask: makeTask)
+    public func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
+        try await URLSessionWebSocketSession.connect(
+            to: url, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize, makeTask: makeTask, tasks: tasks)
     }
 
     /// Where the tasks come from: URLSession's, or a test's scripted ones.

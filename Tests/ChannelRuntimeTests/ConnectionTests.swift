@@ -133,7 +133,7 @@ struct ConnectionTests {
         #expect(!server.isClosedByClient)
         try await harness.clock.waitForSleeper(until: .seconds(500))
         harness.clock.advance(by: .seconds(1))
-        try await eventually("the watchdog closes the socket") { server.isClosedByClient }
+        try await server.untilClosedByClient()
         try await harness.waitForState(.reconnecting(after: .seconds(10), because: .keepAliveTimeout))
         #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
         try await harness.clock.waitForSleeper(until: .seconds(510))
@@ -155,7 +155,7 @@ struct ConnectionTests {
         try await untilPublished(by: harness.connection, "the subscription active") { await harness.connection.status(ofSubscription: subscription.id) == .active }
         try await harness.clock.waitForSleeper(until: planned)
         harness.clock.advance(by: planned)
-        try await eventually("the planned close") { server.isClosedByClient }
+        try await server.untilClosedByClient()
         // No delay after a planned reconnect.
         let second = try await harness.transport.nextConnection()
         try await second.acceptConnection()
@@ -182,7 +182,7 @@ struct ConnectionTests {
         let server = try await harness.connect(timeoutMs: 1_000_000_000_000)
         try await harness.clock.waitForSleeper(until: .seconds(3600))
         harness.clock.advance(by: .seconds(3600))
-        try await eventually("the watchdog closes the socket") { server.isClosedByClient }
+        try await server.untilClosedByClient()
         #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
         await harness.connection.disconnect()
     }
@@ -328,7 +328,7 @@ struct ConnectionTests {
         _ = await server.nextMessage()
         try await harness.clock.waitForSleeper(until: .seconds(15))
         harness.clock.advance(by: .seconds(15))
-        try await eventually("the ack timeout closes the socket") { server.isClosedByClient }
+        try await server.untilClosedByClient()
         try await harness.waitForState(.reconnecting(after: .seconds(10), because: .timedOut))
         await harness.connection.disconnect()
     }
@@ -526,7 +526,7 @@ struct ConnectionTests {
         let server = try await harness.connect()
         server.holdSends()
         let first = Task { try await harness.connection.publish([#"{"n":1}"#], to: "ns/a") }
-        try await eventually("the first publish in the socket") { server.heldSendCount == 1 }
+        try await server.untilHeldSends(1)
         let second = Task { try await harness.connection.publish([#"{"n":2}"#], to: "ns/a") }
         // Both wait for an answer, the oldest one's deadline (the first to come) on the clock.
         try await eventually("both publishes waiting for an answer") {

@@ -49,7 +49,7 @@ struct EventTypeTests {
         let counts = try #require(harness.connection.metrics.snapshot().channels[channel])
         #expect(counts == RuntimeMetrics.Channel(received: 4, decoded: 4, dropped: 0, undeclaredEventTypes: 2))
         let degraded = SubscriptionStatus.degraded(DeliveryProblems(undeclaredEventTypes: ["pinged"]))
-        try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
+        try await untilStatus(degraded, of: PingSubscription.self, on: hub)
         try await statuses.wait("observed") { $0.last == degraded }
         #expect(statuses.elements.filter { $0 == degraded }.count == 1)  // once, not per event
         let logged = lines.value.filter { $0.contains("no message of the channel declares") }
@@ -85,7 +85,7 @@ struct EventTypeTests {
         try await consumer.waitFor(count: 1)
         #expect(harness.connection.metrics.snapshot().channels[channel]?.dropped == 2)
         let degraded = SubscriptionStatus.degraded(DeliveryProblems(undecodablePayloads: true))
-        try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
+        try await untilStatus(degraded, of: PingSubscription.self, on: hub)
         #expect(await hub.status(of: PingSubscription.self)?.isActive == true)
         await harness.connection.disconnect()
     }
@@ -136,7 +136,7 @@ struct EventTypeTests {
         server.push(["type": "data", "id": id, "event": event(1, type: "pinged")])
         try await consumer.waitFor(count: 1)
         let degraded = SubscriptionStatus.degraded(DeliveryProblems(undeclaredEventTypes: ["pinged"]))
-        try await eventually("degraded") { await hub.status(of: PingSubscription.self) == degraded }
+        try await untilStatus(degraded, of: PingSubscription.self, on: hub)
 
         server.drop()
         try await untilStatus(.subscribing, of: PingSubscription.self, on: hub)
@@ -145,7 +145,7 @@ struct EventTypeTests {
         let second = try await harness.transport.nextConnection()
         try await second.acceptConnection()
         _ = try await second.acceptSubscribes(1)
-        try await eventually("degraded again once active") { await hub.status(of: PingSubscription.self) == degraded }
+        try await untilStatus(degraded, of: PingSubscription.self, on: hub)
         await harness.connection.disconnect()
     }
 }
@@ -260,7 +260,7 @@ struct DroppedBeforeDecodingTests {
         connection.events.yield(raw(5, droppedBefore: 3))
         connection.events.yield(raw(6))
         let degraded = SubscriptionStatus.degraded(DeliveryProblems(undecodedEventsDropped: true))
-        try await eventually("shown in the status") { await hub.status(of: PingSubscription.self) == degraded }
+        try await untilStatus(degraded, of: PingSubscription.self, on: hub)
         try await updates.wait("every update") { $0.filter { if case .event = $0 { true } else { false } }.count == 3 }
         let events = updates.value.filter { if case .status = $0 { false } else { true } }
         #expect(events == [.event(Ping(eventType: "ping", n: 1)), .gap(missed: 3), .event(Ping(eventType: "ping", n: 5)), .event(Ping(eventType: "ping", n: 6))])

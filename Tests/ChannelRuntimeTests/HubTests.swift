@@ -444,7 +444,7 @@ struct HubBufferingTests {
         let id = try #require(message["id"] as? String)
         server.push(["type": "subscribe_error", "id": id, "errors": [["errorType": "UnauthorizedException", "message": "not yours"]]])
         let rejected = SubscriptionStatus.rejected([ServiceError(errorType: "UnauthorizedException", message: "not yours")])
-        try await eventually("rejected") { await source.status(of: PingSubscription.self) == rejected }
+        try await untilStatus(rejected, of: PingSubscription.self, on: source)
         try await harness.clock.waitForSleeper(until: .seconds(1))
         harness.clock.advance(by: .seconds(1))
         try await server.acceptSubscribes(1)

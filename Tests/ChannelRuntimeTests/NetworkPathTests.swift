@@ -182,7 +182,7 @@ struct NetworkPathConnectionTests {
         try await untilStatus(.active, of: PingSubscription.self, on: hub)
 
         await harness.connection.networkPathChanged()
-        try await eventually("a ping") { server.pingCount == 1 }
+        try await server.untilPinged(1)
         try await harness.clock.waitForSleeper(until: .seconds(2))
         harness.clock.advance(by: .seconds(2))  // no pong: the path is dead
         let second = try await harness.transport.nextConnection()  // at once, not after the 10 s delay
@@ -201,7 +201,7 @@ struct NetworkPathConnectionTests {
         let harness = Harness()
         let server = try await harness.connect()
         await harness.connection.networkPathChanged()
-        try await eventually("a ping") { server.pingCount == 1 }
+        try await server.untilPinged(1)
         server.answerPings()
         await harness.settle()
         harness.clock.advance(by: .seconds(60))

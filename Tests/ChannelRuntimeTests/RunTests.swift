@@ -191,9 +191,53 @@ struct RunTests {
         #expect(await (b.lifecycle as? ConnectionDriver)?.liveTasks == 0)
     }
 
-    static func appSync(_ transport: InMemoryTransport) -> AppSyncConnection {
+    /// What an adapter runs for its socket (`TransportTasks`) is a child of the connection's root:
+    /// `disconnect()` returns only once it ended, and a cancelled run's abort ends it too.
+    @Test func anAdaptersSocketWorkEndsBeforeDisconnectReturns() async throws {
+        let transport = SocketWorkTransport()
+        let connection = Self.appSync(transport)
+        await connection.start()
+        try await transport.inner.nextConnection().acceptConnection()
+        try await untilPublished(by: connection, "connected") { await connection.state == .connected }
+        #expect(transport.working.value == 1)
+
+        await connection.disconnect()
+        #expect(transport.working.value == 0)  // no wait: ended before disconnect() returned
+        #expect(await (connection.lifecycle as? ConnectionDriver)?.liveTasks == 0)
+
+        let run = Task { try await connection.run() }
+        try await transport.inner.nextConnection().acceptConnection()
+        try await transport.working.wait("the second socket's work") { $0 == 1 }
+        run.cancel()
+        try await awaiting("run() to return") { try await run.value }
+        #expect(transport.working.value == 0)
+    }
+
+    static func appSync(_ transport: some WebSocketTransport) -> AppSyncConnection {
         AppSyncConnection(
             configuration: AppSyncConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test")),
             transport: transport, clock: ManualClock(), logger: Logger(label: "test"))
+    }
+}
+
+/// An in-memory WebSocket whose socket has work of its own, run where the adapter contract says
+/// (`TransportTasks`), as a real adapter's reader: it runs until cancelled and counts itself.
+private final class SocketWorkTransport: WebSocketTransport {
+    let inner = InMemoryTransport()
+    /// Socket work running now.
+    let working = Watched(0)
+
+    func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
+        let session = try await inner.connect(to: url, subprotocols: subprotocols, tasks: tasks)
+        let working = self.working
+        working.update { $0 += 1 }
+        _ = try tasks.run {
+            // A stream nothing is sent on: read until the task is cancelled.
+            let (untilCancelled, keptOpen) = AsyncStream.makeStream(of: Void.self)
+            for await _ in untilCancelled {}
+            withExtendedLifetime(keptOpen) {}
+            working.update { $0 -= 1 }
+        }
+        return session
     }
 }

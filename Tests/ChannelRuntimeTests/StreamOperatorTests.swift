@@ -42,7 +42,7 @@ struct StreamOperatorTests {
         try await clock.waitForSleeper(until: .milliseconds(500))
         clock.advance(by: .milliseconds(300))
         feed([JobEvent(job: "a", progress: 3)], into: continuation)  // still a's first window
-        try await eventually("the late event read") { clock.pendingDeadlines.count == 2 }
+        try await clock.untilSleepers("the late event read") { $0.count == 2 }
         clock.advance(by: .milliseconds(200))
         try await output.waitFor(count: 2)
         #expect(Set(output.elements.map(\.job)) == ["a", "b"])

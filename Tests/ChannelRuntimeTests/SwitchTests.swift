@@ -45,7 +45,7 @@ struct SwitchTests {
         let active = await connection.activeTransport
         let (on, off) = active == "a" ? (a, b) : (b, a)
         // The last switch returned: the subscription was asked for on `on`, and `off` was stopped.
-        try await eventually("one stream of app/ticker on \(active)") { on.openStreams.map(\.topics) == [["app/ticker"]] }
+        try await on.untilOpenStreams("one stream of app/ticker on \(active)") { $0.map(\.topics) == [["app/ticker"]] }
         #expect(off.openStreams.isEmpty, "\(off.openStreams.map(\.topics)) still open on the other hub")
         let stream = try #require(on.openStreams.first)
         for n in 1...3 { stream.send("n\(n)", channel: "app/ticker", id: "\(n)") }

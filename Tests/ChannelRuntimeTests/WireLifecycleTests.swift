@@ -297,7 +297,7 @@ private final class HeldConnectTransport: WebSocketTransport {
     /// Connects waiting; nil once released.
     private let held = LockedValue<[CheckedContinuation<Void, Never>]?>([])
 
-    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+    func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
         started.update { $0 += 1 }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

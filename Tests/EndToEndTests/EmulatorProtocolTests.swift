@@ -1,5 +1,6 @@
 import AppSyncEmulator
 import AppSyncRuntime
+import ChannelRuntimeTesting
 import Foundation
 import Logging
 import NIOChannelTransports

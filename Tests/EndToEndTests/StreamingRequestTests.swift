@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelRuntimeTesting
 import Foundation
 import Testing
 @testable import URLSessionChannelTransports
@@ -31,7 +32,7 @@ struct StreamingRequestTests {
         let socket = URLSessionWebSocketSession(requiredSubprotocol: nil)
         socket.abort()
         let url = URL(string: "ws://127.0.0.1:\(server.port)/event")!
-        await #expect(throws: CancellationError.self) { try await socket.open(url, subprotocols: [], maximumMessageSize: 1024, makeTask: URLSessionWebSocketTransport.urlSessionTask) }
+        await #expect(throws: CancellationError.self) { try await socket.open(url, subprotocols: [], maximumMessageSize: 1024, makeTask: URLSessionWebSocketTransport.urlSessionTask, tasks: .standalone) }
         #expect(socket.taskState != .running)
         await server.stop()
     }

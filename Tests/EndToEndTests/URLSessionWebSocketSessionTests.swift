@@ -66,7 +66,7 @@ struct URLSessionWebSocketSessionTests {
         socket.abort()
         let tasks = FakeTasks()
         await #expect(throws: CancellationError.self) {
-            try await socket.open(Self.url, subprotocols: [], maximumMessageSize: 1024) { _, _, delegate in tasks.make(delegate) }
+            try await socket.open(Self.url, subprotocols: [], maximumMessageSize: 1024, makeTask: { _, _, delegate in tasks.make(delegate) }, tasks: .standalone)
         }
         let task = try await tasks.next()
         #expect(!task.wasResumed)

@@ -104,7 +104,7 @@ final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
     private var server: FakeServer?
     private var ids: [String: String] = [:]
 
-    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+    func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
         let serving = Task { try await serve(inner.nextConnection()) }
         let session = try await inner.connect(to: url, subprotocols: subprotocols)
         _ = serving

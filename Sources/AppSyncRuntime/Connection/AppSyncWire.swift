@@ -28,7 +28,7 @@ struct AppSyncWire: Wire {
         let headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))
         let subprotocols = [ChannelAuthorization.eventSubprotocol, ChannelAuthorization.headerSubprotocol(headers)]
         context.diagnostics.setSecrets(ChannelAuthorization.secrets(in: headers) + [subprotocols[1]])
-        let socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols)
+        let socket = try await transport.connect(to: configuration.endpoint.realtime, subprotocols: subprotocols, tasks: TransportTasks(context.children))
         let session = AppSyncSession(socket: socket, configuration: configuration, context: context)
         opened.withLock { $0.session = session }
         return session

@@ -6,8 +6,9 @@ import Foundation
 public protocol EventStreamTransport: Sendable {
     /// Sends `GET url` with `headers` and returns once the response head arrived. Redirects are
     /// answers, not followed (credentials never go to another host). Cancelling the calling task
-    /// cancels the request and closes its socket.
-    func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse
+    /// cancels the request and closes its socket. What the response needs while its body arrives
+    /// (the socket's reader) runs in `tasks`: children of the connection's root.
+    func open(_ url: URL, headers: [(name: String, value: String)], tasks: TransportTasks) async throws -> EventStreamResponse
 }
 
 /// An HTTP response whose body arrives as it is sent.

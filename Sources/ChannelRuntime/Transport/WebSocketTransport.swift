@@ -3,8 +3,9 @@ import Foundation
 /// Opens WebSocket connections. The runtime talks to the network only through this protocol, so
 /// tests drive it with an in-memory transport and apps may bring their own.
 public protocol WebSocketTransport: Sendable {
-    /// Connects to `url` offering `subprotocols`; returns once the upgrade succeeded.
-    func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession
+    /// Connects to `url` offering `subprotocols`; returns once the upgrade succeeded. What the
+    /// socket needs while it lives (its reader) runs in `tasks`: children of the connection's root.
+    func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession
 }
 
 /// One open WebSocket.

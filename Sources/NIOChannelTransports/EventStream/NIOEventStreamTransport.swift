@@ -29,7 +29,7 @@ public struct NIOEventStreamTransport: EventStreamTransport {
         self.maximumBufferedBodyBytes = maximumBufferedBodyBytes
     }
 
-    public func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
+    public func open(_ url: URL, headers: [(name: String, value: String)], tasks: TransportTasks) async throws -> EventStreamResponse {
         guard let target = HTTPClientTarget(url) else { throw EventStreamTransportError.invalidURL(url.absoluteString) }
         let channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: socketConnectTimeout)
         // A connect the caller gave up on while it ran (its timeout fired) leaves no socket behind.
@@ -43,38 +43,20 @@ public struct NIOEventStreamTransport: EventStreamTransport {
         let responseHead = channel.channel.eventLoop.makePromise(of: HTTPResponseHead.self)
         let handOff = BodyHandOff(capacity: maximumBufferedBodyBytes)
         let nioChannel = channel.channel
-        // Not a child: the response outlives `open` (its body is read by the connection's session
-        // reader); closing the response cancels this task, which closes the socket.
-        let reader = Task {
-            // A promise completed twice traps: a server sending several heads (1xx first) must not.
-            var headReceived = false
-            do {
-                try await channel.executeThenClose { inbound, outbound in
-                    do {
-                        try await outbound.write(contentsOf: [.head(head), .end(nil)])
-                    } catch {
-                        // The server answered and closed before taking all of the request; its answer is
-                        // already read in and decides.
-                    }
-                    for try await part in inbound {
-                        switch part {
-                        case .head(let received):
-                            guard !headReceived, received.status.code >= 200 else { continue }
-                            headReceived = true
-                            responseHead.succeed(received)
-                        case .body(let buffer):
-                            // Waits while the consumer is behind: the channel is not read meanwhile.
-                            if headReceived, await !handOff.push(Array(buffer.readableBytesView)) { return }
-                        case .end:
-                            if headReceived { return }
-                        }
-                    }
-                }
-            } catch {
-                // The peer or the network ended the response; `body` finishing says so.
+        // A child of the connection's root: the response outlives `open` (its body is read by the
+        // connection's session reader); closing the response closes the socket, which ends it.
+        let readerEnded = OneShot()
+        do {
+            _ = try tasks.run {
+                await Self.read(channel, head: head, responseHead: responseHead, into: handOff)
+                readerEnded.resolve(nil)
             }
-            if !headReceived { responseHead.fail(EventStreamTransportError.closedBeforeResponse) }
+        } catch {
+            // The connection is ending: nothing reads the response (a promise left open traps).
+            responseHead.fail(error)
             handOff.finish()
+            try? await channel.channel.close()
+            throw error
         }
         // The body's consumer going away (cancelled, or the stream dropped unread) closes the socket.
         let consumer = BodyConsumer(handOff: handOff, channel: nioChannel)
@@ -88,7 +70,7 @@ public struct NIOEventStreamTransport: EventStreamTransport {
             }
         } catch {
             nioChannel.close(promise: nil)
-            await reader.value
+            try? await readerEnded.wait()
             throw Task.isCancelled ? CancellationError() : error
         }
         var fields: [String: String] = [:]
@@ -99,6 +81,43 @@ public struct NIOEventStreamTransport: EventStreamTransport {
         return EventStreamResponse(status: Int(received.status.code), headers: fields, body: body) {
             consumer.end()
         }
+    }
+
+    /// Sends the request and reads the response: its head into `responseHead`, its body into
+    /// `handOff` no faster than the consumer takes it.
+    private static func read(
+        _ channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, head: HTTPRequestHead,
+        responseHead: EventLoopPromise<HTTPResponseHead>, into handOff: BodyHandOff
+    ) async {
+        // A promise completed twice traps: a server sending several heads (1xx first) must not.
+        var headReceived = false
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                do {
+                    try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                } catch {
+                    // The server answered and closed before taking all of the request; its answer is
+                    // already read in and decides.
+                }
+                for try await part in inbound {
+                    switch part {
+                    case .head(let received):
+                        guard !headReceived, received.status.code >= 200 else { continue }
+                        headReceived = true
+                        responseHead.succeed(received)
+                    case .body(let buffer):
+                        // Waits while the consumer is behind: the channel is not read meanwhile.
+                        if headReceived, await !handOff.push(Array(buffer.readableBytesView)) { return }
+                    case .end:
+                        if headReceived { return }
+                    }
+                }
+            }
+        } catch {
+            // The peer or the network ended the response; `body` finishing says so.
+        }
+        if !headReceived { responseHead.fail(EventStreamTransportError.closedBeforeResponse) }
+        handOff.finish()
     }
 }
 

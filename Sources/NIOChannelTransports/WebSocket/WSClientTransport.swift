@@ -35,7 +35,7 @@ public struct WSClientTransport: WebSocketTransport {
     static let maximumBufferedBytes = 4 << 20
 
     /// Opens a WebSocket to `url` offering `subprotocols`; the upgrade must choose the first one.
-    public func connect(to url: URL, subprotocols: [String]) async throws -> any WebSocketSession {
+    public func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
         let (inbound, continuation, reader) = BatchedStream<String>.makeStreamAndReader(weightLimit: .max)
         let session = WSClientSession(inbound: inbound, inboundReader: reader)
         let maximumMessageSize = self.maximumMessageSize
@@ -59,9 +59,9 @@ public struct WSClientTransport: WebSocketTransport {
             }
         }
         let connection = ClientConnection(channel, address: channel.address, logger: logger)
-        // Not a child: the socket outlives `connect` (the connection's session reads it); the
-        // session's close or abort ends it, and the end is awaited by no one but the session.
-        let task = Task {
+        // A child of the connection's root: the socket outlives `connect` (the connection's session
+        // reads it); the session's close or abort ends it, and so does the connection's end.
+        let task = try tasks.run {
             do {
                 try await connection.run()
                 opened.resolve(WebSocketSessionClosed())
@@ -87,7 +87,7 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
     let inboundReader: BatchedStream<String>.Reader?
     private struct State {
         var outbound: WebSocketOutboundWriter?
-        var task: Task<Void, Never>?
+        var task: TransportTask?
         var channel: (any Channel)?
         var peerClose: WebSocketClose?
         /// Pings waiting for a pong, by number; failed when the connection ends.
@@ -152,7 +152,7 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
         }
     }
 
-    func setTask(_ task: Task<Void, Never>) { state.withLockedValue { $0.task = task } }
+    func setTask(_ task: TransportTask) { state.withLockedValue { $0.task = task } }
     func setChannel(_ channel: any Channel) { state.withLockedValue { $0.channel = channel } }
     func setPeerClose(_ close: WebSocketClose) { state.withLockedValue { $0.peerClose = close } }
     var peerClose: WebSocketClose? { state.withLockedValue { $0.peerClose } }

@@ -65,7 +65,8 @@ final class SSEWire: Wire {
         case .hub: url(base: configuration.hub, path: nil, query: channels.sorted().map { URLQueryItem(name: "topic", value: $0) } + query)
         case .ownStream: url(base: configuration.endpoint.http, path: "/" + ChannelRoute.normalized(channels.first!), query: query)
         }
-        let response = try await transport.open(url, headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        let response = try await transport.open(
+            url, headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }, tasks: TransportTasks(context.children))
         return SSESession(response: response, channels: channels, resumingFrom: resumingFrom, wire: self, context: context)
     }
 

@@ -6,14 +6,15 @@ import Foundation
 /// `text/event-stream` response whose body the test writes (`FakeEventStream`), the way
 /// `InMemoryTransport` hands out WebSocket servers.
 final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
-    private struct State {
+    private struct State: Sendable {
         var streams: [FakeEventStream] = []
         var taken = 0
         /// Streams whose body ended (the client closed it, or the server ended it), by index.
         var ended: Set<Int> = []
     }
 
-    private let state = LockedValue(State())
+    /// Watched: `nextStream()` awaits the request it waits for.
+    private let state = Watched(State())
     /// The status every request is answered with.
     let status: Int
 
@@ -23,33 +24,46 @@ final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
     }
 
     /// Requests made so far.
-    var openCount: Int { state.withLock { $0.streams.count } }
+    var openCount: Int { state.value.streams.count }
 
-    func open(_ url: URL, headers: [(name: String, value: String)]) async throws -> EventStreamResponse {
+    func open(_ url: URL, headers: [(name: String, value: String)], tasks: TransportTasks) async throws -> EventStreamResponse {
         let (body, writer) = AsyncStream<[UInt8]>.makeStream()
         let stream = FakeEventStream(url: url, headers: Dictionary(headers.map { ($0.name, $0.value) }) { _, last in last }, writer: writer)
-        let index = state.withLock { state in
+        var index = 0
+        state.update { state in
             state.streams.append(stream)
-            return state.streams.count - 1
+            index = state.streams.count - 1
         }
-        writer.onTermination = { [state] _ in state.withLock { _ = $0.ended.insert(index) } }
+        writer.onTermination = { [state, index] _ in state.update { _ = $0.ended.insert(index) } }
         if status != 200 { writer.finish() }
         let contentType = status == 200 ? "text/event-stream" : "text/plain"
         return EventStreamResponse(status: status, headers: ["content-type": contentType], body: body, close: { writer.finish() })
     }
 
     /// The streams still open, oldest first.
-    var openStreams: [FakeEventStream] {
-        state.withLock { state in state.streams.indices.filter { !state.ended.contains($0) }.map { state.streams[$0] } }
+    var openStreams: [FakeEventStream] { Self.open(in: state.value) }
+
+    private static func open(in state: State) -> [FakeEventStream] {
+        state.streams.indices.filter { !state.ended.contains($0) }.map { state.streams[$0] }
+    }
+
+    /// Returns once the open streams (oldest first) meet `condition`, checked at each request and
+    /// each end; throws `WaitTimedOut` after `seconds` of real time.
+    func untilOpenStreams(
+        _ what: String, within seconds: Double = 120, _ condition: @escaping @Sendable ([FakeEventStream]) -> Bool
+    ) async throws {
+        try await state.wait(what, within: seconds) { condition(Self.open(in: $0)) }
     }
 
     /// The server side of the next request; throws `WaitTimedOut` when none comes within `seconds`.
     func nextStream(within seconds: Double = 120) async throws -> FakeEventStream {
-        try await eventually("an event-stream request", within: seconds) { self.state.withLock { $0.streams.count > $0.taken } }
-        return state.withLock { state in
-            defer { state.taken += 1 }
-            return state.streams[state.taken]
+        try await state.wait("an event-stream request", within: seconds) { $0.streams.count > $0.taken }
+        var next: FakeEventStream?
+        state.update { state in
+            next = state.streams[state.taken]
+            state.taken += 1
         }
+        return next!
     }
 }
 

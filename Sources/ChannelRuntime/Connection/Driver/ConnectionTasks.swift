@@ -47,8 +47,9 @@ package final class ConnectionTasks: Sendable {
         return accepted
     }
 
-    /// Runs `work` as a child that `stop` ends on its own.
-    package func add(stoppedBy stop: ChildStop, _ work: @escaping Work) {
+    /// Runs `work` as a child that `stop` ends on its own; false (and nothing runs) once `end()` was called.
+    @discardableResult
+    package func add(stoppedBy stop: ChildStop, _ work: @escaping Work) -> Bool {
         add { await stop.run(work) }
     }
 
