@@ -106,7 +106,7 @@ final class AutoServerTransport: WebSocketTransport, @unchecked Sendable {
 
     func connect(to url: URL, subprotocols: [String], tasks: TransportTasks) async throws -> any WebSocketSession {
         let serving = Task { try await serve(inner.nextConnection()) }
-        let session = try await inner.connect(to: url, subprotocols: subprotocols)
+        let session = try await inner.connect(to: url, subprotocols: subprotocols, tasks: tasks)
         _ = serving
         return session
     }
