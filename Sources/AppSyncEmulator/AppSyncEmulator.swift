@@ -104,6 +104,7 @@ public final class AppSyncEmulator: Sendable {
         await broker.dropConnections()
         jobs.dropAll()
         await listener?.stop()
+        broker.activity.finish()
     }
 
     /// The `header-<base64url(JSON)>` subprotocol decoded into headers.
@@ -131,6 +132,15 @@ public final class AppSyncEmulator: Sendable {
     public var subscribedChannels: [String] { get async { await broker.subscribedChannels } }
     /// The `Authorization` header of every accepted connect, in order.
     public var connectAuthorizations: [String] { get async { await broker.connectAuthorizations } }
+
+    /// The WebSocket side's counts now, then each change to them (a reader that falls behind gets
+    /// the latest): a test awaits a count instead of polling it. The stream ends when the emulator
+    /// stops.
+    ///
+    /// ```swift
+    /// for await activity in emulator.activityUpdates() where activity.connectionsAccepted == 2 { break }
+    /// ```
+    public func activityUpdates() -> AsyncStream<EmulatorActivity> { broker.activity.updates() }
 
     // MARK: Fault injection
 

@@ -7,6 +7,8 @@ import NIOCore
 actor EmulatorBroker {
     /// The Server-Sent Events (Mercure) streams; every publish reaches them too.
     nonisolated let streams: EventStreams
+    /// The WebSocket side's counts as they change, for tests to await.
+    nonisolated let activity = EmulatorActivityFeed()
 
     init(replayCapacity: Int) {
         streams = EventStreams(replayCapacity: replayCapacity)
@@ -38,6 +40,15 @@ actor EmulatorBroker {
 
     func recordConnectAuthorization(_ value: String?) {
         if let value { connectAuthorizations.append(value) }
+        publishActivity()
+    }
+
+    /// Hands the counts now to the activity's watchers: called after each change to them.
+    private func publishActivity() {
+        activity.publish(
+            EmulatorActivity(
+                connections: connections.count, connectionsAccepted: connectionsAccepted, subscriptions: subscriptionCount,
+                pingsReceived: pingsReceived, connectAuthorizations: connectAuthorizations.count))
     }
 
     // MARK: Connections
@@ -49,12 +60,14 @@ actor EmulatorBroker {
         nextConnection += 1
         connectionsAccepted += 1
         connections[nextConnection] = Connection(outbox: outbox, channel: channel, close: close, freeze: freeze, identity: identity)
+        publishActivity()
         return nextConnection
     }
 
     func unregister(_ id: Int) {
         connections[id]?.outbox.finish()
         connections[id] = nil
+        publishActivity()
     }
 
     var connectionCount: Int { connections.count }
@@ -80,11 +93,14 @@ actor EmulatorBroker {
         if state.subscriptions.count >= limit { return .limitReached }
         state.subscriptions[id] = path
         connections[connection] = state
+        publishActivity()
         return .subscribed
     }
 
     func unsubscribe(_ connection: Int, id: String) -> Bool {
-        connections[connection]?.subscriptions.removeValue(forKey: id) != nil
+        guard connections[connection]?.subscriptions.removeValue(forKey: id) != nil else { return false }
+        publishActivity()
+        return true
     }
 
     /// Sends each event, one `data` message per event, to every matching subscription.
@@ -121,7 +137,10 @@ actor EmulatorBroker {
     /// Pings clients sent (each answered with a pong unless the connection is frozen).
     private(set) var pingsReceived = 0
 
-    func countPing() { pingsReceived += 1 }
+    func countPing() {
+        pingsReceived += 1
+        publishActivity()
+    }
 
     /// Every open connection stops answering (no frames, no pongs, no keep-alives), its socket open.
     func freezeConnections() {

@@ -31,7 +31,7 @@ struct CloseCodeEndToEndTests {
         await stack.connection.start()
         try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         await stack.emulator.closeConnections(code: 1001, reason: "going away")
-        try await waitFor("the reconnect") { await stack.emulator.connectionsAccepted == 2 }
+        try await stack.emulator.untilActivity("the reconnect") { $0.connectionsAccepted == 2 }
         try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         #expect(states.elements.contains(.reconnecting(after: .milliseconds(100), because: .closed(code: 1001, reason: "going away"))))
         nine.cancel()

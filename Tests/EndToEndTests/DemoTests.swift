@@ -1,3 +1,4 @@
+import ChannelRuntimeTesting
 import ChildProcessSupport
 import Foundation
 import Testing
@@ -50,17 +51,20 @@ struct DemoTests {
         process.standardError = pipe
         let output = OutputText()
         pipe.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
+        process.terminationHandler = { _ in output.exited() }
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        try await waitFor("staying") { output.text.contains("Staying connected") }
+        try await output.untilText("staying") { $0.contains("Staying connected") }
         let connectedBefore = output.text.components(separatedBy: "connection: connected").count
         kill(process.processIdentifier, SIGUSR1)
-        try await waitFor("the path change") { output.text.contains("SIGUSR1: the network path changed") }
+        try await output.untilText("the path change") { $0.contains("SIGUSR1: the network path changed") }
         if arguments.last == "sse" {
-            try await waitFor("the stream reopened") { output.text.components(separatedBy: "connection: connected").count > connectedBefore }
+            try await output.untilText("the stream reopened") { $0.components(separatedBy: "connection: connected").count > connectedBefore }
         }
         kill(process.processIdentifier, SIGINT)
-        try await waitFor("the exit") { !process.isRunning }
+        try await output.untilExit()
+        // The pipe may still hold the last line when the exit is seen.
+        try await output.untilText("the last line") { $0.hasSuffix("connection: disconnected\n") }
         #expect(process.terminationStatus == 0, "\(output.text)")
         #expect(output.text.hasSuffix("connection: disconnected\n"), "\(output.text)")
     }
@@ -90,11 +94,18 @@ struct DemoTests {
     }
 }
 
-/// A child's output as it arrives.
-final class OutputText: @unchecked Sendable {
-    // @unchecked: `data` is guarded by `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-    func append(_ more: Data) { lock.withLock { data.append(more) } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+/// A child's output as it arrives, and whether it has exited.
+final class OutputText: Sendable {
+    private let output = Watched<(data: Data, exited: Bool)>((Data(), false))
+    func append(_ more: Data) { output.update { $0.data.append(more) } }
+    func exited() { output.update { $0.exited = true } }
+    var text: String { String(decoding: output.value.data, as: UTF8.self) }
+
+    /// Returns once the output so far satisfies `condition` (an await: each chunk resumes it).
+    func untilText(_ what: String, _ condition: @escaping @Sendable (String) -> Bool) async throws {
+        try await output.wait(what) { condition(String(decoding: $0.data, as: UTF8.self)) }
+    }
+
+    /// Returns once the child has exited.
+    func untilExit() async throws { try await output.wait("the exit") { $0.exited } }
 }

@@ -1,4 +1,5 @@
 import AppSyncEmulator
+import ChannelRuntimeTesting
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -9,11 +10,18 @@ import Testing
 /// A TCP client that writes raw bytes and collects everything the other end sends, until it closes.
 /// Every read has a bound: a byte that never comes fails the test instead of hanging the run.
 private final class RawSocket: Sendable {
+    /// What the other end has sent so far, and whether it has closed.
+    struct Received: Sendable {
+        var bytes: [UInt8] = []
+        var isClosed = false
+        var text: String { String(decoding: bytes, as: UTF8.self) }
+    }
+
     private let channel: any Channel
-    private let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+    private let received: Watched<Received>
 
     init(port: Int) async throws {
-        let received = NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>(([], false))
+        let received = Watched(Received())
         self.received = received
         channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
@@ -25,13 +33,14 @@ private final class RawSocket: Sendable {
     func send(_ bytes: [UInt8]) async throws { try await channel.writeAndFlush(ByteBuffer(bytes: bytes)) }
     func send(_ text: String) async throws { try await send(Array(text.utf8)) }
 
-    var text: String { String(decoding: received.withLockedValue { $0.bytes }, as: UTF8.self) }
-    var bytes: [UInt8] { received.withLockedValue { $0.bytes } }
-    var isClosed: Bool { received.withLockedValue { $0.closed } }
+    var text: String { received.value.text }
+    var bytes: [UInt8] { received.value.bytes }
+    var isClosed: Bool { received.value.isClosed }
 
-    /// Waits until the bytes received so far satisfy `condition`.
-    func waitUntil(_ what: String, _ condition: @escaping @Sendable (RawSocket) -> Bool) async throws {
-        try await waitFor(what) { condition(self) }
+    /// Returns once what was received so far satisfies `condition` (an await: each read or the
+    /// close resumes it).
+    func untilReceived(_ what: String, _ condition: @escaping @Sendable (Received) -> Bool) async throws {
+        try await received.wait(what, until: condition)
     }
 
     func close() async { try? await channel.close() }
@@ -51,16 +60,16 @@ private final class RawSocket: Sendable {
 
     private final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
-        let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
-        init(received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>) { self.received = received }
+        let received: Watched<Received>
+        init(received: Watched<Received>) { self.received = received }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
-            received.withLockedValue { $0.bytes += Array(buffer.readableBytesView) }
+            received.update { $0.bytes += Array(buffer.readableBytesView) }
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            received.withLockedValue { $0.closed = true }
+            received.update { $0.isClosed = true }
             context.fireChannelInactive()
         }
     }
@@ -104,10 +113,10 @@ struct EmulatorListenerTests {
         let (emulator, port) = try await start()
         let socket = try await RawSocket(port: port)
         try await socket.send("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n")
-        try await socket.waitUntil("the first answer") { $0.text.contains("not found") }
+        try await socket.untilReceived("the first answer") { $0.text.contains("not found") }
         #expect(!socket.isClosed)
         try await socket.send("POST /event HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
-        try await socket.waitUntil("the second answer and the close") { $0.isClosed }
+        try await socket.untilReceived("the second answer and the close") { $0.isClosed }
         #expect(socket.text.hasPrefix("HTTP/1.1 404 Not Found\r\n"))
         // No credentials: AppSync's 401 with its errors, and the connection closes as asked.
         #expect(socket.text.contains("HTTP/1.1 401 Unauthorized\r\n"))
@@ -127,7 +136,7 @@ struct EmulatorListenerTests {
             try await socket.send(Array(chunk[..<count]))
             sent += count
         }
-        try await socket.waitUntil("413 and the close") { $0.isClosed }
+        try await socket.untilReceived("413 and the close") { $0.isClosed }
         #expect(socket.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
         await emulator.stop()
     }
@@ -136,7 +145,7 @@ struct EmulatorListenerTests {
     private func exchange(port: Int, _ request: String) async throws -> String {
         let socket = try await RawSocket(port: port)
         try await socket.send(request)
-        try await socket.waitUntil("the answer and the close") { $0.isClosed }
+        try await socket.untilReceived("the answer and the close") { $0.isClosed }
         return socket.text
     }
 
@@ -174,7 +183,7 @@ struct EmulatorListenerTests {
         #expect(own.hasPrefix("HTTP/1.1 200 OK\r\n"))
         let refused = try await RawSocket(port: port)
         try await refused.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
-        try await refused.waitUntil("the refusal") { $0.isClosed }
+        try await refused.untilReceived("the refusal") { $0.isClosed }
         #expect(refused.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
         await emulator.stop()
     }
@@ -183,8 +192,8 @@ struct EmulatorListenerTests {
         let (emulator, port) = try await start()
         let connection = try await RawSocket(port: port)
         try await connection.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
-        try await connection.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
-        try await waitFor("the connection registered") { await emulator.connectionCount == 1 }
+        try await connection.untilReceived("the upgrade") { $0.text.contains("\r\n\r\n") }
+        try await emulator.untilActivity("the connection registered") { $0.connections == 1 }
         let event = #"{\"eventType\":\"order/placed\",\"n\":1}"#
         let published = try await exchange(port: port, post(
             "/event", port: port, headers: "x-api-key: \(Self.key)\r\nContent-Type: application/json\r\n",
@@ -222,7 +231,7 @@ struct EmulatorListenerTests {
         let request = upgradeRequest(port: port, protocols: try authorizedProtocols(port: port))
             .replacingOccurrences(of: "Host: 127.0.0.1:\(port)\r\n", with: "Host: \(hostName):\(port)\r\n" + origin.replacingOccurrences(of: "PORT", with: "\(port)"))
         try await socket.send(request)
-        try await socket.waitUntil("the answer") { $0.text.contains("\r\n\r\n") }
+        try await socket.untilReceived("the answer") { $0.text.contains("\r\n\r\n") }
         #expect(socket.text.hasPrefix(admitted ? "HTTP/1.1 101 Switching Protocols\r\n" : "HTTP/1.1 400 Bad Request\r\n"), "\(socket.text)")
         await socket.close()
         await emulator.stop()
@@ -240,7 +249,7 @@ struct EmulatorListenerTests {
             try? await socket.send(chunk)
             sent += 1 << 16
         }
-        try await socket.waitUntil("413 and the close") { $0.isClosed }
+        try await socket.untilReceived("413 and the close") { $0.isClosed }
         #expect(socket.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
         #expect(sent < 16 << 20, "the emulator read \(sent) bytes before answering")
         await emulator.stop()
@@ -282,7 +291,7 @@ struct EmulatorListenerTests {
         let (emulator, port) = try await start()
         let socket = try await RawSocket(port: port)
         try await socket.send(upgradeRequest(port: port, protocols: "graphql-ws"))
-        try await socket.waitUntil("400 and the close") { $0.isClosed }
+        try await socket.untilReceived("400 and the close") { $0.isClosed }
         #expect(socket.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
         #expect(await emulator.connectionsAccepted == 0)
         await emulator.stop()
@@ -292,16 +301,16 @@ struct EmulatorListenerTests {
         let (emulator, port) = try await start()
         let socket = try await RawSocket(port: port)
         try await socket.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
-        try await socket.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
+        try await socket.untilReceived("the upgrade") { $0.text.contains("\r\n\r\n") }
         #expect(socket.text.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
         let headerLength = socket.bytes.count
         try await socket.send(clientFrame(opcode: 0x9, Array("are you there".utf8)))
         let pong: [UInt8] = [0x8A, 13] + Array("are you there".utf8)
-        try await socket.waitUntil("the pong") { $0.bytes.count >= headerLength + pong.count }
+        try await socket.untilReceived("the pong") { $0.bytes.count >= headerLength + pong.count }
         #expect(Array(socket.bytes[headerLength..<(headerLength + pong.count)]) == pong)
         // Close with 4000: the answer carries the same code, then the server closes.
         try await socket.send(clientFrame(opcode: 0x8, [0x0F, 0xA0]))
-        try await socket.waitUntil("the close answer and the end") { $0.isClosed }
+        try await socket.untilReceived("the close answer and the end") { $0.isClosed }
         #expect(Array(socket.bytes.suffix(4)) == [0x88, 0x02, 0x0F, 0xA0])
         await emulator.stop()
     }
@@ -310,7 +319,7 @@ struct EmulatorListenerTests {
         let (emulator, port) = try await start()
         let socket = try await RawSocket(port: port)
         try await socket.send("GET /.well-known/mercure?topic=default/a HTTP/1.1\r\nHost: a\r\nx-api-key: \(Self.key)\r\n\r\n")
-        try await socket.waitUntil("the stream's retry field") { $0.text.contains("retry: ") }
+        try await socket.untilReceived("the stream's retry field") { $0.text.contains("retry: ") }
         #expect(socket.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(emulator.eventStreamCount == 1)
         // Nothing is written to a stalled stream, so only the socket's end tells the client left.
@@ -326,10 +335,10 @@ struct EmulatorListenerTests {
         let silent = try await RawSocket(port: port)
         let idle = try await RawSocket(port: port)
         try await idle.send("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n")
-        try await idle.waitUntil("an answer") { $0.text.contains("not found") }
+        try await idle.untilReceived("an answer") { $0.text.contains("not found") }
         let upgraded = try await RawSocket(port: port)
         try await upgraded.send(upgradeRequest(port: port, protocols: try authorizedProtocols(port: port)))
-        try await upgraded.waitUntil("the upgrade") { $0.text.contains("\r\n\r\n") }
+        try await upgraded.untilReceived("the upgrade") { $0.text.contains("\r\n\r\n") }
         // `stop()` must return: waited for with a bound, so a stop that hangs fails the test.
         let stopped = NIOLockedValueBox(false)
         Task {
@@ -337,9 +346,9 @@ struct EmulatorListenerTests {
             stopped.withLockedValue { $0 = true }
         }
         try await waitFor("stop() to return") { stopped.withLockedValue { $0 } }
-        try await silent.waitUntil("the silent connection's end") { $0.isClosed }
-        try await idle.waitUntil("the idle connection's end") { $0.isClosed }
-        try await upgraded.waitUntil("the upgraded connection's end") { $0.isClosed }
+        try await silent.untilReceived("the silent connection's end") { $0.isClosed }
+        try await idle.untilReceived("the idle connection's end") { $0.isClosed }
+        try await upgraded.untilReceived("the upgraded connection's end") { $0.isClosed }
         #expect(await emulator.connectionCount == 0)
     }
 }

@@ -47,6 +47,12 @@ struct EndToEndTests {
         }
 
         func cancel() { all.forEach { $0.cancel() } }
+
+        /// Returns once each of the nine streams has received an event (each collector awaited in
+        /// turn: an await, not a poll).
+        func untilEachReceived(_ what: String, within seconds: Double = 120) async throws {
+            for collector in all { try await collector.wait(what, within: seconds) { !$0.isEmpty } }
+        }
     }
 
     func publishAll(_ stack: Stack, user: String, tag: String) async throws {
@@ -54,6 +60,25 @@ struct EndToEndTests {
             let result = try await stack.publisher.publish([event], to: channel)
             #expect(result.failed.isEmpty)
         }
+    }
+
+    @Test func theEmulatorsActivityFollowsConnectionsAndEndsWhenItStops() async throws {
+        let stack = try await Stack.start()
+        let updates = stack.emulator.activityUpdates()
+        var iterator = updates.makeAsyncIterator()
+        #expect(await iterator.next() == EmulatorActivity())  // the activity now comes first
+        let nine = Nine(stack.notifier)
+        await stack.connection.start()
+        try await stack.emulator.untilActivity("nine subscriptions") { $0.connections == 1 && $0.subscriptions == 9 }
+        await stack.connection.disconnect()
+        try await stack.emulator.untilActivity("the close") { $0.connections == 0 && $0.subscriptions == 0 && $0.connectionsAccepted == 1 }
+        nine.cancel()
+        await stack.emulator.stop()
+        let ended = try await bounded("the activity stream's end") {
+            for await _ in updates {}
+            return true
+        }
+        #expect(ended)
     }
 
     @Test func nineStreamsEachReceiveOnlyTheirOwnEvents() async throws {
@@ -64,7 +89,7 @@ struct EndToEndTests {
         #expect(await stack.emulator.connectionsAccepted == 1)  // one WebSocket for all nine
 
         try await publishAll(stack, user: "alice", tag: "first")
-        try await waitFor("nine events") { nine.all.allSatisfy { $0.count >= 1 } }
+        try await nine.untilEachReceived("nine events")
         for collector in nine.all { #expect(collector.elements == ["first"]) }
         let metrics = stack.connection.metrics.snapshot()
         #expect(metrics.channels.values.map(\.decoded).reduce(0, +) == 9)
@@ -106,14 +131,14 @@ struct EndToEndTests {
         try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
 
         await stack.emulator.dropConnections()
-        try await waitFor("the reconnect") { await stack.emulator.connectionsAccepted == 2 }
+        try await stack.emulator.untilActivity("the reconnect") { $0.connectionsAccepted == 2 }
         try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         #expect(await stack.emulator.subscriptionCount == 9)
         #expect(states.elements.contains(.reconnecting(after: .milliseconds(100), because: .dropped)))
         #expect(stack.connection.metrics.snapshot().reconnects == 1)
 
         try await publishAll(stack, user: "alice", tag: "after-drop")
-        try await waitFor("nine events after the drop") { nine.all.allSatisfy { $0.count >= 1 } }
+        try await nine.untilEachReceived("nine events after the drop")
         for collector in nine.all { #expect(collector.elements == ["after-drop"]) }
         nine.cancel()
         states.cancel()
@@ -125,7 +150,7 @@ struct EndToEndTests {
         await stack.connection.start()
         try await untilPublished(by: stack.connection, "connected") { await stack.connection.state == .connected }
         await stack.connection.disconnect()
-        try await waitFor("the server sees the close") { await stack.emulator.connectionCount == 0 }
+        try await stack.emulator.untilActivity("the server sees the close") { $0.connections == 0 }
         // Ten times the reconnect delay passes: still one connection ever.
         try await Task.sleep(for: .seconds(1))
         #expect(await stack.emulator.connectionsAccepted == 1)
@@ -144,14 +169,14 @@ struct EndToEndTests {
         await stack.emulator.setKeepAliveEnabled(false)
         try await waitFor("the watchdog reconnects") { stack.connection.metrics.snapshot().keepAliveTimeouts >= 1 }
         await stack.emulator.setKeepAliveEnabled(true)
-        try await waitFor("a new connection") { await stack.emulator.connectionsAccepted >= 2 }
+        try await stack.emulator.untilActivity("a new connection") { $0.connectionsAccepted >= 2 }
         // The 1 s watchdog may fire once more on a starved machine, and what is published while the
         // client reconnects is gone (AppSync keeps no history): publish again until the events flow.
         for attempt in 1...6 {
             try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
             try await publishAll(stack, user: "alice", tag: "after-silence")
             do {
-                try await waitFor("nine events", within: attempt == 6 ? 120 : 5) { nine.all.allSatisfy { $0.count >= 1 } }
+                try await nine.untilEachReceived("nine events", within: attempt == 6 ? 120 : 5)
                 break
             } catch where attempt < 6 {
                 continue
@@ -207,7 +232,7 @@ struct EndToEndTests {
         try await untilPublished(by: stack.connection, "connected") { await stack.connection.state == .connected }
         let first = try #require(await stack.emulator.connectAuthorizations.first)
         await stack.emulator.dropConnections()
-        try await waitFor("the reconnect") { await stack.emulator.connectAuthorizations.count == 2 }
+        try await stack.emulator.untilActivity("the reconnect") { $0.connectAuthorizations == 2 }
         let second = await stack.emulator.connectAuthorizations[1]
         #expect(second != first)
         try await untilPublished(by: stack.connection, "connected again") { await stack.connection.state == .connected }

@@ -34,7 +34,7 @@ struct EventTypeSpellingTests {
             let result = try await stack.publisher.publish([try respelled(event, spell)], to: channel)
             #expect(result.failed.isEmpty)
         }
-        try await waitFor("nine events") { nine.all.allSatisfy { $0.count >= 1 } }
+        try await nine.untilEachReceived("nine events")
         for collector in nine.all { #expect(collector.elements == ["t"]) }
         return (stack, nine)
     }
@@ -56,9 +56,9 @@ struct EventTypeSpellingTests {
         let plan = try #require(stack.connection.metrics.snapshot().channels[PlanTypeSubscription(userId: "alice").channel])
         #expect(plan.undeclaredEventTypes == 1)
         #expect(plan.dropped == 0)
-        try await waitFor("shown in the status") {
-            await stack.notifier.source.status(of: PlanTypeSubscription.self) == .degraded(DeliveryProblems(undeclaredEventTypes: ["billing/planUpdated"]))
-        }
+        try await untilStatus(
+            .degraded(DeliveryProblems(undeclaredEventTypes: ["billing/planUpdated"])), of: PlanTypeSubscription.self, on: stack.notifier.source
+        )
         #expect(await stack.notifier.source.status(of: LicensePhaseSubscription.self) == .active)
         nine.cancel()
         await stack.stop()

@@ -60,7 +60,7 @@ struct HostileServerTests {
         try await untilPublished(by: connection, "the connection to fail") {
             if case .failed(.unauthorized) = await connection.state { true } else { false }
         }
-        #expect(server.openedConnections.withLockedValue { $0 } == 2)
+        #expect(server.openedConnections.value == 2)
         await connection.disconnect()
         await server.stop()
     }
@@ -87,7 +87,7 @@ struct HostileServerTests {
             return seen
         }
         #expect(seen.last == .reconnecting(after: .milliseconds(50), because: .closed(code: 1007, reason: "")), "\(seen)")
-        try await waitFor("the second connection") { server.openedConnections.withLockedValue { $0 } >= 2 }
+        try await server.openedConnections.wait("the second connection") { $0 >= 2 }
         await connection.disconnect()
         await server.stop()
     }
@@ -104,8 +104,8 @@ struct HostileServerTests {
         // fired first), so sockets are counted against the watchdog's firings, not from the first one.
         try await waitFor("the keep-alive watchdog to fire") { connection.metrics.snapshot().keepAliveTimeouts >= 1 }
         let timeouts = connection.metrics.snapshot().keepAliveTimeouts
-        try await waitFor("the frozen socket to be closed by the client") { server.closedConnections.withLockedValue { $0 >= timeouts } }
-        try await waitFor("a new connection") { server.openedConnections.withLockedValue { $0 >= timeouts + 1 } }
+        try await server.closedConnections.wait("the frozen socket to be closed by the client") { $0 >= timeouts }
+        try await server.openedConnections.wait("a new connection") { $0 >= timeouts + 1 }
         await connection.disconnect()
         await server.stop()
     }
@@ -129,7 +129,7 @@ struct HostileServerTests {
         let server = try await ScriptedServer.start(closing: false) { _ in [] }
         let connection = try Self.connection(to: server) { $0.connectTimeout = .milliseconds(100) }
         await connection.start()
-        try await waitFor("five attempts") { server.openedConnections.withLockedValue { $0 >= 5 } }
+        try await server.openedConnections.wait("five attempts") { $0 >= 5 }
         await connection.disconnect()
         try await server.open.wait("every socket closed") { $0 == 0 }
         await server.stop()
@@ -145,7 +145,7 @@ struct HostileServerTests {
             let connection = try Self.connection(to: server)
             let states = Collected { await connection.stateUpdates() }
             await connection.start()
-            try await waitFor("two refused attempts") { server.openedConnections.withLockedValue { $0 >= 2 } }
+            try await server.openedConnections.wait("two refused attempts") { $0 >= 2 }
             await connection.disconnect()
             try await server.open.wait("every socket closed") { $0 == 0 }
             #expect(!states.elements.contains(.connected))

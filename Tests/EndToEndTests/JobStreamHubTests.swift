@@ -221,8 +221,8 @@ struct JobStreamHubTests {
                 }
             }
         }
-        try await waitFor("the stream to fail") {
-            updates.elements.contains { if case .status(.failed) = $0 { true } else { false } }
+        try await updates.wait("the stream to fail") {
+            $0.contains { if case .status(.failed) = $0 { true } else { false } }
         }
         // The first open's error asked for a fresh token; the second one's ended the stream.
         #expect(requests.count == 2)

@@ -19,10 +19,10 @@ struct NetworkPathEndToEndTests {
         try await untilPublished(by: stack.connection, "nine subscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         await stack.emulator.freezeConnections()
         await stack.connection.networkPathChanged()
-        try await waitFor("a new connection") { await stack.emulator.connectionsAccepted == 2 }
+        try await stack.emulator.untilActivity("a new connection") { $0.connectionsAccepted == 2 }
         try await untilPublished(by: stack.connection, "nine resubscriptions") { await stack.connection.acknowledgedChannels.count == 9 }
         try await EndToEndTests().publishAll(stack, user: "alice", tag: "after")
-        try await waitFor("nine events") { nine.all.allSatisfy { $0.count >= 1 } }
+        try await nine.untilEachReceived("nine events")
         for collector in nine.all { #expect(collector.elements == ["after"]) }
         #expect(stack.connection.metrics.snapshot().keepAliveTimeouts == 0)  // the probe found it, not the watchdog
         nine.cancel()

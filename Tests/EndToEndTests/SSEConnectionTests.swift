@@ -213,7 +213,7 @@ struct SSEConnectionTests {
         let connection = SSEConnection(configuration: configuration, transport: adapter.make(), logger: Self.quiet)  // system trust roots
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
-        try await waitFor("two refused handshakes") { server.openedConnections.withLockedValue { $0 } >= 2 }
+        try await server.openedConnections.wait("two refused handshakes") { $0 >= 2 }
         await connection.disconnect()
         #expect(requests.count == 0)
         #expect(await connection.acknowledgedChannels.isEmpty)

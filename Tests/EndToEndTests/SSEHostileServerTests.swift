@@ -102,7 +102,7 @@ struct SSEHostileServerTests {
             if case .failed(.rejected(let errors)) = await connection.state { return errors.first?.code == "302" }
             return false
         }
-        #expect(server.openedConnections.withLockedValue { $0 } == 1)
+        #expect(server.openedConnections.value == 1)
         withExtendedLifetime(subscription) {}
         await server.stop()
     }
@@ -113,7 +113,7 @@ struct SSEHostileServerTests {
         let connection = try Self.connection(to: server, transport: adapter.make()) { $0.connectTimeout = .milliseconds(200) }
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
-        try await waitFor("three timed-out attempts") { server.openedConnections.withLockedValue { $0 } >= 3 }
+        try await server.openedConnections.wait("three timed-out attempts") { $0 >= 3 }
         await connection.disconnect()
         try await server.open.wait("every socket closed") { $0 == 0 }
         withExtendedLifetime(subscription) {}
@@ -148,7 +148,7 @@ struct SSEHostileServerTests {
         let connection = try Self.connection(to: server, transport: adapter.make())
         let subscription = try await connection.subscribe(to: "/app/a")
         await connection.start()
-        try await waitFor("three streams") { requests.count >= 3 }
+        try await requests.untilCount(3, "three streams")
         await connection.disconnect()
         let second = requests.all[1].lowercased()
         #expect(second.contains("last-event-id: 1\r\n"))
@@ -161,8 +161,13 @@ struct SSEHostileServerTests {
 
 /// Request heads a scripted server saw, in order.
 final class RecordedRequests: Sendable {
-    private let box = NIOLockedValueBox<[String]>([])
-    func append(_ request: String) { box.withLockedValue { $0.append(request) } }
-    var all: [String] { box.withLockedValue { $0 } }
-    var count: Int { box.withLockedValue { $0.count } }
+    private let recorded = Watched<[String]>([])
+    func append(_ request: String) { recorded.update { $0.append(request) } }
+    var all: [String] { recorded.value }
+    var count: Int { all.count }
+
+    /// Returns once `count` requests have arrived (an await: each request resumes the wait).
+    func untilCount(_ count: Int, _ what: String) async throws {
+        try await recorded.wait(what) { $0.count >= count }
+    }
 }

@@ -175,7 +175,7 @@ struct SSEOwnStreamTests {
         let connection = try Self.connection(to: server, logger: logger) { $0.authorization = .queryToken { secret } }
         let job = try await connection.subscribe(Self.job("q"))
         await connection.start()
-        try await waitFor("two attempts") { requests.count >= 2 }
+        try await requests.untilCount(2, "two attempts")
         await connection.disconnect()
         // Percent-encoded exactly (`+` is not a space).
         #expect(Self.target(of: requests.all[0]) == "/api/v2/enrichments/q/stream?token=query-secret-token%2B/%3D")

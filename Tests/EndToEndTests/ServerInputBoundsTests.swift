@@ -63,7 +63,7 @@ struct ServerInputBoundsTests {
         let subscription = try await connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }
         await connection.start()
-        try await waitFor("the fourth request") { requests.count >= 4 }
+        try await requests.untilCount(4, "the fourth request")
         try await received.wait("four events") { $0.count >= 4 }
         await connection.disconnect()
         for request in requests.all.dropFirst().prefix(3) {

@@ -19,10 +19,10 @@ import ChannelRuntimeTesting
 /// still see the frame and the end of the connection.
 struct ScriptedServer {
     let channel: any Channel
-    /// Connections the client has closed (or lost).
-    let closedConnections: NIOLockedValueBox<Int>
-    /// Connections accepted.
-    let openedConnections: NIOLockedValueBox<Int>
+    /// Connections the client has closed (or lost), for a test to read or await.
+    let closedConnections: Watched<Int>
+    /// Connections accepted, for a test to read or await.
+    let openedConnections: Watched<Int>
     /// Sockets still open: accepted and not yet closed.
     var openSockets: Int { open.value }
     /// The same, for a test to await (`open.wait(_:until:)`).
@@ -49,19 +49,19 @@ struct ScriptedServer {
         reply: @escaping @Sendable (_ accept: String, _ request: String) -> [UInt8]
     ) async throws -> ScriptedServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
-        let closed = NIOLockedValueBox(0)
-        let opened = NIOLockedValueBox(0)
+        let closed = Watched(0)
+        let opened = Watched(0)
         let open = Watched(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                opened.withLockedValue { $0 += 1 }
+                opened.update { $0 += 1 }
                 open.update { $0 += 1 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try channel.pipeline.syncOperations.addHandler(ScriptedReplyHandler(closing: closing, answeringEarly: answeringEarly, reply: reply))
                     channel.closeFuture.whenComplete { _ in
-                        closed.withLockedValue { $0 += 1 }
+                        closed.update { $0 += 1 }
                         open.update { $0 -= 1 }
                     }
                 }
@@ -257,7 +257,7 @@ struct TransportTests {
         try await waitFor("the upgrade request to arrive") { requested.withLockedValue { $0 } }
         connect.cancel()
         await #expect(throws: (any Error).self) { _ = try await connect.value }
-        try await waitFor("the client to close the connection") { server.closedConnections.withLockedValue { $0 == 1 } }
+        try await server.closedConnections.wait("the client to close the connection") { $0 == 1 }
         await server.stop()
     }
 
@@ -268,7 +268,7 @@ struct TransportTests {
             Array("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n".utf8)
         }
         #expect(try await connectFails(transport, to: url(server)))
-        try await waitFor("the client to close the connection") { server.closedConnections.withLockedValue { $0 == 1 } }
+        try await server.closedConnections.wait("the client to close the connection") { $0 == 1 }
         await server.stop()
     }
 

@@ -1,11 +1,12 @@
 import AppSyncRuntime
 import ChannelRuntime
+import ChannelRuntimeTesting
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 @testable import URLSessionChannelTransports
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import ChannelRuntimeTesting
 #endif
 
 /// The URLSession WebSocket adapter's logic — the default on Apple platforms, whose task cannot
@@ -26,7 +27,7 @@ struct URLSessionWebSocketSessionTests {
     static func connect(_ tasks: FakeTasks, chosen: String? = "aws-appsync-event-ws") async throws -> (any WebSocketSession, FakeWebSocketTask) {
         let connecting = Task { try await transport(tasks).connect(to: url, subprotocols: ["aws-appsync-event-ws", "header-abc"]) }
         let task = try await tasks.next()
-        try await waitFor("resumed") { task.wasResumed }
+        try await task.untilResumed()
         task.delegate?.opened(withProtocol: chosen)
         return (try await connecting.value, task)
     }
@@ -35,7 +36,7 @@ struct URLSessionWebSocketSessionTests {
         let tasks = FakeTasks()
         let connecting = Task { try await Self.transport(tasks, maximumMessageSize: 4096).connect(to: Self.url, subprotocols: ["aws-appsync-event-ws"]) }
         let task = try await tasks.next()
-        try await waitFor("resumed") { task.wasResumed }
+        try await task.untilResumed()
         #expect(task.maximumMessageSize == 4096)
         task.delegate?.opened(withProtocol: "aws-appsync-event-ws")
         _ = try await connecting.value
@@ -45,7 +46,7 @@ struct URLSessionWebSocketSessionTests {
         let tasks = FakeTasks()
         let connecting = Task { try await Self.transport(tasks).connect(to: Self.url, subprotocols: ["aws-appsync-event-ws", "header-abc"]) }
         let task = try await tasks.next()
-        try await waitFor("resumed") { task.wasResumed }
+        try await task.untilResumed()
         task.delegate?.opened(withProtocol: "graphql-ws")
         await #expect(throws: WebSocketSubprotocolMismatch.self) { try await connecting.value }
         #expect(task.wasCancelled)
@@ -151,11 +152,11 @@ struct URLSessionWebSocketSessionTests {
         let subscription = try await connection.subscribe(to: "default/channel")
         await connection.start()
         let task = try await tasks.next()
-        try await waitFor("resumed") { task.wasResumed }
+        try await task.untilResumed()
         task.delegate?.opened(withProtocol: "aws-appsync-event-ws")
-        try await waitFor("connection_init") { task.sentTexts.contains { $0.contains(#""connection_init""#) } }
+        try await task.untilSent(containing: #""connection_init""#)
         task.serverSends(.string(#"{"type":"connection_ack","connectionTimeoutMs":300000}"#))
-        try await waitFor("the subscribe") { task.sentTexts.contains { $0.contains(#""subscribe""#) } }
+        try await task.untilSent(containing: #""subscribe""#)
         let subscribe = try #require(task.sentTexts.first { $0.contains(#""subscribe""#) })
         let id = try #require((try JSONSerialization.jsonObject(with: Data(subscribe.utf8)) as? [String: Any])?["id"] as? String)
         task.serverSends(.string(#"{"type":"subscribe_success","id":"\#(id)"}"#))
@@ -169,24 +170,24 @@ struct URLSessionWebSocketSessionTests {
 }
 
 /// Hands out fake tasks and lets the test take each as it is made.
-final class FakeTasks: @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var made: [FakeWebSocketTask] = []
-    private var taken = 0
+final class FakeTasks: Sendable {
+    private let made = Watched<[FakeWebSocketTask]>([])
+    private let taken = NIOLockedValueBox(0)
 
     func make(_ delegate: URLSessionWebSocketSession) -> (task: any WebSocketTask, invalidate: @Sendable () -> Void) {
         let task = FakeWebSocketTask(delegate: delegate)
-        lock.withLock { made.append(task) }
+        made.update { $0.append(task) }
         return (task, { task.invalidate() })
     }
 
+    /// The next task the adapter makes, awaited.
     func next() async throws -> FakeWebSocketTask {
-        try await waitFor("a task") { self.lock.withLock { self.made.count > self.taken } }
-        return lock.withLock {
+        let index = taken.withLockedValue { taken in
             defer { taken += 1 }
-            return made[taken]
+            return taken
         }
+        try await made.wait("task \(index + 1)") { $0.count > index }
+        return made.value[index]
     }
 }
 
@@ -202,8 +203,8 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     private var _closeCode = URLSessionWebSocketTask.CloseCode.invalid
     private var _closeReason: Data?
     private var _state = URLSessionTask.State.suspended
-    private var _resumed = false
-    private var _sent: [String] = []
+    /// Whether the adapter resumed the task, and the texts it sent: for a test to read or await.
+    private let progress = Watched<(resumed: Bool, sent: [String])>((false, []))
     private var _closedWith: URLSessionWebSocketTask.CloseCode?
     private var _cancelled = false
     private var _invalidated = false
@@ -223,10 +224,18 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     var closeCode: URLSessionWebSocketTask.CloseCode { lock.withLock { _closeCode } }
     var closeReason: Data? { lock.withLock { _closeReason } }
     var state: URLSessionTask.State { lock.withLock { _state } }
-    var wasResumed: Bool { lock.withLock { _resumed } }
+    var wasResumed: Bool { progress.value.resumed }
     var wasCancelled: Bool { lock.withLock { _cancelled } }
     var invalidated: Bool { lock.withLock { _invalidated } }
-    var sentTexts: [String] { lock.withLock { _sent } }
+    var sentTexts: [String] { progress.value.sent }
+
+    /// Returns once the adapter has resumed the task.
+    func untilResumed() async throws { try await progress.wait("the task resumed") { $0.resumed } }
+
+    /// Returns once the adapter has sent a text containing `fragment`.
+    func untilSent(containing fragment: String) async throws {
+        try await progress.wait("a text containing \(fragment)") { $0.sent.contains { $0.contains(fragment) } }
+    }
     var closedWith: URLSessionWebSocketTask.CloseCode? { lock.withLock { _closedWith } }
     var pingCount: Int { lock.withLock { _pings } }
     /// Messages the adapter took from the task.
@@ -237,10 +246,8 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     }
 
     func resume() {
-        lock.withLock {
-            _resumed = true
-            _state = .running
-        }
+        lock.withLock { _state = .running }
+        progress.update { $0.resumed = true }
     }
 
     func cancel() {
@@ -259,8 +266,8 @@ final class FakeWebSocketTask: WebSocketTask, @unchecked Sendable {
     func send(_ message: URLSessionWebSocketTask.Message) async throws {
         try lock.withLock {
             guard !_cancelled else { throw URLError(.cancelled) }
-            if case .string(let text) = message { _sent.append(text) }
         }
+        if case .string(let text) = message { progress.update { $0.sent.append(text) } }
     }
 
     func receive() async throws -> URLSessionWebSocketTask.Message {

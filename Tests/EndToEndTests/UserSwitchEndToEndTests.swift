@@ -115,7 +115,7 @@ struct UserSwitchEndToEndTests {
         #expect(connection.lastEventID == "41")
         await connection.unsubscribe(alice.id)
         let bob = try await connection.subscribe(to: "/app/user/bob")
-        try await waitFor("bob's stream") { requests.count == 2 }
+        try await requests.untilCount(2, "bob's stream")
         #expect(requests.all[1].hasPrefix("GET /.well-known/mercure?topic=/app/user/bob HTTP/1.1\r\n"))
         #expect(!requests.all[1].lowercased().contains("last-event-id"))
         await connection.disconnect()
