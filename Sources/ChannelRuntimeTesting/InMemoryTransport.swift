@@ -52,13 +52,11 @@ public final class InMemoryTransport: WebSocketTransport, Sendable {
     /// The server side of the next accepted connection; throws `WaitTimedOut` when none comes
     /// within `seconds` of real time.
     public func nextConnection(within seconds: Double = 120) async throws -> FakeServer {
-        try await state.wait("a connection attempt", within: seconds) { $0.servers.count > $0.taken }
-        var next: FakeServer?
-        state.update { state in
-            next = state.servers[state.taken]
-            state.taken += 1
+        try await state.take("a connection attempt", within: seconds) { state in
+            guard state.servers.count > state.taken else { return nil }
+            defer { state.taken += 1 }
+            return state.servers[state.taken]
         }
-        return next!
     }
 }
 

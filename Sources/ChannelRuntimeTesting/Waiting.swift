@@ -65,16 +65,32 @@ package final class Watched<Value: Sendable>: Sendable {
 
     package var value: Value { state.withLock { $0.value } }
 
-    /// Changes the value and resumes every waiter whose condition now holds.
-    package func update(_ change: (inout Value) -> Void) {
-        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            change(&state.value)
+    /// Changes the value and resumes every waiter whose condition now holds; returns what `change`
+    /// returns.
+    @discardableResult
+    package func update<Result>(_ change: (inout Value) -> Result) -> Result {
+        let (result, ready) = state.withLock { state -> (Result, [CheckedContinuation<Bool, Never>]) in
+            let result = change(&state.value)
             let value = state.value
             let ready = state.waiters.filter { $0.value.condition(value) }
             for id in ready.keys { state.waiters[id] = nil }
-            return ready.values.map(\.continuation)
+            return (result, ready.values.map(\.continuation))
         }
         for continuation in ready { continuation.resume(returning: true) }
+        return result
+    }
+
+    /// Waits until `take` finds something in the value and returns it, taken under the lock that saw
+    /// it: two tasks taking at once get one each (`take` returns nil, changing nothing, when there is
+    /// nothing to take). Throws `WaitTimedOut` after `seconds` of real time.
+    package func take<Taken>(_ what: String, within seconds: Double = 120, _ take: @escaping @Sendable (inout Value) -> Taken?) async throws -> Taken {
+        while true {
+            try await wait(what, within: seconds) { value in
+                var copy = value
+                return take(&copy) != nil
+            }
+            if let taken = update(take) { return taken }
+        }
     }
 
     /// Returns once `condition` holds (at once when it does now); throws `WaitTimedOut` after

@@ -2,7 +2,6 @@ import AppSyncRuntime
 import ChannelRuntime
 import ChannelRuntimeTesting
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 @testable import URLSessionChannelTransports
 #if canImport(FoundationNetworking)
@@ -171,23 +170,21 @@ struct URLSessionWebSocketSessionTests {
 
 /// Hands out fake tasks and lets the test take each as it is made.
 final class FakeTasks: Sendable {
-    private let made = Watched<[FakeWebSocketTask]>([])
-    private let taken = NIOLockedValueBox(0)
+    private let made = Watched<(tasks: [FakeWebSocketTask], taken: Int)>(([], 0))
 
     func make(_ delegate: URLSessionWebSocketSession) -> (task: any WebSocketTask, invalidate: @Sendable () -> Void) {
         let task = FakeWebSocketTask(delegate: delegate)
-        made.update { $0.append(task) }
+        made.update { $0.tasks.append(task) }
         return (task, { task.invalidate() })
     }
 
     /// The next task the adapter makes, awaited.
     func next() async throws -> FakeWebSocketTask {
-        let index = taken.withLockedValue { taken in
-            defer { taken += 1 }
-            return taken
+        try await made.take("a task") { made in
+            guard made.tasks.count > made.taken else { return nil }
+            defer { made.taken += 1 }
+            return made.tasks[made.taken]
         }
-        try await made.wait("task \(index + 1)") { $0.count > index }
-        return made.value[index]
     }
 }
 

@@ -227,13 +227,17 @@ extension SwitchableConnection {
         private var board: ConnectionStatusBoard { connection.board }
         private var active: any ManagedConnection & ChannelConnection { connection.active }
 
-        func start() async {
+        /// Applies `change` and returns the transport in use, both under one lock: a switch cannot
+        /// come between them.
+        private func changing(_ change: (inout State) -> Void) -> any ManagedConnection & ChannelConnection {
             let active = switching.withLock { state in
-                state.running = true
+                change(&state)
                 return state.active
             }
-            await transports[active]!.start()
+            return transports[active]!  // `active` is always one of `transports` (checked by init)
         }
+
+        func start() async { await changing { $0.running = true }.start() }
 
         /// Starts the transport in use and returns when the connection ends: `disconnect()` (also a
         /// graceful shutdown), a failure for good or a final close of the transport in use (thrown), or
@@ -267,29 +271,11 @@ extension SwitchableConnection {
             }
         }
 
-        func disconnect() async {
-            let active = switching.withLock { state in
-                state.running = false
-                return state.active
-            }
-            await transports[active]!.disconnect()
-        }
+        func disconnect() async { await changing { $0.running = false }.disconnect() }
 
-        func abort() async {
-            let active = switching.withLock { state in
-                state.running = false
-                return state.active
-            }
-            await transports[active]!.lifecycle.abort()
-        }
+        func abort() async { await changing { $0.running = false }.lifecycle.abort() }
 
-        func suspend() async {
-            let active = switching.withLock { state in
-                state.suspended = true
-                return state.active
-            }
-            await transports[active]!.suspend()
-        }
+        func suspend() async { await changing { $0.suspended = true }.suspend() }
 
         func resume() async {
             let (active, running) = switching.withLock { state in

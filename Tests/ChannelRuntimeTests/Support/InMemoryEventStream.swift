@@ -57,13 +57,11 @@ final class InMemoryEventStreamTransport: EventStreamTransport, Sendable {
 
     /// The server side of the next request; throws `WaitTimedOut` when none comes within `seconds`.
     func nextStream(within seconds: Double = 120) async throws -> FakeEventStream {
-        try await state.wait("an event-stream request", within: seconds) { $0.streams.count > $0.taken }
-        var next: FakeEventStream?
-        state.update { state in
-            next = state.streams[state.taken]
-            state.taken += 1
+        try await state.take("an event-stream request", within: seconds) { state in
+            guard state.streams.count > state.taken else { return nil }
+            defer { state.taken += 1 }
+            return state.streams[state.taken]
         }
-        return next!
     }
 }
 

@@ -221,9 +221,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         for id in streams.keys.sorted() { await watch(id) }
         lifecycle = .running
         await shared.start()
-        for id in streams.keys.sorted() {
-            if streams[id]?.started == true { await streams[id]?.driver.start() } else { await startStream(id) }
-        }
+        await startOwnStreams { await $0.start() }
     }
 
     /// Runs the shared stream in the calling task (`ConnectionDriver.run()`), the own streams beside
@@ -233,9 +231,7 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         guard lifecycle != .running, lifecycle != .suspended else { throw .alreadyRunning }
         for id in streams.keys.sorted() { await watch(id) }
         lifecycle = .running
-        for id in streams.keys.sorted() {
-            if streams[id]?.started == true { await streams[id]?.driver.start() } else { await startStream(id) }
-        }
+        await startOwnStreams { await $0.start() }
         let ended: Result<Void, ConnectionRunError>
         do throws(ConnectionRunError) {
             try await shared.run()
@@ -290,8 +286,14 @@ package actor OwnStreamGroup: ConnectionLifecycle {
         guard lifecycle == .suspended || lifecycle == .running else { return }
         lifecycle = .running
         await shared.resume()
+        await startOwnStreams { await $0.resume() }
+    }
+
+    /// Starts each own stream not started yet, in id order; `again` is what a started one's driver
+    /// is told (start after a stop, resume after a suspension).
+    private func startOwnStreams(again: (ConnectionDriver) async -> Void) async {
         for id in streams.keys.sorted() {
-            if streams[id]?.started == true { await streams[id]?.driver.resume() } else { await startStream(id) }
+            if let stream = streams[id], stream.started { await again(stream.driver) } else { await startStream(id) }
         }
     }
 
