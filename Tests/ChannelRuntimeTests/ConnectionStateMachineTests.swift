@@ -11,7 +11,6 @@ struct ConnectionStateMachineTests {
     static let settings = Machine.Settings(
         reconnectPolicy: .exponential(initial: .seconds(1), maximum: .seconds(8)),
         subscribeRetryPolicy: ReconnectPolicy.fixed(.seconds(3)).limited(to: 2),
-        signedOutRetryInterval: .seconds(30),
         connectTimeout: .seconds(15),
         operationTimeout: .seconds(5),
         defaultKeepAliveTimeout: .seconds(300),
@@ -146,14 +145,23 @@ struct ConnectionStateMachineTests {
         #expect(machine.start().contains(.openTransport(Self.session(2))))  // the app may start again
     }
 
-    @Test func signedOutWaitsTheSignedOutIntervalWithoutCountingAnAttempt() {
+    @Test func signedOutStopsTheConnectionAndEverySubscriptionUntilStart() {
         var machine = Machine(settings: Self.settings)
+        _ = machine.subscribe(id: "a", channel: "/default/a")
         _ = machine.start()
+        let signedOut = [ServiceError(errorType: "SignedOut", message: "signed out; start() after sign-in connects again")]
         #expect(machine.signedOut(Self.session(1)) == [
             .cancelTimer(.connect), .sessionEnded(Self.session(1)),
-            .publishState(.reconnecting(after: .seconds(30), because: .signedOut)), .startTimer(.reconnect, .seconds(30)),
+            .publishState(.closed(.signedOut)), .publishSubscriptionStatus(id: "a", .failed(signedOut)),
         ])
-        #expect(machine.timerFired(.reconnect) == [.publishState(.connecting), .openTransport(Self.session(2)), .startTimer(.connect, .seconds(15))])
+        #expect(machine.state == .closed(.signedOut))
+        // Nothing asks again: no timer was started, and a stray one does nothing.
+        #expect(machine.timerFired(.reconnect) == [])
+        #expect(machine.networkPathChanged(available: true).isEmpty)
+        // A subscription made meanwhile says why it waits.
+        #expect(machine.subscribe(id: "b", channel: "/default/b") == [.publishSubscriptionStatus(id: "b", .failed(signedOut))])
+        // Signed in again, the app starts it: a new session opens.
+        #expect(machine.start().contains(.openTransport(Self.session(2))))
     }
 
     // MARK: Connected

@@ -87,27 +87,42 @@ struct ConnectionTests {
         #expect(harness.transport.connectCount == 1)
     }
 
-    @Test func noConnectionWhileSignedOutThenResumes() async throws {
+    static let signedOut = [ServiceError(errorType: "SignedOut", message: "signed out; start() after sign-in connects again")]
+
+    @Test func signedOutStopsWithoutAskingAgainAndStartConnectsAfterSignIn() async throws {
         let signedIn = Flag(false)
-        let harness = Harness { $0.isSignedIn = { signedIn.value } }
-        await harness.connection.start()
-        try await harness.waitForState(.reconnecting(after: .seconds(10), because: .signedOut))
-        for _ in 0..<3 {
-            try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(10))
-            harness.clock.advance(by: .seconds(10))
-            await harness.settle()
+        let asked = Counter()
+        let harness = Harness {
+            $0.isSignedIn = {
+                _ = asked.next()
+                return signedIn.value
+            }
         }
+        let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
+        await harness.connection.start()
+        try await harness.waitForState(.closed(.signedOut))
+        try await untilPublished(by: harness.connection, "the subscription says why") {
+            await harness.connection.status(ofSubscription: subscription.id) == .failed(Self.signedOut)
+        }
+        // No timer is left to ask again: an hour passes with no question and no attempt.
+        try await harness.clock.untilSleepers("no timer") { $0.isEmpty }
+        harness.clock.advance(by: .seconds(3600))
+        await harness.settle()
+        #expect(asked.next() == 2)  // one question so far, this call the second
         #expect(harness.transport.connectCount == 0)
+        #expect(await harness.connection.state == .closed(.signedOut))
+
         signedIn.value = true
-        try await harness.clock.waitForSleeper(until: harness.clock.now.offset + .seconds(10))
-        harness.clock.advance(by: .seconds(10))
+        await harness.connection.start()
         let server = try await harness.transport.nextConnection()
         try await server.acceptConnection()
         try await harness.waitForState(.connected)
+        let subscribe = await server.nextMessage()  // the subscription is sent, now that someone is signed in
+        #expect(subscribe?["type"] as? String == "subscribe")
         await harness.connection.disconnect()
     }
 
-    @Test func signedOutCheckRunsBeforeEveryReconnect() async throws {
+    @Test func signingOutWhileConnectedStopsAtTheNextReconnect() async throws {
         let signedIn = Flag(true)
         let harness = Harness { $0.isSignedIn = { signedIn.value } }
         let server = try await harness.connect()
@@ -115,10 +130,11 @@ struct ConnectionTests {
         server.drop()
         try await harness.clock.waitForSleeper(until: .seconds(10))
         harness.clock.advance(by: .seconds(10))
-        // The delay passed, but the user signed out meanwhile: no attempt.
-        try await harness.clock.waitForSleeper(until: .seconds(20))
+        // The delay passed, but the user signed out meanwhile: no attempt, and the connection stops.
+        try await harness.waitForState(.closed(.signedOut))
         #expect(harness.transport.connectCount == 1)
         await harness.connection.disconnect()
+        #expect(await harness.connection.state == .disconnected)
     }
 
     @Test func keepAliveTimeoutTriggersAReconnect() async throws {

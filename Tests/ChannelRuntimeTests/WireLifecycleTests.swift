@@ -27,16 +27,20 @@ struct WireLifecycleTests {
         private let eventStreams = InMemoryEventStreamTransport()
         let wire: Wire
 
-        init(_ wire: Wire, reconnectPolicy: ReconnectPolicy = .fixed(.seconds(2))) {
+        init(
+            _ wire: Wire, reconnectPolicy: ReconnectPolicy = .fixed(.seconds(2)), isSignedIn: @escaping @Sendable () async -> Bool = { true }
+        ) {
             self.wire = wire
             switch wire {
             case .appSync:
                 var configuration = AppSyncConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test"))
                 configuration.reconnectPolicy = reconnectPolicy
+                configuration.isSignedIn = isSignedIn
                 connection = AppSyncConnection(configuration: configuration, transport: webSockets, clock: clock, logger: Logger(label: "test"))
             case .serverSentEvents:
                 var configuration = SSEConfiguration(endpoint: WireLifecycleTests.endpoint, authorization: .apiKey("da2-test"))
                 configuration.reconnectPolicy = reconnectPolicy
+                configuration.isSignedIn = isSignedIn
                 connection = SSEConnection(configuration: configuration, transport: eventStreams, clock: clock, logger: Logger(label: "test"))
             }
         }
@@ -132,6 +136,33 @@ struct WireLifecycleTests {
         second.send(#"{"n":2}"#)
         try await events.waitFor(count: 2)
         #expect(events.elements == [#"{"n":1}"#, #"{"n":2}"#])
+        await rig.connection.disconnect()
+    }
+
+    /// Signed out before the first attempt: the connection stops and says so, with no timer left to
+    /// ask again; `start()` after sign-in connects and the subscription's events flow.
+    @Test(arguments: Wire.allCases)
+    func signedOutStopsUntilStartAfterSignIn(_ wire: Wire) async throws {
+        let signedIn = Flag(false)
+        let rig = Rig(wire, isSignedIn: { signedIn.value })
+        let subscription = try await rig.connection.subscribe(ChannelRequest(channel: Self.channel))
+        let events = Collector(subscription.events)
+        await rig.connection.start()
+        try await rig.waitForState(.closed(.signedOut))
+        try await untilPublished(by: rig.connection, "the subscription says why") {
+            await rig.connection.status(ofSubscription: subscription.id) == .failed(ConnectionTests.signedOut)
+        }
+        try await rig.clock.untilSleepers("no timer") { $0.isEmpty }
+        rig.clock.advance(by: .seconds(3600))
+        await rig.settle()
+        #expect(rig.sessionsOpened == 0)
+
+        signedIn.value = true
+        await rig.connection.start()
+        let session = try await rig.acceptSession()
+        try await rig.waitForState(.connected)
+        session.send(#"{"n":1}"#)
+        try await events.waitFor(count: 1)
         await rig.connection.disconnect()
     }
 

@@ -102,7 +102,6 @@ extension AppSyncConfiguration {
         ConnectionStateMachine.Settings(
             reconnectPolicy: reconnectPolicy,
             subscribeRetryPolicy: subscribeRetryPolicy,
-            signedOutRetryInterval: signedOutRetryInterval,
             connectTimeout: connectTimeout,
             operationTimeout: operationTimeout,
             defaultKeepAliveTimeout: defaultKeepAliveTimeout,

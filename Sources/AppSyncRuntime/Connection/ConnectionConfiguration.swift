@@ -7,11 +7,10 @@ public struct AppSyncConfiguration: Sendable {
     public var authorization: ChannelAuthorization
     /// Delay before reconnecting after an abnormal end. Default: fixed 10 s.
     public var reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10))
-    /// Asked before every connection attempt; while it returns false the connection waits
-    /// `signedOutRetryInterval` and asks again.
+    /// Asked before every connection attempt (the first, each reconnect, a resume): when it returns
+    /// false the connection stops, its state `.closed(.signedOut)` and every subscription `.failed`,
+    /// and nothing asks again; call `start()` after sign-in.
     public var isSignedIn: @Sendable () async -> Bool = { true }
-    /// How long to wait before asking `isSignedIn` again.
-    public var signedOutRetryInterval: Duration = .seconds(10)
     /// Upper bound for the WebSocket upgrade plus `connection_ack`.
     public var connectTimeout: Duration = .seconds(15)
     /// Upper bound for `subscribe_success`, `unsubscribe_success` and `publish_success`.

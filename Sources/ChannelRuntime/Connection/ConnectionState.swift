@@ -7,7 +7,7 @@ public enum ConnectionState: Sendable, Equatable {
     /// Accepted: subscriptions are (re)sent and events flow.
     case connected
     /// Waiting `after` before the next attempt, `because` the last connection ended so (a drop, a
-    /// close code, a keep-alive time-out) or no user is signed in.
+    /// close code, a keep-alive time-out).
     case reconnecting(after: Duration, because: ConnectionEnd)
     /// No network path (as the app's path monitor said): nothing is attempted until one comes back,
     /// which connects at once.
@@ -20,7 +20,8 @@ public enum ConnectionState: Sendable, Equatable {
     /// Ended for good: retrying cannot help.
     case failed(ConnectionFailure)
     /// The service closed the connection with a code the settings treat as final (by default 1000,
-    /// a normal close: `AppSyncConfiguration.finalCloseCodes`); no reconnect until `start()`.
+    /// a normal close: `AppSyncConfiguration.finalCloseCodes`), or no user is signed in
+    /// (`.closed(.signedOut)`); no reconnect until `start()`.
     case closed(ConnectionEnd)
 }
 
@@ -40,7 +41,8 @@ public enum ConnectionEnd: Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// The service refused the session for now (a retryable error).
     case refused([ServiceError])
-    /// No user is signed in yet; asked again after the interval.
+    /// No user is signed in (the configuration's `isSignedIn` said so before an attempt): the
+    /// connection stopped (`.closed(.signedOut)`); `start()` after sign-in connects again.
     case signedOut
 
     public var description: String {
@@ -79,6 +81,7 @@ public enum ConnectionFailure: Error, Sendable, Equatable {
 extension ConnectionEnd {
     /// What a subscription's `.failed` says when the service closed the connection for good.
     package var finalCloseErrors: [ServiceError] {
+        if case .signedOut = self { return [ServiceError(errorType: "SignedOut", message: "signed out; start() after sign-in connects again")] }
         let code: String? = if case .closed(let code, _) = self { String(code) } else { nil }
         return [ServiceError(errorType: "ConnectionClosed", message: "\(description); start() connects again", code: code)]
     }

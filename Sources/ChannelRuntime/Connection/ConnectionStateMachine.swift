@@ -15,8 +15,6 @@ package struct ConnectionStateMachine: Sendable {
         package var reconnectPolicy: ReconnectPolicy
         /// Delay before a refused subscription is tried again; `nil` gives it up (`.failed`).
         package var subscribeRetryPolicy: ReconnectPolicy
-        /// How long to wait before asking again whether the user is signed in.
-        package var signedOutRetryInterval: Duration
         /// Upper bound for opening the transport plus the service accepting the session.
         package var connectTimeout: Duration
         /// Upper bound for the answer to a subscribe.
@@ -60,7 +58,6 @@ package struct ConnectionStateMachine: Sendable {
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
             subscribeRetryPolicy: ReconnectPolicy = ReconnectPolicy.exponential(initial: .seconds(1), maximum: .seconds(60)).limited(to: 5),
-            signedOutRetryInterval: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(15),
             operationTimeout: Duration = .seconds(15),
             defaultKeepAliveTimeout: Duration = .seconds(300),
@@ -74,7 +71,6 @@ package struct ConnectionStateMachine: Sendable {
         ) {
             self.reconnectPolicy = reconnectPolicy
             self.subscribeRetryPolicy = subscribeRetryPolicy
-            self.signedOutRetryInterval = signedOutRetryInterval
             self.connectTimeout = connectTimeout
             self.operationTimeout = operationTimeout
             self.defaultKeepAliveTimeout = defaultKeepAliveTimeout
@@ -409,13 +405,12 @@ package struct ConnectionStateMachine: Sendable {
 
     // MARK: The transport
 
-    /// The driver found the user signed out before opening: ask again after the interval.
+    /// The driver found the user signed out before opening: the connection stops, its state
+    /// `.closed(.signedOut)` and every subscription `.failed` saying so, with no timer (nothing asks
+    /// again); `start()` after sign-in connects again.
     package mutating func signedOut(_ session: SessionID) -> [Action] {
         guard case .opening(session, let attempts) = phase else { return [] }
-        phase = .waiting(attempts: attempts)
-        return [.cancelTimer(.connect), .sessionEnded(session)]
-            + publish(.reconnecting(after: settings.signedOutRetryInterval, because: .signedOut))
-            + [.startTimer(.reconnect, settings.signedOutRetryInterval)]
+        return [.cancelTimer(.connect)] + ended(session, then: .closedForGood(.signedOut), wasConnected: false, attempts: attempts)
     }
 
     /// The transport is open: the protocol's handshake goes out.

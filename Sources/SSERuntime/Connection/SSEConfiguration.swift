@@ -17,10 +17,10 @@ public struct SSEConfiguration: Sendable {
     /// A server's `retry:` can lengthen a delay, never shorten it: the policy's delay is the floor.
     /// Default: 1 s doubling to 30 s.
     public var reconnectPolicy: ReconnectPolicy = .exponential(initial: .seconds(1), maximum: .seconds(30))
-    /// Asked before every attempt; while it returns false the connection waits `signedOutRetryInterval`.
+    /// Asked before every attempt (the first, each reopen, a resume): when it returns false the
+    /// connection stops, its state `.closed(.signedOut)` and every subscription `.failed`, and
+    /// nothing asks again; call `start()` after sign-in.
     public var isSignedIn: @Sendable () async -> Bool = { true }
-    /// How long to wait before asking `isSignedIn` again.
-    public var signedOutRetryInterval: Duration = .seconds(10)
     /// Upper bound for the request until the response head arrives.
     public var connectTimeout: Duration = .seconds(15)
     /// Silence (no byte, no heartbeat comment) after which the stream is taken for dead and reopened.
@@ -89,7 +89,6 @@ public struct SSEConfiguration: Sendable {
             reconnectPolicy: reconnectPolicy,
             // The stream carries every channel the request names: there is no per-channel refusal to retry.
             subscribeRetryPolicy: .never,
-            signedOutRetryInterval: signedOutRetryInterval,
             connectTimeout: connectTimeout,
             operationTimeout: connectTimeout,
             defaultKeepAliveTimeout: heartbeatTimeout,

@@ -292,7 +292,7 @@ package actor ConnectionDriver {
 
     private func open(_ id: ConnectionStateMachine.SessionID) async {
         guard await settings.isSignedIn() else {
-            diagnostics.debug("signed out; waiting before connecting")
+            diagnostics.debug("signed out: the connection stops until start()")
             opening = nil
             run(machine.signedOut(id))
             return
