@@ -635,11 +635,69 @@ struct ConnectionStateMachineTests {
         var machine = Self.connected(subscriptions: ["a": "app/a"])
         let closing = machine.renewSession(Self.session(1))
         #expect(closing.contains(.closeTransport(Self.session(1))))
+        #expect(machine.isRenewing)
         #expect(machine.renewSession(Self.session(1)) == [])  // already closing
         let reopened = machine.transportClosed(Self.session(1), .dropped)
         #expect(reopened.contains(.openTransport(Self.session(2))))
         #expect(!reopened.contains { if case .startTimer(.reconnect, _) = $0 { true } else { false } })
         #expect(machine.renewSession(Self.session(1)) == [])  // stale
+    }
+
+    static func isPublication(_ action: Action) -> Bool {
+        switch action {
+        case .publishState, .publishSubscriptionStatus, .count: true
+        default: false
+        }
+    }
+
+    /// A changed channel set (SSE: the channels are in the request) is no drop: the app sees
+    /// `.connected` and `.active` throughout, nothing is counted as a reconnect.
+    @Test func aRenewalShowsTheAppNoDrop() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        let changed = machine.renewSession(Self.session(1)) + machine.transportClosed(Self.session(1), .dropped)
+            + machine.transportOpened(Self.session(2))
+        #expect(!changed.contains(where: Self.isPublication), "\(changed)")
+        #expect(machine.state == .connected && machine.isRenewing)
+        let accepted = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        #expect(accepted.contains(.sendSubscribe(id: "a", channel: "app/a")))
+        #expect(!accepted.contains(where: Self.isPublication), "\(accepted)")
+        #expect(!machine.isRenewing)
+        #expect(machine.subscribeSucceeded(Self.session(2), id: "a").contains(.publishSubscriptionStatus(id: "a", .active)))
+        // The next drop is one again.
+        #expect(machine.transportClosed(Self.session(2), .dropped).contains(.publishSubscriptionStatus(id: "a", .subscribing)))
+    }
+
+    /// If the renewed session fails, the app is told the truth: its subscriptions wait, then the
+    /// state says why.
+    @Test(arguments: [false, true])
+    func aRenewalThatFailsTellsTheAppBeforeTheStateSaysWhy(refusedAfterOpening: Bool) {
+        var machine = Self.connected(subscriptions: ["a": "app/a", "b": "app/b"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        _ = machine.renewSession(Self.session(1)) + machine.transportClosed(Self.session(1), .dropped)
+        // One subscribed while the renewal opens is new: it says `.subscribing` as any new one does.
+        #expect(machine.subscribe(id: "c", channel: "app/c") == [.publishSubscriptionStatus(id: "c", .subscribing)])
+        let failed: [Action]
+        if refusedAfterOpening {
+            _ = machine.transportOpened(Self.session(2))
+            _ = machine.sessionRefused(Self.session(2), .retryable([]))
+            failed = machine.transportClosed(Self.session(2), .dropped)
+        } else {
+            failed = machine.transportFailed(Self.session(2), "refused")
+        }
+        let told = failed.filter(Self.isPublication)
+        #expect(told.prefix(2) == [.publishSubscriptionStatus(id: "a", .subscribing), .publishSubscriptionStatus(id: "b", .subscribing)], "\(told)")
+        #expect(told.contains(.publishState(.reconnecting(after: .seconds(1), because: refusedAfterOpening ? .refused([]) : .transportError("refused")))), "\(told)")
+        #expect(!machine.isRenewing)
+    }
+
+    /// Stopped while the renewal opens: the subscriptions say they wait, the state says stopped.
+    @Test func stoppingDuringARenewalTellsTheSubscriptions() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        _ = machine.renewSession(Self.session(1)) + machine.transportClosed(Self.session(1), .dropped)
+        let stopped = machine.stop().filter(Self.isPublication)
+        #expect(stopped == [.publishSubscriptionStatus(id: "a", .subscribing), .publishState(.disconnected)])
     }
 
     // MARK: Reconnect policies

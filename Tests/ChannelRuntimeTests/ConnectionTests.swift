@@ -137,22 +137,24 @@ struct ConnectionTests {
         #expect(await harness.connection.state == .disconnected)
     }
 
+    /// Two missed keep-alives (AppSync sends a `ka` about every 60 s) end the connection: 120 s
+    /// of silence, inside the 300 s the server announces; each frame starts the count again.
     @Test func keepAliveTimeoutTriggersAReconnect() async throws {
         let harness = Harness()
         let server = try await harness.connect(timeoutMs: 300_000)
-        try await harness.clock.waitForSleeper(until: .seconds(300))
-        harness.clock.advance(by: .seconds(200))
-        server.push(["type": "ka"])  // resets the watchdog to t = 500 s
+        try await harness.clock.waitForSleeper(until: .seconds(120))
+        harness.clock.advance(by: .seconds(80))
+        server.push(["type": "ka"])  // resets the watchdog to t = 200 s
         try await eventually("ka processed") { harness.connection.metrics.snapshot().framesReceived == 2 }
-        harness.clock.advance(by: .seconds(299))
+        harness.clock.advance(by: .seconds(119))
         await harness.settle()
         #expect(!server.isClosedByClient)
-        try await harness.clock.waitForSleeper(until: .seconds(500))
+        try await harness.clock.waitForSleeper(until: .seconds(200))
         harness.clock.advance(by: .seconds(1))
         try await server.untilClosedByClient()
         try await harness.waitForState(.reconnecting(after: .seconds(10), because: .keepAliveTimeout))
         #expect(harness.connection.metrics.snapshot().keepAliveTimeouts == 1)
-        try await harness.clock.waitForSleeper(until: .seconds(510))
+        try await harness.clock.waitForSleeper(until: .seconds(210))
         harness.clock.advance(by: .seconds(10))
         _ = try await harness.transport.nextConnection()
         await harness.connection.disconnect()
@@ -164,7 +166,10 @@ struct ConnectionTests {
         #expect(AppSyncConfiguration(endpoint: try ChannelEndpoint(http: "https://example.com/event"), authorization: .apiKey("k"))
             .plannedReconnectInterval == .seconds(24 * 3600 - 5 * 60))
         let planned = Duration.seconds(30 * 60)
-        let harness = Harness { $0.plannedReconnectInterval = planned }
+        let harness = Harness {
+            $0.plannedReconnectInterval = planned
+            $0.keepAliveInterval = .seconds(3600)  // a server whose silence is allowed for the hour
+        }
         let subscription = try await harness.connection.subscribe(to: vortexChannels[0])
         let server = try await harness.connect(timeoutMs: 3_600_000)
         try await server.acceptSubscribes(1)
@@ -194,7 +199,7 @@ struct ConnectionTests {
     }
 
     @Test func anAbsurdKeepAliveTimeoutIsClampedSoTheWatchdogStillRuns() async throws {
-        let harness = Harness()
+        let harness = Harness { $0.keepAliveInterval = .seconds(3600) }  // the clamp alone bounds it
         let server = try await harness.connect(timeoutMs: 1_000_000_000_000)
         try await harness.clock.waitForSleeper(until: .seconds(3600))
         harness.clock.advance(by: .seconds(3600))

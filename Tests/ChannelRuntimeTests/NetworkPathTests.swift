@@ -45,7 +45,10 @@ struct NetworkPathMachineTests {
     @Test func aSessionThatCannotBeProbedIsReplacedAtOnce() {
         var machine = ConnectionStateMachineTests.connected()
         _ = machine.networkPathChanged(available: true)
-        #expect(machine.probeFailed(Self.session(1)).contains(.openTransport(Self.session(2))))
+        #expect(machine.probeCannotTell(Self.session(1)).contains(.openTransport(Self.session(2))))
+        var failing = ConnectionStateMachineTests.connected()
+        _ = failing.networkPathChanged(available: true)
+        #expect(failing.probeFailed(Self.session(1)).contains(.openTransport(Self.session(2))))
     }
 
     @Test func noPathMeansNoAttemptsUntilOneComesBack() {
@@ -127,7 +130,7 @@ struct NetworkPathMachineTests {
         settings.pathReplacementInterval = .seconds(15)
         var machine = ConnectionStateMachineTests.connected(settings: settings)
         _ = machine.networkPathChanged(available: true)
-        let replaced = machine.probeFailed(Self.session(1))  // a wire that cannot probe: replaced
+        let replaced = machine.probeCannotTell(Self.session(1))  // a wire that cannot probe: replaced
         #expect(replaced.contains(.abortTransport(Self.session(1))))
         #expect(replaced.contains(.startTimer(.pathReplacement, .seconds(15))))
         _ = machine.transportOpened(Self.session(2))
@@ -152,7 +155,7 @@ struct NetworkPathMachineTests {
         settings.pathReplacementInterval = .seconds(15)
         var machine = ConnectionStateMachineTests.connected(settings: settings)
         #expect(machine.networkPathChanged(available: true) == [.sendProbe(Self.session(1)), .startTimer(.probe, .seconds(2))])
-        let replaced = machine.probeFailed(Self.session(1))
+        let replaced = machine.probeCannotTell(Self.session(1))
         #expect(replaced.contains(.startTimer(.pathReplacement, .seconds(15))))
         #expect(replaced.contains(.openTransport(Self.session(2))))
         _ = machine.transportOpened(Self.session(2))
@@ -163,7 +166,7 @@ struct NetworkPathMachineTests {
         _ = machine.probeAnswered(Self.session(2))
         var quiet = ConnectionStateMachineTests.connected(settings: settings)
         _ = quiet.networkPathChanged(available: true)
-        _ = quiet.probeFailed(Self.session(1))
+        _ = quiet.probeCannotTell(Self.session(1))
         #expect(quiet.timerFired(.pathReplacement) == [])
     }
 }

@@ -110,6 +110,47 @@ struct SSEConnectionTests {
         secondEvents.cancel()
     }
 
+    /// A new channel reopens the stream (its channels are in the request), and that is no drop: the
+    /// app sees `.connected` and the first subscription `.active` throughout, and the log says the
+    /// channel set changed, not that the connection ended.
+    @Test func aNewChannelReopensTheStreamWithoutAStatusFlashAndIsLoggedAsWhatItIs() async throws {
+        let lines = NIOLockedValueBox<[String]>([])
+        let logger = Logger(label: "sse") { _ in LineCapture(lines: lines) }
+        let setup = try await Self.start()
+        var configuration = SSEConfiguration(endpoint: setup.endpoint, authorization: .apiKey(Self.publisherKey))
+        configuration.connectTimeout = boundForLoadedMachines
+        let connection = SSEConnection(configuration: configuration, logger: logger)
+        let first = try await connection.subscribe(to: "/app/a")
+        let firstEvents = Collected { first.events }
+        await connection.start()
+        try await untilPublished(by: connection, "the first channel") { await connection.acknowledgedChannels == ["/app/a"] }
+        try await untilPublished(by: connection, "the first active") { await connection.status(ofSubscription: first.id) == .active }
+        let states = Collected { await connection.stateUpdates() }
+        let statuses = Collected { await connection.statusUpdates(ofSubscription: first.id) }
+        try await states.wait("the current state") { $0 == [.connected] }
+        try await statuses.wait("the current status") { $0 == [.active] }
+
+        let second = try await connection.subscribe(to: "/app/b")
+        let secondEvents = Collected { second.events }
+        try await untilPublished(by: connection, "both channels") { await connection.acknowledgedChannels == ["/app/a", "/app/b"] }
+        _ = try await setup.publisher.publish([Self.event(1)], to: "/app/b")
+        _ = try await setup.publisher.publish([Self.event(2)], to: "/app/a")
+        try await secondEvents.wait("the second's event") { $0.count == 1 }
+        try await firstEvents.wait("the first's event") { $0.count == 1 }
+        #expect(setup.emulator.eventStreamsOpened == 2)  // it was reopened
+        #expect(states.elements == [.connected])
+        #expect(statuses.elements == [.active])
+        #expect(connection.metrics.snapshot().reconnects == 0)
+        let logged = lines.withLockedValue { $0 }
+        #expect(logged.contains { $0.hasPrefix("info the channel set changed") }, "\(logged)")
+        #expect(!logged.contains { $0.contains("the connection ended") }, "\(logged)")
+        await connection.disconnect()
+        await setup.stop()
+        for collected in [firstEvents, secondEvents] { collected.cancel() }
+        states.cancel()
+        statuses.cancel()
+    }
+
     @Test func a429WithRetryAfterIsWaitedOutThenTheStreamOpens() async throws {
         let setup = try await Self.start()
         setup.emulator.refuseNextEventStreams(1, status: 429, retryAfterSeconds: 1)
@@ -145,7 +186,7 @@ struct SSEConnectionTests {
 
     @Test func aStalledStreamIsReopenedByTheHeartbeatWatchdogAndResumes() async throws {
         let setup = try await Self.start(emulator: { $0.eventStreamHeartbeatInterval = .milliseconds(50) }) {
-            $0.heartbeatTimeout = .milliseconds(500)
+            $0.heartbeatInterval = .milliseconds(250)  // silent for 500 ms: reopened
         }
         let subscription = try await setup.connection.subscribe(to: "/app/a")
         let received = Collected { subscription.events }

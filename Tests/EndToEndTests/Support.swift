@@ -23,10 +23,12 @@ extension AppSyncHTTPPublisher {
 }
 
 extension AppSyncConfiguration {
-    /// Connect and operation bounds both `boundForLoadedMachines`.
+    /// Connect, operation and idle-ping bounds all `boundForLoadedMachines`: a test not about
+    /// liveness keeps its connection while the machine stalls (scripted servers answer no ping).
     mutating func allowForLoadedMachines() {
         connectTimeout = boundForLoadedMachines
         operationTimeout = boundForLoadedMachines
+        pingTimeout = boundForLoadedMachines
     }
 }
 

@@ -99,7 +99,7 @@ public final class AppSyncConnection: ManagedConnection, ChannelConnection {
 extension AppSyncConfiguration {
     /// The connection machine's settings from these.
     var machineSettings: ConnectionStateMachine.Settings {
-        ConnectionStateMachine.Settings(
+        var settings = ConnectionStateMachine.Settings(
             reconnectPolicy: reconnectPolicy,
             subscribeRetryPolicy: subscribeRetryPolicy,
             connectTimeout: connectTimeout,
@@ -112,6 +112,10 @@ extension AppSyncConfiguration {
             finalCloseCodes: finalCloseCodes,
             probeTimeout: probeTimeout
         )
+        settings.keepAliveInterval = keepAliveInterval
+        settings.idlePingInterval = pingInterval
+        settings.idlePingTimeout = pingTimeout
+        return settings
     }
 }
 

@@ -110,12 +110,14 @@ final class AppSyncSession: WireSession {
 
     var isIdle: Bool { false }
 
-    func probe() async -> Bool {
+    func probe() async -> ProbeAnswer {
         do {
             try await socket.ping()
-            return true
+            return .answered
+        } catch is WebSocketPingUnsupported {
+            return .cannotTell
         } catch {
-            return false
+            return .failed
         }
     }
 

@@ -17,6 +17,20 @@ public struct AppSyncConfiguration: Sendable {
     public var operationTimeout: Duration = .seconds(15)
     /// Silence allowed when `connection_ack` carries no `connectionTimeoutMs` (AppSync sends 300000).
     public var defaultKeepAliveTimeout: Duration = .seconds(300)
+    /// How often the service sends a keep-alive (`ka`) when it has nothing else to send: AppSync
+    /// documents about every 60 s. A connection silent for twice this (two keep-alives missed) is
+    /// taken for dead and replaced, without waiting out the `connectionTimeoutMs` it announces
+    /// (300 000), which stays the outer bound. Default: 60 s.
+    public var keepAliveInterval: Duration = .seconds(60)
+    /// While connected, after this much silence a WebSocket ping goes out, and a connection whose
+    /// pong does not come within `pingTimeout` is replaced at once: a dead path (a NAT mapping or a
+    /// middlebox gone, a captive portal) is found within 45 s with no network path signal. At most
+    /// two pings a minute on a silent connection, none while traffic flows, none while suspended
+    /// (there is no connection then). `nil`: no pings; the keep-alive bound alone. Default: 30 s.
+    public var pingInterval: Duration? = .seconds(30)
+    /// How long the pong to a ping sent after silence may take. Default: 15 s (the path change's
+    /// probe, which wants a fast answer, has `probeTimeout`).
+    public var pingTimeout: Duration = .seconds(15)
     /// Reconnect proactively after this long; AppSync ends connections after 24 h.
     public var plannedReconnectInterval: Duration = .seconds(24 * 3600 - 5 * 60)
     /// Delay before a subscribe the service refused (`subscribe_error`) is sent again; when it

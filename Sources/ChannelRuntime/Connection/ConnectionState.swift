@@ -79,7 +79,8 @@ public enum ConnectionFailure: Error, Sendable, Equatable {
 }
 
 extension ConnectionEnd {
-    /// What a subscription's `.failed` says when the service closed the connection for good.
+    /// What a subscription's `.failed` says when the connection ended for good: the service closed
+    /// it with a final code, or the user signed out.
     package var finalCloseErrors: [ServiceError] {
         if case .signedOut = self { return [ServiceError(errorType: "SignedOut", message: "signed out; start() after sign-in connects again")] }
         let code: String? = if case .closed(let code, _) = self { String(code) } else { nil }

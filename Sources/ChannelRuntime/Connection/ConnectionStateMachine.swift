@@ -54,6 +54,15 @@ package struct ConnectionStateMachine: Sendable {
         /// (a flapping path at a cell edge) is one replacement, not one each. Zero: no wait, for a
         /// wire whose probe a healthy session answers (a WebSocket ping), so only dead ones go.
         package var pathReplacementInterval: Duration = .zero
+        /// How often the service sends a keep-alive when it has nothing else to send (AppSync: a
+        /// `ka` about every 60 s). A session silent for twice this is taken for dead, sooner than the
+        /// timeout it announces (AppSync: 300 s), which stays the outer bound. `nil`: that timeout alone.
+        package var keepAliveInterval: Duration?
+        /// While connected, a liveness probe (a WebSocket ping) goes out after this much silence, so a
+        /// dead path is found with no path signal; `nil`: none (a wire that cannot be pinged).
+        package var idlePingInterval: Duration?
+        /// How long the session has to answer that probe before it counts as dead and is replaced.
+        package var idlePingTimeout: Duration = .seconds(15)
 
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
@@ -113,6 +122,9 @@ package struct ConnectionStateMachine: Sendable {
         case settled
         /// Path changes wait for it after one replaced a session (`Settings.pathReplacementInterval`).
         case pathReplacement
+        /// A liveness probe after `Settings.idlePingInterval` of silence; when it fires the driver
+        /// reports how long it has been silent.
+        case idlePing
     }
 
     /// Counters the driver keeps for the machine.
@@ -169,6 +181,9 @@ package struct ConnectionStateMachine: Sendable {
         case closedForGood(ConnectionEnd)
         /// At once (planned reconnect; credentials asked anew; resumed while closing).
         case reconnectNow
+        /// At once and quietly: the channel set changed (`renewSession`). The app sees the state
+        /// and statuses it had, unless the new session fails.
+        case renew
         case suspend
         case stop
         case fail(ConnectionFailure)
@@ -189,6 +204,13 @@ package struct ConnectionStateMachine: Sendable {
         case suspended
         case disconnected
         case failed(ConnectionFailure)
+    }
+
+    /// A liveness probe out for a session: why it was sent sets how long the answer may take.
+    private struct Probe: Equatable {
+        var session: SessionID
+        /// After a path change or `resume()` (`probeTimeout`); otherwise after silence (`idlePingTimeout`).
+        var afterPathChange: Bool
     }
 
     private enum SubscriptionPhase: Equatable {
@@ -231,8 +253,10 @@ package struct ConnectionStateMachine: Sendable {
     /// Whether the device has a network path (as the app's monitor last said): without one,
     /// nothing is attempted, a battery's worth of failed connects saved.
     private var networkAvailable = true
-    /// The session a liveness probe is out for.
-    private var probing: SessionID?
+    /// The liveness probe out for a session, if one is.
+    private var probing: Probe?
+    /// The session whose wire said it cannot be probed: no idle pings on it.
+    private var unprobeable: SessionID?
     /// A path change already ended a reconnect wait early since the last full wait (or healthy
     /// session): the next one must run its course, so a flapping path cannot dial in a loop.
     private var pathShortcutTaken = false
@@ -242,6 +266,12 @@ package struct ConnectionStateMachine: Sendable {
     private var pathChangeDeferred = false
     /// Why the last session ended, for a reconnect wait a path change restarts.
     private var lastEnd: ConnectionEnd = .dropped
+    /// The session opened quietly to carry a changed channel set (`renewSession`), until the
+    /// service accepts it or it fails.
+    private var renewal: SessionID?
+    /// Subscriptions waiting for that session whose `.subscribing` was not published: they keep
+    /// showing `.active`, and are told `.subscribing` only if the renewal fails.
+    private var quietlyPending: Set<String> = []
 
     package init(settings: Settings) {
         self.settings = settings
@@ -352,7 +382,7 @@ package struct ConnectionStateMachine: Sendable {
         case .suspend:
             phase = .suspended
             return publish(.suspended)
-        case .stop, .reconnect, .reconnectNoSooner, .reconnectNow, .fail, .closedForGood:
+        case .stop, .reconnect, .reconnectNoSooner, .reconnectNow, .renew, .fail, .closedForGood:
             phase = .disconnected
             return publish(.disconnected)
         }
@@ -373,7 +403,7 @@ package struct ConnectionStateMachine: Sendable {
             return []
         case .connected:
             // Back in the foreground without a suspend: the socket kept may have died meanwhile.
-            return probe()
+            return probe(afterPathChange: true)
         case .idle, .opening, .handshaking, .closing, .disconnected, .failed:
             return []
         }
@@ -393,6 +423,7 @@ package struct ConnectionStateMachine: Sendable {
     /// The consumer left: the subscription ends.
     package mutating func unsubscribe(id: String) -> [Action] {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return [] }
+        quietlyPending.remove(id)
         var actions: [Action] = [.cancelTimer(.subscribe(id)), .cancelTimer(.resubscribe(id))]
         guard case .connected = phase else { return actions }
         switch subscription.phase {
@@ -480,35 +511,59 @@ package struct ConnectionStateMachine: Sendable {
                 pathChangeDeferred = true
                 return []
             }
-            return probe()
+            return probe(afterPathChange: true)
         case .idle, .opening, .handshaking, .closing, .suspended, .disconnected, .failed:
             return []
         }
     }
 
-    /// Asks the connected session to prove it is alive within `probeTimeout`.
-    private mutating func probe() -> [Action] {
-        guard case .connected(let session, _) = phase, probing != session else { return [] }
-        probing = session
-        return [.sendProbe(session), .startTimer(.probe, settings.probeTimeout)]
+    /// Asks the connected session to prove it is alive: within `probeTimeout` after a path change
+    /// or `resume()` (a probe already out after silence goes out again with that shorter bound),
+    /// within `idlePingTimeout` after silence.
+    private mutating func probe(afterPathChange: Bool) -> [Action] {
+        guard case .connected(let session, _) = phase else { return [] }
+        if let probing, probing.session == session, probing.afterPathChange || !afterPathChange { return [] }
+        probing = Probe(session: session, afterPathChange: afterPathChange)
+        let timeout = afterPathChange ? settings.probeTimeout : settings.idlePingTimeout
+        return [.sendProbe(session), .startTimer(.probe, timeout)]
     }
 
-    /// The session answered the probe (or carried other traffic meanwhile): it is kept.
+    /// The session answered the probe (or carried other traffic meanwhile): it is kept, and the
+    /// next idle ping waits a whole interval.
     package mutating func probeAnswered(_ session: SessionID) -> [Action] {
-        guard probing == session else { return [] }
+        guard probing?.session == session else { return [] }
         probing = nil
-        return [.cancelTimer(.probe)]
+        return [.cancelTimer(.probe)] + startIdlePing(session)
     }
 
-    /// The session could not be probed (the wire cannot tell, as Server-Sent Events cannot; the
-    /// ping could not be sent): it is replaced at once.
+    /// The probe could not be sent (the socket failed): the session is replaced at once.
     package mutating func probeFailed(_ session: SessionID) -> [Action] {
-        guard probing == session, case .connected(session, _) = phase else { return [] }
+        guard probing?.session == session, case .connected(session, _) = phase else { return [] }
         return replaceDeadSession(session)
     }
 
+    /// The wire cannot be asked (Server-Sent Events; a WebSocket adapter without pings). After a
+    /// path change the session is replaced at once, as it cannot prove it is alive; after silence
+    /// it is kept and not pinged again, the keep-alive bound being left to find it dead.
+    package mutating func probeCannotTell(_ session: SessionID) -> [Action] {
+        guard let probe = probing, probe.session == session, case .connected(session, _) = phase else { return [] }
+        guard !probe.afterPathChange else { return replaceDeadSession(session) }
+        probing = nil
+        unprobeable = session
+        return [.cancelTimer(.probe)]
+    }
+
     /// Whether a liveness probe is out for the current session.
-    package var isProbing: Bool { probing != nil && probing == currentSession }
+    package var isProbing: Bool { probing != nil && probing?.session == currentSession }
+
+    /// Whether the probe out was sent after a network path change (or `resume()`), not after silence.
+    package var isProbingAfterPathChange: Bool { isProbing && probing?.afterPathChange == true }
+
+    /// The idle ping's timer, for a session that can be pinged.
+    private func startIdlePing(_ session: SessionID) -> [Action] {
+        guard let interval = settings.idlePingInterval, unprobeable != session else { return [] }
+        return [.startTimer(.idlePing, interval)]
+    }
 
     /// A session that did not prove alive after a path change: no close handshake (nothing would
     /// answer it), a new session at once, everything resubscribed.
@@ -541,7 +596,13 @@ package struct ConnectionStateMachine: Sendable {
     /// the request): the session is closed (bounded) and a new one opens at once, resubscribing all.
     package mutating func renewSession(_ session: SessionID) -> [Action] {
         guard case .connected(session, _) = phase else { return [] }
-        return close(session, then: .reconnectNow, wasConnected: true, attempts: 0)
+        return close(session, then: .renew, wasConnected: true, attempts: 0)
+    }
+
+    /// Whether the current session is being closed to carry a changed channel set.
+    package var isRenewing: Bool {
+        if case .closing(_, .renew, _, _) = phase { return true }
+        return renewal != nil && renewal == currentSession
     }
 
     /// The service accepted the session (AppSync: `connection_ack`), announcing its keep-alive
@@ -555,18 +616,24 @@ package struct ConnectionStateMachine: Sendable {
         default:
             return []
         }
-        let keepAlive = keepAliveTimeout.map { min(max($0, settings.keepAliveRange.lowerBound), settings.keepAliveRange.upperBound) }
+        let announced = keepAliveTimeout.map { min(max($0, settings.keepAliveRange.lowerBound), settings.keepAliveRange.upperBound) }
             ?? settings.defaultKeepAliveTimeout
+        // Two keep-alives missed in a row is a dead session, long before the announced bound.
+        let keepAlive = settings.keepAliveInterval.map { min(announced, $0 * 2) } ?? announced
         phase = .connected(session, keepAlive: keepAlive)
         var actions: [Action] = [.cancelTimer(.connect)] + publish(.connected) + [
             .startTimer(.keepAlive, keepAlive),
             .startTimer(.plannedReconnect, settings.plannedReconnectInterval),
             .startTimer(.settled, settings.settleTime),
-        ]
+        ] + startIdlePing(session)
         for id in subscriptions.keys.sorted() {
             subscriptions[id]?.rejections = 0
-            actions += [.cancelTimer(.resubscribe(id))] + send(id)
+            let sending = [.cancelTimer(.resubscribe(id))] + send(id)
+            // A renewal's subscriptions went on showing `.active`: no `.subscribing` in between.
+            actions += quietlyPending.contains(id) ? sending.filter { $0 != .publishSubscriptionStatus(id: id, .subscribing) } : sending
         }
+        renewal = nil
+        quietlyPending.removeAll()
         return actions
     }
 
@@ -658,7 +725,7 @@ package struct ConnectionStateMachine: Sendable {
                 pathReplacementCooling = true
                 return [.startTimer(.pathReplacement, settings.pathReplacementInterval)]
             }
-            return probe()
+            return probe(afterPathChange: true)
         case (.closeGrace, .closing(let session, let then, let wasConnected, let attempts)):
             return [.abortTransport(session)] + ended(session, then: then, wasConnected: wasConnected, attempts: attempts)
         case (.subscribe(let id), .connected(let session, _)):
@@ -669,8 +736,13 @@ package struct ConnectionStateMachine: Sendable {
             guard subscriptions[id]?.phase == .retryWaiting else { return [] }
             return send(id)
         case (.probe, .connected(let session, _)):
-            guard probing == session else { return [] }
-            return replaceDeadSession(session)
+            guard let probe = probing, probe.session == session else { return [] }
+            // Silence and no pong: the keep-alive failed, found sooner than by the silence bound.
+            return (probe.afterPathChange ? [] : [.count(.keepAliveTimeout)]) + replaceDeadSession(session)
+        case (.idlePing, .connected(let session, _)):
+            guard let interval = settings.idlePingInterval, unprobeable != session, probing?.session != session else { return [] }
+            guard silence >= interval else { return [.startTimer(.idlePing, interval - silence)] }
+            return probe(afterPathChange: false)
         case (.settled, .connected):
             settle()
             return []
@@ -687,12 +759,21 @@ package struct ConnectionStateMachine: Sendable {
 
     // MARK: Transitions
 
-    private mutating func openSession(attempts: Int) -> [Action] {
-        guard networkAvailable else { return waitForNetwork(attempts: attempts) }
+    private mutating func openSession(attempts: Int, quietly: Bool = false) -> [Action] {
+        guard networkAvailable else { return renewalFailed() + waitForNetwork(attempts: attempts) }
         nextSession += 1
         let session = SessionID(value: nextSession)
         phase = .opening(session, attempts: attempts)
-        return publish(.connecting) + [.openTransport(session), .startTimer(.connect, settings.connectTimeout)]
+        renewal = quietly ? session : nil
+        return (quietly ? [] : publish(.connecting)) + [.openTransport(session), .startTimer(.connect, settings.connectTimeout)]
+    }
+
+    /// A renewal that did not get its session accepted: the subscriptions it kept quiet are told
+    /// they wait for a session, before whatever state follows is published.
+    private mutating func renewalFailed() -> [Action] {
+        renewal = nil
+        defer { quietlyPending.removeAll() }
+        return quietlyPending.sorted().filter { subscriptions[$0] != nil }.map { .publishSubscriptionStatus(id: $0, .subscribing) }
     }
 
     private mutating func send(_ id: String) -> [Action] {
@@ -713,6 +794,7 @@ package struct ConnectionStateMachine: Sendable {
     private func cancelSessionTimers() -> [Action] {
         var actions: [Action] = [
             .cancelTimer(.connect), .cancelTimer(.keepAlive), .cancelTimer(.plannedReconnect), .cancelTimer(.probe), .cancelTimer(.settled),
+            .cancelTimer(.idlePing),
         ]
         for id in (Set(subscriptions.keys).union(unsubscribeWhenAcknowledged)).sorted() {
             actions += [.cancelTimer(.subscribe(id)), .cancelTimer(.resubscribe(id))]
@@ -720,20 +802,22 @@ package struct ConnectionStateMachine: Sendable {
         return actions
     }
 
-    /// The session is gone; every subscription waits for the next one.
-    private mutating func endSession(_ session: SessionID) -> [Action] {
+    /// The session is gone; every subscription waits for the next one (`quietly`: for the
+    /// renewal's session, still showing what it showed).
+    private mutating func endSession(_ session: SessionID, quietly: Bool = false) -> [Action] {
         unsubscribeWhenAcknowledged.removeAll()
         probing = nil
         var actions: [Action] = [.sessionEnded(session)]
+        if renewal == session { actions += renewalFailed() }
         for id in subscriptions.keys.sorted() where subscriptions[id]?.phase != .pending {
             subscriptions[id]?.phase = .pending
-            actions.append(.publishSubscriptionStatus(id: id, .subscribing))
+            if quietly { quietlyPending.insert(id) } else { actions.append(.publishSubscriptionStatus(id: id, .subscribing)) }
         }
         return actions
     }
 
     private mutating func ended(_ session: SessionID, then: AfterClose, wasConnected: Bool, attempts: Int) -> [Action] {
-        var actions = endSession(session)
+        var actions = endSession(session, quietly: then == .renew)
         switch then {
         case .stop, .suspend:
             actions += rest(then)
@@ -749,6 +833,8 @@ package struct ConnectionStateMachine: Sendable {
         case .reconnectNow:
             actions.append(.count(.reconnect))
             actions += openSession(attempts: attempts)
+        case .renew:
+            actions += openSession(attempts: attempts, quietly: true)
         case .reconnect(let end), .reconnectNoSooner(_, let end):
             let failedAttempts = (wasConnected ? attemptsBeforeSettling : attempts) + 1
             lastEnd = end

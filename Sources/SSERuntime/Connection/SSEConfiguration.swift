@@ -23,9 +23,10 @@ public struct SSEConfiguration: Sendable {
     public var isSignedIn: @Sendable () async -> Bool = { true }
     /// Upper bound for the request until the response head arrives.
     public var connectTimeout: Duration = .seconds(15)
-    /// Silence (no byte, no heartbeat comment) after which the stream is taken for dead and reopened.
-    /// Mercure hubs send a heartbeat every 40 s by default.
-    public var heartbeatTimeout: Duration = .seconds(60)
+    /// How often the hub sends a heartbeat comment when it has no event to send (Mercure's
+    /// default: 40 s). A stream silent for twice this (no byte, no heartbeat) is taken for dead and
+    /// reopened, with `Last-Event-ID` so nothing published meanwhile is lost. Default: 40 s.
+    public var heartbeatInterval: Duration = .seconds(40)
     /// How long to gather subscription changes before the stream is reopened with the new channels.
     public var resubscribeDelay: Duration = .milliseconds(20)
     /// The range a server's `retry:` is clamped to; a server cannot make the client wait for days
@@ -83,6 +84,9 @@ public struct SSEConfiguration: Sendable {
         }
     }
 
+    /// The silence after which the stream is taken for dead: two heartbeats missed.
+    var silenceLimit: Duration { heartbeatInterval * 2 }
+
     /// The connection machine's settings from these.
     var machineSettings: ConnectionStateMachine.Settings {
         var settings = ConnectionStateMachine.Settings(
@@ -91,16 +95,16 @@ public struct SSEConfiguration: Sendable {
             subscribeRetryPolicy: .never,
             connectTimeout: connectTimeout,
             operationTimeout: connectTimeout,
-            defaultKeepAliveTimeout: heartbeatTimeout,
-            keepAliveRange: heartbeatTimeout ... heartbeatTimeout,
+            defaultKeepAliveTimeout: silenceLimit,
+            keepAliveRange: silenceLimit ... silenceLimit,
             plannedReconnectInterval: plannedReconnectInterval,
             // Closing an HTTP response is closing its socket: nothing to wait for.
             closeGracePeriod: .seconds(1),
             retriesUnauthorizedOnce: true
         )
         // A stream cannot be pinged, so a path change reopens it; a burst of changes (a flapping
-        // path) reopens it once per quarter of the heartbeat time-out (15 s by default), not per change.
-        settings.pathReplacementInterval = heartbeatTimeout / 4
+        // path) reopens it once per quarter of the silence limit (20 s by default), not per change.
+        settings.pathReplacementInterval = silenceLimit / 4
         // The retry with fresh credentials waits the policy's first delay too: a stream is never
         // opened more often than the policy allows, also when the server refuses it in-band.
         settings.unauthorizedRetryDelay = reconnectPolicy.delay(afterFailedAttempts: 1) ?? .zero

@@ -24,7 +24,7 @@ import Logging
 ///   `4xx` fail for good;
 /// - the server's `retry:` is a hint: it can lengthen the reconnect policy's delay (up to
 ///   `serverRetryRange`'s upper bound), never shorten it, so failures still back off as the policy
-///   says; bytes and heartbeat comments feed the `heartbeatTimeout` watchdog;
+///   says; bytes and heartbeat comments feed the silence watchdog (twice `heartbeatInterval`);
 /// - an event `id` that cannot be sent back as a `Last-Event-ID` header (`maximumEventIDBytes`,
 ///   control characters) is not kept: counted (`ignoredEventIDs`) and logged;
 /// - events larger than `maximumEventBytes` and events naming no subscribed channel are counted

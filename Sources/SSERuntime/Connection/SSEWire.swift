@@ -35,7 +35,7 @@ final class SSEWire: Wire {
         self.style = style
     }
 
-    var vocabulary: WireVocabulary { WireVocabulary(acceptance: "response from the hub", keepAlive: "byte within heartbeatTimeout") }
+    var vocabulary: WireVocabulary { WireVocabulary(acceptance: "response from the hub", keepAlive: "byte within twice heartbeatInterval") }
 
     /// The id of the last event received, sent as `Last-Event-ID` when the stream reopens.
     var lastEventID: String? { resumption.withLock { $0?.id } }
@@ -159,7 +159,7 @@ final class SSESession: WireSession {
 
     /// A response stream cannot be asked whether it is alive: after a path change it is reopened
     /// (with `Last-Event-ID`), unless there is none to lose.
-    func probe() async -> Bool { isIdle }
+    func probe() async -> ProbeAnswer { isIdle ? .answered : .cannotTell }
 
     nonisolated(nonsending) func receive(_ handle: (WireInput) -> Void) async -> ConnectionEnd {
         guard let response else {

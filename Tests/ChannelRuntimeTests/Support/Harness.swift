@@ -19,6 +19,9 @@ struct Harness {
     ) {
         transport = InMemoryTransport(offersInboundReader: offersInboundReader)
         var configuration = AppSyncConfiguration(endpoint: Self.endpoint, authorization: authorization)
+        // The in-memory server answers a ping only when a test says so (`answerPings()`): idle
+        // pings are off unless a test is about them, or every silent minute would replace the socket.
+        configuration.pingInterval = nil
         configure(&configuration)
         connection = AppSyncConnection(configuration: configuration, transport: transport, clock: clock, logger: Logger(label: "test"))
     }

@@ -334,7 +334,11 @@ package actor ConnectionDriver {
     private func transportEnded(_ id: ConnectionStateMachine.SessionID, _ end: ConnectionEnd) {
         guard let session, session.id == id else { return }
         self.session = nil
-        diagnostics.info("the connection ended", metadata: ["reason": "\(end)"])
+        if machine.isRenewing {
+            diagnostics.debug("the stream of the previous channel set ended")
+        } else {
+            diagnostics.info("the connection ended", metadata: ["reason": "\(end)"])
+        }
         run(machine.transportClosed(id, end))
     }
 
@@ -353,17 +357,32 @@ package actor ConnectionDriver {
 
     /// Asks `session` whether it is alive; the machine's probe timer bounds the wait.
     private func probe(_ session: OpenSession) async {
-        let alive = await session.wire.probe()
+        let answer = await session.wire.probe()
         guard self.session?.id == session.id, !Task.isCancelled else { return }
-        if !alive { diagnostics.info("the connection cannot prove it is alive after a network path change; replacing it") }
-        run(alive ? machine.probeAnswered(session.id) : machine.probeFailed(session.id))
+        switch answer {
+        case .answered:
+            run(machine.probeAnswered(session.id))
+        case .failed:
+            diagnostics.info("the liveness ping could not be sent; replacing the connection")
+            run(machine.probeFailed(session.id))
+        case .cannotTell:
+            if machine.isProbingAfterPathChange {
+                diagnostics.info("the connection cannot prove it is alive after a network path change; replacing it")
+            } else {
+                diagnostics.info("this connection cannot be pinged: a dead one is found by the keep-alive bound alone")
+            }
+            run(machine.probeCannotTell(session.id))
+        }
     }
 
     private func timerFired(_ timer: ConnectionStateMachine.Timer, token: Int) {
         guard timers.take(timer, token: token) else { return }
         if case .connect = timer, !machine.isConnected { diagnostics.error("no \(wire.vocabulary.acceptance) in time; closing the connection") }
         if case .subscribe = timer { diagnostics.error("no reply to subscribe in time; reconnecting") }
-        if case .probe = timer { diagnostics.info("no answer to the liveness probe after a network path change; replacing the connection") }
+        if case .probe = timer {
+            let after = machine.isProbingAfterPathChange ? "a network path change" : "silence"
+            diagnostics.info("no answer to the liveness ping after \(after); replacing the connection")
+        }
         if session?.wire.isIdle == true { lastActivityAt = clock.now() }
         run(machine.timerFired(timer, silence: clock.now() - lastActivityAt))
     }
@@ -528,7 +547,7 @@ package actor ConnectionDriver {
     private func renew(_ id: ConnectionStateMachine.SessionID) {
         guard renewal?.session == id else { return }
         renewal = nil
-        diagnostics.debug("opening a new session for a changed channel set")
+        diagnostics.info("the channel set changed: reopening the stream with it", metadata: ["channels": "\(Set(sinks.values.map(\.channel)).count)"])
         run(machine.renewSession(id))
     }
 

@@ -66,10 +66,20 @@ package protocol WireSession: AnyObject, Sendable {
     /// A session with nothing to read (no channel to stream yet): silence is no sign of trouble.
     var isIdle: Bool { get }
 
-    /// Whether the session still carries traffic, after a network path change: true once the peer
-    /// answered (a WebSocket pong); false when it cannot be asked (Server-Sent Events) or the ask
-    /// failed, which replaces the session. The driver bounds the wait.
-    func probe() async -> Bool
+    /// Whether the session still carries traffic (after a network path change, or silence): the
+    /// peer answered (a WebSocket pong), the ask failed, or the wire cannot ask (Server-Sent Events,
+    /// a WebSocket adapter without pings). The driver bounds the wait.
+    func probe() async -> ProbeAnswer
+}
+
+/// What a liveness probe found.
+package enum ProbeAnswer: Sendable, Equatable {
+    /// The peer answered: the session is alive.
+    case answered
+    /// The probe could not be sent (the socket failed).
+    case failed
+    /// The wire has no way to ask.
+    case cannotTell
 }
 
 /// What a wire's frames mean to the driver.
