@@ -263,7 +263,7 @@ struct NetworkPathConnectionTests {
     }
 
     /// Issue 59: a healthy Server-Sent Events stream was reopened at every path change (294 in
-    /// 30 s at one every 100 ms). Now a burst is one reopen per `heartbeatTimeout / 4` (15 s).
+    /// 30 s at one every 100 ms). Now a burst is one reopen per quarter of the silence bound (20 s).
     @Test func aFlappingPathReopensAHealthyEventStreamOncePerInterval() async throws {
         let (clock, streams, connection, subscription) = try await Self.connectedEventStream()
         _ = try await streams.nextStream()
@@ -273,7 +273,7 @@ struct NetworkPathConnectionTests {
             for _ in 0..<200 { await Task.yield() }
             clock.advance(by: .milliseconds(100))
         }
-        // At 0 s, then at 15 s when the interval ends (the changes meanwhile are one), then 30 s.
+        // At 0 s, then at 20 s when the interval ends (the changes meanwhile are one).
         #expect((2...4).contains(streams.openCount), "\(streams.openCount) requests in 30 s")
         withExtendedLifetime(subscription) {}
         await connection.disconnect()

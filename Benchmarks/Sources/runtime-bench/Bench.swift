@@ -11,7 +11,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runtime-bench",
         abstract: "Runtime benchmarks of swift-channelgen (build with -c release).",
-        subcommands: [Decode.self, Route.self, Codec.self, Loop.self, Memory.self, Stall.self, Flood.self, Serve.self, SLO.self, Jobs.self, Idle.self])
+        subcommands: [Decode.self, Route.self, Codec.self, Loop.self, Memory.self, Stall.self, Flood.self, Serve.self, SLO.self, Jobs.self, Idle.self, Liveness.self])
 }
 
 struct Decode: AsyncParsableCommand {
