@@ -810,8 +810,10 @@ package struct ConnectionStateMachine: Sendable {
         var actions: [Action] = [.sessionEnded(session)]
         if renewal == session { actions += renewalFailed() }
         for id in subscriptions.keys.sorted() where subscriptions[id]?.phase != .pending {
+            let wasActive = subscriptions[id]?.phase == .active
             subscriptions[id]?.phase = .pending
-            if quietly { quietlyPending.insert(id) } else { actions.append(.publishSubscriptionStatus(id: id, .subscribing)) }
+            // Only what showed `.active` goes on showing it; a refused one is tried again and says so.
+            if quietly && wasActive { quietlyPending.insert(id) } else { actions.append(.publishSubscriptionStatus(id: id, .subscribing)) }
         }
         return actions
     }
