@@ -173,6 +173,34 @@ struct ServerInputBoundsTests {
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
     }
 
+    /// Regression: a TCP connect to a host that never answers went on after the connection gave it
+    /// up, since NIO's connect does not watch task cancellation: `disconnect()` (and a `run()`'s
+    /// end) waited for the socket's own connect time-out. The event stream's is set to an hour
+    /// here, so only the cancellation can end it; the WebSocket's is NIO's 10 s, which WSClient
+    /// does not let a caller set, so returning well within it is the proof there.
+    @Test func aDisconnectWhileTheTCPConnectHangsReturnsAtOnce() async throws {
+        let listener = try FrozenListener()
+        defer { listener.close() }
+        let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(listener.port)/event")
+        let quiet = Logger(label: "frozen-connect") { _ in SwiftLogNoOpLogHandler() }
+
+        let sse = SSEConnection(
+            configuration: SSEConfiguration(endpoint: endpoint, authorization: .apiKey("key")),
+            transport: NIOEventStreamTransport(socketConnectTimeout: .seconds(3600)), clock: ManualClock(), logger: quiet)
+        let subscription = try await sse.subscribe(to: "/app/a")
+        await sse.start()
+        try await untilPublished(by: sse, "connecting") { await sse.state == .connecting }
+        try await bounded("the event stream's disconnect") { await sse.disconnect() }
+        withExtendedLifetime(subscription) {}
+
+        let webSocket = AppSyncConnection(
+            configuration: AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("da2-key")), transport: WSClientTransport(logger: quiet),
+            clock: ManualClock(), logger: quiet)
+        await webSocket.start()
+        try await untilPublished(by: webSocket, "connecting") { await webSocket.state == .connecting }
+        try await bounded("the WebSocket's disconnect", within: 8) { await webSocket.disconnect() }
+    }
+
     /// A server that echoes the auth subprotocol in its 101 made the client log it (it carries the
     /// API key or JWT, base64url-encoded) in the subprotocol-mismatch error.
     @Test func anEchoedAuthSubprotocolNeverReachesTheLog() async throws {

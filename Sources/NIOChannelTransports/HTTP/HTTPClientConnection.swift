@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -37,26 +38,52 @@ package struct HTTPClientTarget: Sendable, Equatable {
     }
 
     /// Connects over TCP (TLS for `https`, verified by `tlsConfiguration`) with HTTP/1.1 client
-    /// handlers in place; `connectTimeout` bounds the TCP connect.
+    /// handlers in place; `connectTimeout` bounds the TCP connect. Cancelling the calling task ends a
+    /// connect in flight at once (NIO's connect does not watch cancellation: a host that never
+    /// answers would hold the caller, and a connection's `disconnect()`, for `connectTimeout`).
     package func connect(
         tlsConfiguration: TLSConfiguration, connectTimeout: Duration
     ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         let sslContext = isSecure ? try NIOSSLContext(configuration: tlsConfiguration.withTLS12Floor) : nil
         let verification = tlsConfiguration.certificateVerification
         let host = host
-        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(TimeAmount(connectTimeout))
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let sslContext {
-                        // SNI carries host names only; certificate checks still apply to IP addresses.
-                        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
-                        try channel.pipeline.syncOperations.addHandler(TLSClientPolicy.handler(context: sslContext, serverHostname: serverName, verification: verification))
+        let connecting = NIOLockedValueBox(Connecting())
+        return try await withTaskCancellationHandler {
+            try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(TimeAmount(connectTimeout))
+                .connect(host: host, port: port) { channel in
+                    guard connecting.withLockedValue({ $0.created(channel) }) else { return channel.eventLoop.makeFailedFuture(CancellationError()) }
+                    return channel.eventLoop.makeCompletedFuture {
+                        if let sslContext {
+                            // SNI carries host names only; certificate checks still apply to IP addresses.
+                            let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+                            try channel.pipeline.syncOperations.addHandler(TLSClientPolicy.handler(context: sslContext, serverHostname: serverName, verification: verification))
+                        }
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
-            }
+        } onCancel: {
+            connecting.withLockedValue { $0.cancel() }?.close(promise: nil)
+        }
+    }
+}
+
+/// A connect's channel and whether its caller gave it up, whichever comes first.
+struct Connecting {
+    private var channel: (any Channel)?
+    private var cancelled = false
+
+    /// Keeps the new channel; false when the connect was given up already (the channel is not set up).
+    mutating func created(_ channel: any Channel) -> Bool {
+        self.channel = channel
+        return !cancelled
+    }
+
+    /// The connect was given up: its channel, if it exists, is to be closed.
+    mutating func cancel() -> (any Channel)? {
+        cancelled = true
+        return channel
     }
 }
 

@@ -76,7 +76,8 @@ public struct WSClientTransport: WebSocketTransport {
             try await opened.wait()
         } onCancel: {
             opened.resolve(CancellationError())
-            task.cancel()
+            // Closing the channel ends a TCP connect in flight, which cancelling the task does not.
+            session.abort()
         }
         return session
     }
@@ -96,6 +97,8 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
         /// The pings a pong answered: every one sent before it.
         var pingsAnswered = 0
         var ended = false
+        /// Aborted: a channel created after it is closed at once.
+        var aborted = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -153,7 +156,13 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
     }
 
     func setTask(_ task: TransportTask) { state.withLockedValue { $0.task = task } }
-    func setChannel(_ channel: any Channel) { state.withLockedValue { $0.channel = channel } }
+    func setChannel(_ channel: any Channel) {
+        let aborted = state.withLockedValue { state in
+            state.channel = channel
+            return state.aborted
+        }
+        if aborted { channel.close(mode: .all, promise: nil) }
+    }
     func setPeerClose(_ close: WebSocketClose) { state.withLockedValue { $0.peerClose = close } }
     var peerClose: WebSocketClose? { state.withLockedValue { $0.peerClose } }
 
@@ -172,7 +181,10 @@ private final class WSClientSession: BatchedInboundSession, Sendable {
     }
 
     func abort() {
-        let (channel, task) = state.withLockedValue { ($0.channel, $0.task) }
+        let (channel, task) = state.withLockedValue { state in
+            state.aborted = true
+            return (state.channel, state.task)
+        }
         channel?.close(mode: .all, promise: nil)
         task?.cancel()
     }
