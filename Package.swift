@@ -269,6 +269,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
     ],

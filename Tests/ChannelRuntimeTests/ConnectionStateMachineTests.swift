@@ -56,7 +56,7 @@ struct ConnectionStateMachineTests {
         _ = machine.start()
         _ = machine.transportOpened(Self.session(1))
         #expect(machine.sessionAccepted(Self.session(1), keepAliveTimeout: .seconds(60)) == [
-            .cancelTimer(.connect), .publishState(.connected),
+            .cancelTimer(.connect), .count(.connectSucceeded), .publishState(.connected),
             .startTimer(.keepAlive, .seconds(60)), .startTimer(.plannedReconnect, .seconds(86_000)), .startTimer(.settled, .seconds(30)),
             .cancelTimer(.resubscribe("a")), .sendSubscribe(id: "a", channel: "app/a"), .startTimer(.subscribe("a"), .seconds(5)),
             .publishSubscriptionStatus(id: "a", .subscribing),
@@ -94,7 +94,7 @@ struct ConnectionStateMachineTests {
         var machine = Machine(settings: Self.settings)
         _ = machine.start()
         #expect(machine.timerFired(.connect) == [
-            .abortTransport(Self.session(1)), .sessionEnded(Self.session(1)),
+            .count(.connectFailed(.timedOut)), .abortTransport(Self.session(1)), .sessionEnded(Self.session(1)),
             .publishState(.reconnecting(after: .seconds(1), because: .timedOut)), .count(.reconnect), .startTimer(.reconnect, .seconds(1)),
         ])
         // The transport still completes later: that socket is closed at once.
@@ -139,7 +139,7 @@ struct ConnectionStateMachineTests {
         var machine = Machine(settings: settings)
         _ = machine.start()
         #expect(machine.transportFailed(Self.session(1), "refused") == [
-            .cancelTimer(.connect), .sessionEnded(Self.session(1)), .publishState(.failed(.gaveUp)),
+            .cancelTimer(.connect), .count(.connectFailed(.network)), .sessionEnded(Self.session(1)), .publishState(.failed(.gaveUp)),
         ])
         #expect(machine.state == .failed(.gaveUp))
         #expect(machine.start().contains(.openTransport(Self.session(2))))  // the app may start again
@@ -663,7 +663,8 @@ struct ConnectionStateMachineTests {
         #expect(machine.state == .connected && machine.isRenewing)
         let accepted = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
         #expect(accepted.contains(.sendSubscribe(id: "a", channel: "app/a")))
-        #expect(accepted.filter(Self.isPublication) == [.publishSubscriptionStatus(id: "b", .subscribing)], "\(accepted)")
+        // A renewal's session is an attempt to connect like any other, and it succeeded.
+        #expect(accepted.filter(Self.isPublication) == [.count(.connectSucceeded), .publishSubscriptionStatus(id: "b", .subscribing)], "\(accepted)")
         #expect(!machine.isRenewing)
         #expect(machine.subscribeSucceeded(Self.session(2), id: "a").contains(.publishSubscriptionStatus(id: "a", .active)))
         // The next drop is one again.
@@ -687,7 +688,9 @@ struct ConnectionStateMachineTests {
         } else {
             failed = machine.transportFailed(Self.session(2), "refused")
         }
-        let told = failed.filter(Self.isPublication)
+        // Its failure to connect is counted as any attempt's (when it failed here, not before).
+        #expect(failed.contains(.count(.connectFailed(.network))) == !refusedAfterOpening)
+        let told = failed.filter(Self.isPublication).filter { $0 != .count(.connectFailed(.network)) }
         // "a" went on showing `.active` and is told now; "b" was never answered and said `.subscribing` all along.
         #expect(told.first == .publishSubscriptionStatus(id: "a", .subscribing), "\(told)")
         #expect(!told.contains(.publishSubscriptionStatus(id: "b", .subscribing)), "\(told)")

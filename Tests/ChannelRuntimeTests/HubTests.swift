@@ -292,12 +292,18 @@ struct SharedAddressTests {
         pings.cancel()
         let unsubscribe = try #require(await server.nextMessage())
         #expect(unsubscribe["type"] as? String == "unsubscribe")
-        #expect(unsubscribe["id"] as? String == ids[0])
+        // The two subscribes go out in either order: the one left must be the heartbeats'.
+        let unsubscribed = try #require(unsubscribe["id"] as? String)
+        let remaining = try #require(ids.first { $0 != unsubscribed })
+        #expect(ids.contains(unsubscribed))
         try await eventually("the pings' entry gone") { await hub.status(of: SocketPingSubscription.self) == nil }
         #expect(await hub.status(of: SocketHeartbeatSubscription.self) == .active)
+        server.push(["type": "data", "id": remaining, "event": #"{"event":"heartbeat","n":9}"#])
+        try await heartbeats.waitFor(count: 1)
+        #expect(heartbeats.elements == [SocketEvent(event: "heartbeat", n: 9)])
         heartbeats.cancel()
         let last = try #require(await server.nextMessage())
-        #expect(last["type"] as? String == "unsubscribe" && last["id"] as? String == ids[1])
+        #expect(last["type"] as? String == "unsubscribe" && last["id"] as? String == remaining)
         await harness.connection.disconnect()
     }
 
@@ -563,18 +569,26 @@ struct SwiftMetricsTests {
         let consumer = TypedCollector(await hub.events(PingSubscription.self))
         await connection.start()
         let server = try await transport.nextConnection()
+        clock.advance(by: .milliseconds(30))  // the service takes 30 ms to accept
         try await server.acceptConnection()
         let id = try #require(try await server.acceptSubscribes(1)["app/user/u1/ping"])
+        clock.advance(by: .milliseconds(20))  // and the first event comes 20 ms later
         server.push(["type": "data", "id": id, "event": #"{"eventType":"ping","n":1}"#])
         server.push(["type": "data", "id": id, "event": "not json"])
         try await consumer.waitFor(count: 1)
         try await eventually("counted") { connection.metrics.snapshot().channels["app/user/u1/ping"]?.dropped == 1 }
 
-        let template = [("channel", "app/user/{userId}/ping")]
-        #expect(try factory.expectCounter("channelgen_frames_received").totalValue == 4)  // ack, success, two data
-        #expect(try factory.expectCounter("channelgen_events_received").totalValue == 2)
+        // Every metric names the transport; per-channel ones the channel's template too.
+        let dimension = [("transport", "websocket")]
+        let template = dimension + [("channel", "app/user/{userId}/ping")]
+        #expect(try factory.expectCounter("channelgen_frames_received", dimension).totalValue == 4)  // ack, success, two data
+        #expect(try factory.expectCounter("channelgen_events_received", dimension).totalValue == 2)
         #expect(try factory.expectCounter("channelgen_events_decoded", template).totalValue == 1)
         #expect(try factory.expectCounter("channelgen_events_dropped", template).totalValue == 1)
+        #expect(try factory.expectCounter("channelgen_connect_attempts", dimension).totalValue == 1)
+        #expect(try factory.expectCounter("channelgen_connect_successes", dimension).totalValue == 1)
+        #expect(try factory.expectTimer("channelgen_connect_duration", dimension).values == [30_000_000])
+        #expect(try factory.expectTimer("channelgen_first_event_duration", dimension).values == [50_000_000])
 
         let publish = Task { try await connection.publish([#"{"n":2}"#], to: "app/user/u1/ping") }
         var message = await server.nextMessage()
@@ -582,7 +596,7 @@ struct SwiftMetricsTests {
         clock.advance(by: .milliseconds(42))
         server.push(["type": "publish_success", "id": message?["id"] as? String ?? "", "successful": [["identifier": "e1", "index": 0]], "failed": []])
         _ = try await publish.value
-        #expect(try factory.expectTimer("channelgen_publish_duration").lastValue == 42_000_000)
+        #expect(try factory.expectTimer("channelgen_publish_duration", dimension).lastValue == 42_000_000)
         consumer.cancel()
         await connection.disconnect()
     }

@@ -22,7 +22,7 @@ struct AppSyncWire: Wire {
     /// the driver says it is connected.
     var lastSession: AppSyncSession? { opened.withLock { $0.session } }
 
-    var vocabulary: WireVocabulary { WireVocabulary(acceptance: "connection_ack", keepAlive: "frame within connectionTimeoutMs") }
+    var vocabulary: WireVocabulary { WireVocabulary(transport: "websocket", acceptance: "connection_ack", keepAlive: "frame within connectionTimeoutMs") }
 
     func openSession(channels: Set<String>, context: WireContext) async throws -> any WireSession {
         let headers = try await configuration.authorization.headers(for: AuthorizationRequest(operation: .connect, endpoint: configuration.endpoint))

@@ -127,12 +127,17 @@ package struct ConnectionStateMachine: Sendable {
         case idlePing
     }
 
-    /// Counters the driver keeps for the machine.
+    /// Counters the driver keeps for the machine. (An attempt to connect is counted by the driver
+    /// as it opens the transport; the machine says how each attempt ended.)
     package enum Metric: Sendable, Equatable {
         case reconnect
         case keepAliveTimeout
         case duplicateAcknowledgement
         case subscribeError
+        /// The service accepted the session being opened.
+        case connectSucceeded
+        /// The session being opened ended before the service accepted it.
+        case connectFailed(ConnectFailureClass)
     }
 
     package enum Action: Sendable, Equatable {
@@ -454,7 +459,8 @@ package struct ConnectionStateMachine: Sendable {
     /// Opening the transport failed (refused, TLS, upgrade, wrong subprotocol).
     package mutating func transportFailed(_ session: SessionID, _ error: String) -> [Action] {
         guard case .opening(session, let attempts) = phase else { return [] }
-        return [.cancelTimer(.connect)] + ended(session, then: .reconnect(because: .transportError(error)), wasConnected: false, attempts: attempts)
+        return [.cancelTimer(.connect), .count(.connectFailed(.network))]
+            + ended(session, then: .reconnect(because: .transportError(error)), wasConnected: false, attempts: attempts)
     }
 
     /// The transport ended (the peer closed, the network dropped, or the close asked for finished),
@@ -465,7 +471,7 @@ package struct ConnectionStateMachine: Sendable {
         if case .closed(let code, _) = end, settings.finalCloseCodes.contains(code) { then = .closedForGood(end) } else { then = .reconnect(because: end) }
         switch phase {
         case .handshaking(session, let attempts):
-            return [.cancelTimer(.connect)] + ended(session, then: then, wasConnected: false, attempts: attempts)
+            return [.cancelTimer(.connect), .count(.connectFailed(.network))] + ended(session, then: then, wasConnected: false, attempts: attempts)
         case .connected(session, _):
             return cancelSessionTimers() + ended(session, then: then, wasConnected: true, attempts: 0)
         case .closing(session, let then, let wasConnected, let attempts):
@@ -621,7 +627,7 @@ package struct ConnectionStateMachine: Sendable {
         // Two keep-alives missed in a row is a dead session, long before the announced bound.
         let keepAlive = settings.keepAliveInterval.map { min(announced, $0 * 2) } ?? announced
         phase = .connected(session, keepAlive: keepAlive)
-        var actions: [Action] = [.cancelTimer(.connect)] + publish(.connected) + [
+        var actions: [Action] = [.cancelTimer(.connect), .count(.connectSucceeded)] + publish(.connected) + [
             .startTimer(.keepAlive, keepAlive),
             .startTimer(.plannedReconnect, settings.plannedReconnectInterval),
             .startTimer(.settled, settings.settleTime),
@@ -646,6 +652,11 @@ package struct ConnectionStateMachine: Sendable {
         case .connected(session, _): (wasConnected, attempts) = (true, 0)
         default: return []
         }
+        let counted: [Action] = wasConnected ? [] : [.count(.connectFailed(ConnectFailureClass(refusal)))]
+        return counted + endRefused(session, refusal, wasConnected: wasConnected, attempts: attempts)
+    }
+
+    private mutating func endRefused(_ session: SessionID, _ refusal: Refusal, wasConnected: Bool, attempts: Int) -> [Action] {
         switch refusal {
         case .unauthorized(let errors):
             if settings.retriesUnauthorizedOnce && !unauthorizedRetryUsed {
@@ -702,9 +713,10 @@ package struct ConnectionStateMachine: Sendable {
     package mutating func timerFired(_ timer: Timer, silence: Duration = .zero) -> [Action] {
         switch (timer, phase) {
         case (.connect, .opening(let session, let attempts)):
-            return [.abortTransport(session)] + ended(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
+            return [.count(.connectFailed(.timedOut)), .abortTransport(session)]
+                + ended(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
         case (.connect, .handshaking(let session, let attempts)):
-            return close(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
+            return [.count(.connectFailed(.timedOut))] + close(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
         case (.keepAlive, .connected(let session, let keepAlive)):
             guard silence >= keepAlive else { return [.startTimer(.keepAlive, keepAlive - silence)] }
             return [.count(.keepAliveTimeout)] + close(session, then: .reconnect(because: .keepAliveTimeout), wasConnected: true, attempts: 0)

@@ -40,6 +40,8 @@ extension RuntimeMetrics {
             update { $0.duplicateAcknowledgements += 1 }
             log.debug("ignoring a second acknowledgement of the session")
         case .subscribeError: update { $0.subscribeErrors += 1 }
+        case .connectSucceeded: update { $0.connectSuccesses += 1 }
+        case .connectFailed(let failureClass): update { $0.connectFailures[failureClass, default: 0] += 1 }
         }
     }
 }

@@ -4,9 +4,12 @@ import CoreMetrics
 /// payloads are counted here and dropped; the streams go on.
 ///
 /// The same counts also go to swift-metrics (`channelgen_frames_received`, …, per-channel counters
-/// with a `channel` dimension holding the channel's template, never a user id; and the
-/// `channelgen_publish_duration` timer), so an app or server plugs in its metrics backend. Bootstrap
-/// `MetricsSystem` before creating the connection, or pass a factory.
+/// with a `channel` dimension holding the channel's template, never a user id; the connect
+/// counters and the `channelgen_connect_duration`, `channelgen_first_event_duration` and
+/// `channelgen_publish_duration` timers), each with a `transport` dimension (`websocket` or `sse`),
+/// so an app or server plugs in its metrics backend. Bootstrap `MetricsSystem` before creating the
+/// connection, or pass a factory. One `RuntimeMetrics` counts for one transport: the first
+/// connection given it names it. <doc:RolloutMetrics> maps them to a rollout's dashboard.
 public final class RuntimeMetrics: Sendable {
     /// Events of one channel.
     public struct Channel: Sendable, Equatable {
@@ -57,6 +60,13 @@ public final class RuntimeMetrics: Sendable {
         public var keepAliveTimeouts = 0
         /// Reconnects, planned or after a drop.
         public var reconnects = 0
+        /// Attempts to connect: the transport was asked to open (a user was signed in). Each ends as
+        /// a success, a failure, or neither when the app stopped or suspended it meanwhile.
+        public var connectAttempts = 0
+        /// Attempts the service accepted (AppSync: `connection_ack`; SSE: a `200` event stream).
+        public var connectSuccesses = 0
+        /// Attempts that failed, by class (absent: none of that class).
+        public var connectFailures: [ConnectFailureClass: Int] = [:]
         /// Server-Sent Events `id`s not kept because they cannot be sent back as `Last-Event-ID`.
         public var ignoredEventIDs = 0
         /// Per channel path: events received, decoded and dropped.
@@ -65,12 +75,14 @@ public final class RuntimeMetrics: Sendable {
 
     /// The counters; `channels` stays empty here: each channel's counts live in its `ChannelBox`,
     /// so counting an event through a `ChannelCounter` hashes no channel path.
-    private let box = LockedValue(State())
+    private let box: LockedValue<State>
     private let reporter: MetricsReporter
 
     private struct State {
         var snapshot = Snapshot()
         var channels: [String: ChannelBox] = [:]
+        /// `channelgen_frames_received`, counted for every frame: kept at hand.
+        var framesCounter: Counter
 
         mutating func channel(_ channel: String) -> ChannelBox {
             if let existing = channels[channel] { return existing }
@@ -117,13 +129,25 @@ public final class RuntimeMetrics: Sendable {
 
     /// Counts one frame read from the transport.
     package func countFrame() {
-        box.withLock { $0.snapshot.framesReceived += 1 }
-        reporter.framesReceived.increment(by: 1)
+        let counter = box.withLock { state in
+            state.snapshot.framesReceived += 1
+            return state.framesCounter
+        }
+        counter.increment(by: 1)
     }
 
     /// Counters at zero, also reported to `metricsFactory` (by default the bootstrapped `MetricsSystem`).
     public init(metricsFactory: (any MetricsFactory)? = nil) {
         reporter = MetricsReporter(factory: metricsFactory ?? MetricsSystem.factory)
+        box = LockedValue(State(framesCounter: reporter.counter("frames_received")))
+    }
+
+    /// Names the transport these metrics count for (the `transport` dimension of every metric
+    /// made from now on); the first name given stays. A connection names it as it is created,
+    /// before anything is counted.
+    package func name(transport: String) {
+        guard reporter.name(transport: transport) else { return }
+        box.withLock { $0.framesCounter = reporter.counter("frames_received") }
     }
 
     /// The counters now.
@@ -158,48 +182,89 @@ public final class RuntimeMetrics: Sendable {
 
     /// A publish took `duration` from sending to its answer.
     package func recordPublish(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        reporter.publishDuration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        reporter.record(duration, in: "publish_duration")
+    }
+
+    /// An accepted attempt took `duration` from asking the transport to open to the acceptance.
+    package func recordConnect(_ duration: Duration) {
+        reporter.record(duration, in: "connect_duration")
+    }
+
+    /// The first event of a session came `duration` after its attempt to connect began.
+    package func recordFirstEvent(_ duration: Duration) {
+        reporter.record(duration, in: "first_event_duration")
     }
 }
 
 /// The swift-metrics side of `RuntimeMetrics`: each counter's increase since the last change.
 private final class MetricsReporter: Sendable {
     let factory: any MetricsFactory
-    let framesReceived, malformedFrames, unknownMessageTypes, unknownSubscriptionFrames: Counter
-    let subscribeErrors, duplicateAcknowledgements, keepAliveTimeouts, reconnects: Counter
-    let publishDuration: Timer
-    private struct ChannelCounterKey: Hashable {
+
+    private struct Key: Hashable {
         let name: String
-        let template: String?
+        /// The dimensions' names and values, in turn.
+        let dimensions: [String]
     }
 
-    /// Per-channel counters by name and template, made when first used.
-    private let channelCounters = LockedValue<[ChannelCounterKey: Counter]>([:])
+    private struct State {
+        var transport: String?
+        var counters: [Key: Counter] = [:]
+        var timers: [String: Timer] = [:]
+    }
+
+    /// The transport's name and the metrics made so far, each made when first used.
+    private let state = LockedValue(State())
 
     init(factory: any MetricsFactory) {
         self.factory = factory
-        func counter(_ name: String) -> Counter { Counter(label: "channelgen_" + name, factory: factory) }
-        framesReceived = counter("frames_received")
-        malformedFrames = counter("malformed_frames")
-        unknownMessageTypes = counter("unknown_message_types")
-        unknownSubscriptionFrames = counter("unknown_subscription_frames")
-        subscribeErrors = counter("subscribe_errors")
-        duplicateAcknowledgements = counter("duplicate_acknowledgements")
-        keepAliveTimeouts = counter("keep_alive_timeouts")
-        reconnects = counter("reconnects")
-        publishDuration = Timer(label: "channelgen_publish_duration", factory: factory)
+    }
+
+    /// Whether `transport` became the name (no name was given before).
+    func name(transport: String) -> Bool {
+        state.withLock { state in
+            guard state.transport == nil else { return false }
+            state.transport = transport
+            return true
+        }
+    }
+
+    /// `channelgen_<name>` with `dimensions` and the transport's.
+    func counter(_ name: String, _ dimensions: [(String, String)] = []) -> Counter {
+        state.withLock { state in
+            let all = (state.transport.map { [("transport", $0)] } ?? []) + dimensions
+            let key = Key(name: name, dimensions: all.flatMap { [$0.0, $0.1] })
+            if let counter = state.counters[key] { return counter }
+            let counter = Counter(label: "channelgen_" + name, dimensions: all, factory: factory)
+            state.counters[key] = counter
+            return counter
+        }
+    }
+
+    func record(_ duration: Duration, in name: String) {
+        let timer = state.withLock { state in
+            if let timer = state.timers[name] { return timer }
+            let timer = Timer(label: "channelgen_" + name, dimensions: state.transport.map { [("transport", $0)] } ?? [], factory: factory)
+            state.timers[name] = timer
+            return timer
+        }
+        let (seconds, attoseconds) = duration.components
+        timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     func report(from old: RuntimeMetrics.Snapshot, to new: RuntimeMetrics.Snapshot) {
-        add(framesReceived, new.framesReceived - old.framesReceived)
-        add(malformedFrames, new.malformedFrames - old.malformedFrames)
-        add(unknownMessageTypes, new.unknownMessageTypes - old.unknownMessageTypes)
-        add(unknownSubscriptionFrames, new.unknownSubscriptionFrames - old.unknownSubscriptionFrames)
-        add(subscribeErrors, new.subscribeErrors - old.subscribeErrors)
-        add(duplicateAcknowledgements, new.duplicateAcknowledgements - old.duplicateAcknowledgements)
-        add(keepAliveTimeouts, new.keepAliveTimeouts - old.keepAliveTimeouts)
-        add(reconnects, new.reconnects - old.reconnects)
+        add("malformed_frames", new.malformedFrames - old.malformedFrames)
+        add("unknown_message_types", new.unknownMessageTypes - old.unknownMessageTypes)
+        add("unknown_subscription_frames", new.unknownSubscriptionFrames - old.unknownSubscriptionFrames)
+        add("subscribe_errors", new.subscribeErrors - old.subscribeErrors)
+        add("duplicate_acknowledgements", new.duplicateAcknowledgements - old.duplicateAcknowledgements)
+        add("keep_alive_timeouts", new.keepAliveTimeouts - old.keepAliveTimeouts)
+        add("reconnects", new.reconnects - old.reconnects)
+        add("ignored_event_ids", new.ignoredEventIDs - old.ignoredEventIDs)
+        add("connect_attempts", new.connectAttempts - old.connectAttempts)
+        add("connect_successes", new.connectSuccesses - old.connectSuccesses)
+        for (failureClass, count) in new.connectFailures {
+            add("connect_failures", count - (old.connectFailures[failureClass] ?? 0), [("class", failureClass.rawValue)])
+        }
     }
 
     func report(from old: RuntimeMetrics.Channel, to new: RuntimeMetrics.Channel, template: String?) {
@@ -215,13 +280,11 @@ private final class MetricsReporter: Sendable {
     }
 
     func channelCounter(_ name: String, template: String?) -> Counter {
-        let key = ChannelCounterKey(name: name, template: template)
-        return channelCounters.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = Counter(label: "channelgen_" + name, dimensions: template.map { [("channel", $0)] } ?? [], factory: factory)
-            counters[key] = counter
-            return counter
-        }
+        counter(name, template.map { [("channel", $0)] } ?? [])
+    }
+
+    private func add(_ name: String, _ delta: Int, _ dimensions: [(String, String)] = []) {
+        if delta > 0 { counter(name, dimensions).increment(by: delta) }
     }
 
     private func add(_ counter: Counter, _ delta: Int) {

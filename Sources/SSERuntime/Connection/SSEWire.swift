@@ -35,7 +35,7 @@ final class SSEWire: Wire {
         self.style = style
     }
 
-    var vocabulary: WireVocabulary { WireVocabulary(acceptance: "response from the hub", keepAlive: "byte within twice heartbeatInterval") }
+    var vocabulary: WireVocabulary { WireVocabulary(transport: "sse", acceptance: "response from the hub", keepAlive: "byte within twice heartbeatInterval") }
 
     /// The id of the last event received, sent as `Last-Event-ID` when the stream reopens.
     var lastEventID: String? { resumption.withLock { $0?.id } }

@@ -79,6 +79,11 @@ package actor ConnectionDriver {
     /// The connected session, readable without a hop onto this actor: a publish asks for it twice.
     private nonisolated let connectedWire = LockedValue<(any WireSession)?>(nil)
     private var lastActivityAt: Duration = .zero
+    /// When the current attempt to connect began (the transport was asked to open), until the
+    /// service accepts it: the connect timer's start.
+    private var attemptStartedAt: Duration?
+    /// The current session's attempt start, until its first event: the first-event timer's start.
+    private var firstEventFrom: Duration?
     /// The pending renewal (`SubscribeReply.needsNewSession`) and the session it renews.
     private var renewal: (session: ConnectionStateMachine.SessionID, stop: ChildStop)?
 
@@ -110,6 +115,7 @@ package actor ConnectionDriver {
         self.settings = settings
         self.clock = clock
         self.metrics = metrics
+        metrics.name(transport: wire.vocabulary.transport)
         self.diagnostics = DiagnosticLog(logger: logger, clock: clock)
         self.machine = ConnectionStateMachine(settings: settings.machine)
     }
@@ -285,6 +291,10 @@ package actor ConnectionDriver {
             if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         case .count(let metric):
             metrics.count(metric, log: diagnostics, silence: wire.vocabulary.keepAlive)
+            if metric == .connectSucceeded, let started = attemptStartedAt {
+                metrics.recordConnect(clock.now() - started)
+                attemptStartedAt = nil
+            }
         }
     }
 
@@ -297,6 +307,9 @@ package actor ConnectionDriver {
             run(machine.signedOut(id))
             return
         }
+        let startedAt = clock.now()
+        attemptStartedAt = startedAt
+        metrics.update { $0.connectAttempts += 1 }
         let opened: any WireSession
         do {
             let context = WireContext(metrics: metrics, diagnostics: diagnostics, clock: clock, children: children)
@@ -318,6 +331,7 @@ package actor ConnectionDriver {
         let reader = ChildStop()
         children.add(stoppedBy: reader) { await self.read(opened, id) }
         session = OpenSession(id: id, wire: opened, reader: reader)
+        firstEventFrom = startedAt
         lastActivityAt = clock.now()
         run(machine.transportOpened(id))
     }
@@ -436,6 +450,7 @@ package actor ConnectionDriver {
             return dropUnrouted("an unknown subscription", subscription)
         }
         sink.counter.received(events.count)
+        if firstEventFrom != nil { recordFirstEvent() }
         let receivedAt = Date()
         var overflowed = 0
         for event in events {
@@ -468,6 +483,7 @@ package actor ConnectionDriver {
         let normalized = ChannelRoute.normalized(channel)
         let targets = sinks.values.filter { $0.route.matches(normalized) }
         guard !targets.isEmpty else { return dropUnrouted("no subscribed channel", channel) }
+        if firstEventFrom != nil { recordFirstEvent() }
         sequence += 1
         var raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
         raw.eventName = name
@@ -476,6 +492,13 @@ package actor ConnectionDriver {
             let dropped = send(raw, to: sink)
             if dropped > 0 { noteUndecodedOverflow(dropped, of: sink) }
         }
+    }
+
+    /// The session's first event came: how long after its attempt began.
+    private func recordFirstEvent() {
+        guard let from = firstEventFrom else { return }
+        firstEventFrom = nil
+        metrics.recordFirstEvent(clock.now() - from)
     }
 
     private func dropUnrouted(_ reason: String, _ target: String) {

@@ -29,14 +29,17 @@ package struct WireContext: Sendable {
     package let children: ConnectionTasks
 }
 
-/// Names for the driver's log lines, so they speak the wire's language.
+/// Names for the driver's log lines, so they speak the wire's language, and for its metrics.
 package struct WireVocabulary: Sendable {
+    /// The `transport` dimension of the connection's metrics (`websocket`, `sse`).
+    package var transport: String
     /// The service's acceptance of a session ("connection_ack").
     package var acceptance: String
     /// What the keep-alive watchdog waits for ("frame within connectionTimeoutMs").
     package var keepAlive: String
 
-    package init(acceptance: String, keepAlive: String) {
+    package init(transport: String, acceptance: String, keepAlive: String) {
+        self.transport = transport
         self.acceptance = acceptance
         self.keepAlive = keepAlive
     }
