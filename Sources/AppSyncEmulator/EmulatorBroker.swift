@@ -105,7 +105,8 @@ actor EmulatorBroker {
 
     /// Sends each event, one `data` message per event, to every matching subscription.
     func publish(_ events: [String], to channel: ChannelPath) {
-        var receivers = streams.publish(events, to: channel)
+        let (streamReceivers, ids) = streams.publish(events, to: channel)
+        var receivers = streamReceivers
         for connection in connections.values {
             for (id, path) in connection.subscriptions where path.matches(channel) {
                 receivers += 1
@@ -115,7 +116,7 @@ actor EmulatorBroker {
             }
         }
         let now = Date()
-        recentEvents += events.map { ConsoleEvent(channel: channel.text, event: $0, deliveredTo: receivers, at: now) }
+        recentEvents += zip(events, ids).map { ConsoleEvent(channel: channel.text, event: $0, id: String($1), deliveredTo: receivers, at: now) }
         if recentEvents.count > Self.recentEventsKept { recentEvents.removeFirst(recentEvents.count - Self.recentEventsKept) }
     }
 

@@ -80,14 +80,16 @@ final class EventStreams: Sendable {
     }
 
     /// Gives every event an id, keeps it for replay and sends it to the matching streams.
-    /// Stores and sends `events`; returns how many streams each went to.
+    /// Stores and sends `events`; returns how many streams each went to, and the ids they got.
     @discardableResult
-    func publish(_ events: [String], to channel: ChannelPath) -> Int {
+    func publish(_ events: [String], to channel: ChannelPath) -> (receivers: Int, ids: [Int]) {
         let name = "/" + channel.segments.joined(separator: "/")
         return state.withLockedValue { state in
             let receivers = state.subscribers.values.filter { !$0.stalled && Self.wants($0.topics, $0.identity, channel) }.count
+            var ids: [Int] = []
             for data in events {
                 state.nextEventID += 1
+                ids.append(state.nextEventID)
                 let event = StoredEvent(id: state.nextEventID, channel: name, path: channel, data: data)
                 state.replay.append(event)
                 if state.replay.count > replayCapacity { state.replay.removeFirst(state.replay.count - replayCapacity) }
@@ -95,7 +97,7 @@ final class EventStreams: Sendable {
                     subscriber.continuation.yield(.event(event))
                 }
             }
-            return receivers
+            return (receivers, ids)
         }
     }
 

@@ -68,8 +68,11 @@ struct VortexDemo: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the nine events.")
     var timeout: Double = 10
 
-    @Flag(help: "Log the runtime's debug messages.")
+    @Flag(help: "Log the runtime's debug messages (--log-level debug).")
     var verbose = false
+
+    @Option(help: "The runtime's log level: trace (also one line per frame and per event: channel, type, size, sequence, id; never a payload or a credential), debug, info, notice, warning, error or critical. Default: debug with --verbose, else critical.")
+    var logLevel: Logger.Level?
 
     @Flag(help: "Keep the streams open after the nine events until interrupted, printing events and connection states.")
     var stay = false
@@ -93,7 +96,7 @@ struct VortexDemo: AsyncParsableCommand {
 
     func run() async throws {
         var logger = Logger(label: "vortex-demo")
-        logger.logLevel = verbose ? .debug : .critical
+        logger.logLevel = logLevel ?? (verbose ? .debug : .critical)
 
         // 1. Where to connect, and as whom.
         var stopEmulator: () async -> Void = {}
@@ -270,3 +273,5 @@ struct DemoFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = "vortex-demo: " + description }
 }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

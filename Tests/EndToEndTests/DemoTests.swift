@@ -39,6 +39,25 @@ struct DemoTests {
         #expect(output.contains(", timestamp: 20") && !output.contains("ISO8601<"), "\(output)")
     }
 
+    /// `--log-level trace`: one line per event (channel, type, size, sequence; the SSE id), one per
+    /// frame, and nothing of any payload or credential in any log line.
+    @Test(arguments: [[], ["--transport", "sse"]])
+    func traceLogsOneLinePerEventAndNoPayload(_ arguments: [String]) async throws {
+        let (status, output) = try await run(arguments + ["--verbose", "--log-level", "trace"])
+        #expect(status == 0, "\(output)")
+        let logLines = output.split(separator: "\n").filter { $0.wholeMatch(of: /\d{4}-\d\d-\d\dT\S+ \w+ vortex-demo:.*/) != nil }
+        let events = logLines.filter { $0.hasSuffix("[ChannelRuntime] event") }
+        #expect(events.count == 9, "\(events)")
+        #expect(events.allSatisfy { $0.contains("channel=vortex-app/user/demo-user-1/") && $0.contains(" sequence=") && $0.contains(" type=") })
+        if arguments.last == "sse" { #expect(events.allSatisfy { $0.contains(" id=") }, "\(events)") }
+        #expect(logLines.contains { $0.hasSuffix("[ChannelRuntime] frame") })
+        // The sample events' values (printed by the demo itself, never by a log line) and the user's JWT.
+        for secret in ["cam-lobby", "org-1", "eyJ", "00:02:D1"] {
+            #expect(!logLines.contains { $0.contains(secret) }, "\(secret) in \(logLines.filter { $0.contains(secret) })")
+        }
+        #expect(output.contains("cam-lobby"))  // the demo printed the events: the check above can fail
+    }
+
     /// `--stay` keeps the streams open until SIGINT, printing connection states; SIGUSR1 is a network
     /// path change: the WebSocket answers its ping and stays, the SSE stream is reopened.
     @Test(arguments: [[], ["--transport", "sse"]])

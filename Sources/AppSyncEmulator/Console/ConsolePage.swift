@@ -51,7 +51,7 @@ enum ConsolePage {
           </section>
           <section class="wide">
             <h2>Events (newest first)</h2>
-            <table id="events"><thead><tr><th>Time</th><th>Channel</th><th>Event type</th><th>Size</th><th>Delivered to</th></tr></thead><tbody></tbody></table>
+            <table id="events"><thead><tr><th>Time</th><th>Id</th><th>Channel</th><th>Event type</th><th>Size</th><th>Delivered to</th></tr></thead><tbody></tbody></table>
           </section>
           <section class="wide" id="faults">
             <h2>Faults</h2>
@@ -91,6 +91,7 @@ enum ConsolePage {
               const row = document.createElement("tr");
               row.className = "event";
               cell(row, new Date(event.at).toLocaleTimeString());
+              cell(row, event.id);
               cell(row, event.channel);
               cell(row, event.eventType ?? "—");
               cell(row, event.bytes + " B");

@@ -89,6 +89,9 @@ struct ConsoleSubscription: Encodable {
 /// A published event as the console lists it.
 struct ConsoleEvent: Encodable, Sendable {
     var channel: String
+    /// The id its Server-Sent Events carry (`id:`, what a client's `ChannelEnvelope.id` says); the
+    /// WebSocket sends the same event without one.
+    var id: String
     /// The event's `eventType`, when it is a JSON object that has one.
     var eventType: String?
     var bytes: Int
@@ -96,8 +99,9 @@ struct ConsoleEvent: Encodable, Sendable {
     var deliveredTo: Int
     var at: Date
 
-    init(channel: String, event: String, deliveredTo: Int, at: Date) {
+    init(channel: String, event: String, id: String, deliveredTo: Int, at: Date) {
         self.channel = channel
+        self.id = id
         bytes = event.utf8.count
         self.deliveredTo = deliveredTo
         self.at = at

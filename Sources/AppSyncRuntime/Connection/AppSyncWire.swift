@@ -1,5 +1,6 @@
 import ChannelRuntime
 import Foundation
+import Logging
 
 /// AppSync Events' WebSocket protocol as a `Wire`: authorization in a subprotocol,
 /// `connection_init` → `connection_ack`, a subscribe per subscription id, `data` frames routed by id,
@@ -189,6 +190,7 @@ final class AppSyncSession: WireSession {
     private func read(_ text: String, _ handle: (WireInput) -> Void) {
         handle(.activity)
         context.metrics.countFrame()
+        if context.diagnostics.traces { trace(text) }
         switch ServerMessage.readFrequent(text) {
         case .event(let subscription, let event): return handle(.event(event, subscription: subscription))
         case .events(let subscription, let events): return handle(.events(events, subscription: subscription))
@@ -237,6 +239,15 @@ final class AppSyncSession: WireSession {
             context.metrics.update { $0.unknownMessageTypes += 1 }
             context.diagnostics.debug("dropping a message of unknown type", metadata: ["type": "\(type)"])
         }
+    }
+
+    /// The trace line of one frame: its type, its subscription's or publish's id and its size,
+    /// read from the top level only; never the events it carries.
+    private func trace(_ frame: String) {
+        var metadata: Logger.Metadata = ["bytes": "\(frame.utf8.count)"]
+        metadata["type"] = "\(((try? JSONReader.peekString(forKey: "type", in: frame)) ?? nil) ?? "?")"
+        if let id = (try? JSONReader.peekString(forKey: "id", in: frame)) ?? nil { metadata["id"] = "\(id)" }
+        context.diagnostics.trace("frame", metadata: metadata)
     }
 
     // MARK: Publish

@@ -74,6 +74,9 @@ public struct RawChannelEvent: Sendable, Equatable {
     public let sequence: Int
     /// When the frame carrying it arrived.
     public let receivedAt: Date
+    /// The event's id where the wire gives one: a Server-Sent Events `id:` (an event without its
+    /// own carries the last one, as `EventSource` does); `nil` on AppSync, whose events have none.
+    public package(set) var id: String?
     /// Events of its subscription dropped just before it, unread, because they arrived faster than
     /// they were decoded (the connection's bound on undecoded events).
     package var droppedBefore = 0

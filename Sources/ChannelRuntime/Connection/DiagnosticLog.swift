@@ -3,7 +3,8 @@ import Logging
 
 /// Where a connection's log lines go: every line has its credentials taken out, is one line of
 /// bounded size (`LogText`), and a line repeated within `interval` is written at most `burst`
-/// times, the rest summarised by count.
+/// times, the rest summarised by count. `trace` lines (one per frame and per event, for field
+/// debugging) are the exception: asked for by setting the logger's level to `trace`, each is written.
 ///
 /// Server input decides how often these lines happen (a `subscribe_error` storm, undecodable
 /// events at socket speed) and what they say, so without these limits a hostile server fills the
@@ -11,6 +12,9 @@ import Logging
 /// text of an error can carry what the client sent (a server echoing the auth subprotocol).
 package final class DiagnosticLog: Sendable {
     package let logger: Logger
+    /// Whether `trace` lines are written (the logger's level is `trace`): checked before a trace
+    /// line's metadata is built, so a connection that does not trace pays one test per event.
+    package let traces: Bool
     private let clock: RuntimeClock
     private let interval: Duration
     private let burst: Int
@@ -31,6 +35,7 @@ package final class DiagnosticLog: Sendable {
     /// A log writing to `logger`; `clock` decides when an interval is over.
     package init(logger: Logger, clock: RuntimeClock, interval: Duration = .seconds(10), burst: Int = 5) {
         self.logger = logger
+        self.traces = logger.logLevel <= .trace
         self.clock = clock
         self.interval = interval
         self.burst = max(1, burst)
@@ -46,6 +51,15 @@ package final class DiagnosticLog: Sendable {
     package func warning(_ message: String, metadata: Logger.Metadata = [:]) { write(.warning, message, metadata) }
     package func info(_ message: String, metadata: Logger.Metadata = [:]) { write(.info, message, metadata) }
     package func debug(_ message: String, metadata: Logger.Metadata = [:]) { write(.debug, message, metadata) }
+
+    /// A trace line: not summarised (one per frame or event is what it is for), but made as safe
+    /// as any other line. Never give it a payload: it names what came, not what it said.
+    package func trace(_ message: String, metadata: Logger.Metadata) {
+        guard traces else { return }
+        let secrets = state.withLock { $0.secrets }
+        let safe = metadata.mapValues { Logger.MetadataValue.string(LogText.safe("\($0)", secrets: secrets)) }
+        logger.log(level: .trace, "\(LogText.safe(message, secrets: secrets))", metadata: safe)
+    }
 
     private func write(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata) {
         guard logger.logLevel <= level else { return }

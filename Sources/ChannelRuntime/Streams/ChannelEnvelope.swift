@@ -13,14 +13,20 @@ public struct ChannelEnvelope<Event: Sendable>: Sendable {
     public let receivedAt: Date
     /// Its place among every event the connection received (from 1, across reconnects).
     public let sequence: Int
+    /// The id the server gave the event, where the wire carries one: a Server-Sent Events `id:`
+    /// (an event without its own carries the last one, as `EventSource` does). A server that
+    /// replays events after a reconnect sends the same ids again, so an app can tell a replayed
+    /// event from a new one. `nil` on AppSync, whose events have no id.
+    public let id: String?
 
     /// An envelope (the hub makes them; test doubles too).
-    public init(event: Event, channel: String, eventType: String?, receivedAt: Date, sequence: Int) {
+    public init(event: Event, channel: String, eventType: String?, receivedAt: Date, sequence: Int, id: String? = nil) {
         self.event = event
         self.channel = channel
         self.eventType = eventType
         self.receivedAt = receivedAt
         self.sequence = sequence
+        self.id = id
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What an entry subscribes to: the channel the hub's parameters name, or one fixed instance.
 enum Target<Subscription: ChannelSubscription> {
@@ -183,6 +184,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
         // optionals or tuples of the event type: each would cost a metadata lookup.
         var events = raw.events.makeAsyncIterator()
         let readsStatuses = raw.carriesStatuses
+        let traces = context.log.traces
         while let event = await raw.next(&events) {
             if let carried = event.status {
                 if readsStatuses { HubDelivery.serviceStatus(carried.status, of: raw.id, context) }
@@ -200,6 +202,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
             do {
                 if let name = event.eventName, let decodeNamed { value = try decodeNamed(event.text, name) } else { value = try decodePayload(event.text) }
             } catch {
+                if traces { trace("event dropped: it did not decode", event, type: event.eventName, channel: channel, context) }
                 dropUndecodable(channel: channel, error: error, context)
                 if let name = event.eventName, finalEventNames.contains(name) { return finish(channel: channel, afterUndecodable: name, context) }
                 continue
@@ -209,6 +212,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
             if let reported, reported != expected, !declared.isEmpty, !declared.contains(reported) {
                 noteUndeclared(reported, declared: declared, channel: channel, context)
             }
+            if traces { trace("event", event, type: reported ?? expected, channel: channel, context) }
             let delivered = deliver(value, reportedType: reported, raw: event, channel: channel, context)
             // Counted once delivered: a reader of the metrics that sees it sees its overflow too.
             counter.decodedOne()
@@ -261,7 +265,7 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
     private func deliverWithEnvelopes(_ event: Event, weight: Int, reportedType: String?, raw: RawChannelEvent, channel: String) -> OverflowReport {
         let envelope = ChannelEnvelope(
             event: event, channel: channel, eventType: reportedType ?? Subscription.eventType,
-            receivedAt: raw.receivedAt, sequence: raw.sequence)
+            receivedAt: raw.receivedAt, sequence: raw.sequence, id: raw.id)
         fanOut.history?.append(envelope)
         var overflowed = 0
         for consumer in fanOut.consumers {
@@ -276,6 +280,14 @@ final class TypedDelivery<Subscription: ChannelSubscription>: AnyHubDelivery, @u
         }
         guard overflowed > 0 || fanOut.overflowing else { return .nothing }
         return fanOut.delivered(overflowed: overflowed)
+    }
+
+    /// The trace line of one event: what came (channel, type, size, place, id), never what it said.
+    private static func trace(_ what: String, _ event: RawChannelEvent, type: String?, channel: String, _ context: HubDelivery.Context) {
+        var metadata: Logger.Metadata = ["channel": "\(channel)", "bytes": "\(event.text.utf8.count)", "sequence": "\(event.sequence)"]
+        if let type { metadata["type"] = "\(type)" }
+        if let id = event.id { metadata["id"] = "\(id)" }
+        context.log.trace(what, metadata: metadata)
     }
 
     /// Counts and logs (once per run of overflows) events that did not fit consumers' buffers.

@@ -1,5 +1,6 @@
 import ChannelRuntime
 import Foundation
+import Logging
 
 /// Server-Sent Events as a `Wire`: a session is one `GET`, its `200` is the acceptance, and the
 /// last event id is sent back when a new session of the same channels opens. Two styles:
@@ -184,6 +185,7 @@ final class SSESession: WireSession {
         for await chunk in response.body {
             handle(.activity)
             for output in parser.parse(chunk) {
+                if context.diagnostics.traces { trace(output) }
                 switch output {
                 case .event(let event):
                     if deliver(event, handle) {
@@ -208,24 +210,38 @@ final class SSESession: WireSession {
         return .dropped
     }
 
+    /// The trace line of what the parser read: an event's name, id and size, never its data.
+    private func trace(_ output: ServerSentEventParser.Output) {
+        switch output {
+        case .event(let event):
+            var metadata: Logger.Metadata = ["type": "\(event.type)", "bytes": "\(event.data.utf8.count)"]
+            if let id = event.lastEventID { metadata["id"] = "\(id)" }
+            context.diagnostics.trace("frame", metadata: metadata)
+        case .retry(let milliseconds): context.diagnostics.trace("frame", metadata: ["type": "retry", "milliseconds": "\(milliseconds)"])
+        case .comment: context.diagnostics.trace("frame", metadata: ["type": "comment"])
+        case .oversizedEventDropped: context.diagnostics.trace("frame", metadata: ["type": "oversized event"])
+        case .eventIDIgnored: context.diagnostics.trace("frame", metadata: ["type": "event id ignored"])
+        }
+    }
+
     /// Hands `event` to the driver; true when it ended the stream (a final event, an in-band error).
     private func deliver(_ event: ServerSentEvent, _ handle: (WireInput) -> Void) -> Bool {
         if let id = event.lastEventID { wire.eventReceived(withID: id, channels: channels) }
         context.metrics.countFrame()
         if case .ownStream(let finalEventNames, let errorEventNames) = wire.style, let channel = channels.first {
             if errorEventNames.contains(event.type) {
-                handle(.inBandError(event.data, channel: channel, name: event.type, refusal(forInBandError: event.data)))
+                handle(.inBandError(event.data, channel: channel, name: event.type, id: event.lastEventID, refusal(forInBandError: event.data)))
                 return true
             }
-            handle(.channelEvent(event.data, channel: channel, name: event.type))
+            handle(.channelEvent(event.data, channel: channel, name: event.type, id: event.lastEventID))
             guard finalEventNames.contains(event.type) else { return false }
             handle(.finished)
             return true
         }
         if event.type != "message" {
-            handle(.channelEvent(event.data, channel: event.type))
+            handle(.channelEvent(event.data, channel: event.type, id: event.lastEventID))
         } else if channels.count == 1, let only = channels.first {
-            handle(.channelEvent(event.data, channel: only))  // no type: the only channel there is (a single-topic hub)
+            handle(.channelEvent(event.data, channel: only, id: event.lastEventID))  // no type: the only channel there is (a single-topic hub)
         } else {
             context.metrics.update { $0.unknownSubscriptionFrames += 1 }
             context.diagnostics.debug("dropping an event with no type on a stream of several channels")

@@ -414,10 +414,10 @@ package actor ConnectionDriver {
             deliver(CollectionOfOne(text), to: subscription)
         case .events(let texts, let subscription):
             deliver(texts, to: subscription)
-        case .channelEvent(let text, let channel, let name):
-            deliver(text, on: channel, name: name)
-        case .inBandError(let text, let channel, let name, let refusal):
-            deliver(text, on: channel, name: name)
+        case .channelEvent(let text, let channel, let name, let eventID):
+            deliver(text, on: channel, name: name, id: eventID)
+        case .inBandError(let text, let channel, let name, let eventID, let refusal):
+            deliver(text, on: channel, name: name, id: eventID)
             diagnostics.error("the service sent an error on the stream", metadata: ["channel": "\(channel)", "refusal": "\(refusal)"])
             run(machine.sessionRefused(id, refusal))
         case .finished:
@@ -479,7 +479,7 @@ package actor ConnectionDriver {
     }
 
     /// Hands an event to every subscription whose channel matches `channel`.
-    private func deliver(_ event: String, on channel: String, name: String?) {
+    private func deliver(_ event: String, on channel: String, name: String?, id: String?) {
         let normalized = ChannelRoute.normalized(channel)
         let targets = sinks.values.filter { $0.route.matches(normalized) }
         guard !targets.isEmpty else { return dropUnrouted("no subscribed channel", channel) }
@@ -487,6 +487,7 @@ package actor ConnectionDriver {
         sequence += 1
         var raw = RawChannelEvent(text: event, sequence: sequence, receivedAt: Date())
         raw.eventName = name
+        raw.id = id
         for sink in targets {
             sink.counter.received(1)
             let dropped = send(raw, to: sink)

@@ -102,11 +102,12 @@ package enum WireInput {
     /// Events for subscription `id`, in order.
     case events([String], subscription: String)
     /// One event published on `channel` (the wire routes by channel: each subscription whose
-    /// channel matches gets it), with the name the wire gave it if it names events.
-    case channelEvent(String, channel: String, name: String? = nil)
+    /// channel matches gets it), with the name the wire gave it if it names events, and its id if
+    /// it has one.
+    case channelEvent(String, channel: String, name: String? = nil, id: String? = nil)
     /// An in-band error event on `channel` (an own stream's `error`): delivered like any event,
     /// but proving nothing about the session's health, then `refusal` ends the session.
-    case inBandError(String, channel: String, name: String, ConnectionStateMachine.Refusal)
+    case inBandError(String, channel: String, name: String, id: String?, ConnectionStateMachine.Refusal)
     /// The stream ended for good after a final event (`ChannelRequest.finalEventNames`): every
     /// subscription's stream finishes and nothing reconnects.
     case finished
