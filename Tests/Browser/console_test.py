@@ -80,10 +80,14 @@ def main():
                 fail(f"the demo's stream printed another type: {typed}")
             page.wait_for_function(
                 "[...document.querySelectorAll('#events .event')].some(row => row.textContent.includes('device/presenceChanged'))", timeout=10_000)
+            # Each event with the id its Server-Sent Events carry (what a client's envelope says).
+            ids = page.eval_on_selector_all("#events .event", "rows => rows.map(row => row.children[1].textContent)")
+            if not ids or not all(text.isdigit() for text in ids):
+                fail(f"the console lists events without their ids: {ids}")
             screenshot = os.path.join(arguments.output, "console.png")
             page.screenshot(path=screenshot, full_page=True)
             browser.close()
-        print(f"console test: the page listed 9 subscriptions; a publish from its form reached the typed stream: {typed.strip()}")
+        print(f"console test: the page listed 9 subscriptions and {len(ids)} events with ids; a publish from its form reached the typed stream: {typed.strip()}")
         print(f"console test: screenshot {screenshot}")
     finally:
         demo.send_signal(signal.SIGINT)

@@ -209,6 +209,7 @@ struct EmulatorListenerTests {
         #expect(events.count == 1)
         #expect(events.first?["channel"] as? String == "default/orders" && events.first?["eventType"] as? String == "order/placed")
         #expect(events.first?["deliveredTo"] as? Int == 0 && events.first?["bytes"] as? Int == #"{"eventType":"order/placed","n":1}"#.utf8.count)
+        #expect(events.first?["id"] as? String == "1")  // the id its Server-Sent Events carry
         await connection.close()
         await emulator.stop()
     }
