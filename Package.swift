@@ -20,6 +20,7 @@ let package = Package(
         .plugin(name: "ChannelGenBuildPlugin", targets: ["ChannelGenBuildPlugin"]),
         .plugin(name: "ChannelGenCommandPlugin", targets: ["ChannelGenCommandPlugin"]),
         .library(name: "ChannelRuntime", targets: ["ChannelRuntime"]),
+        .library(name: "ChannelTransports", targets: ["ChannelTransports"]),
         .library(name: "AppSyncRuntime", targets: ["AppSyncRuntime"]),
         .library(name: "ChannelStreams", targets: ["ChannelStreams"]),
         .library(name: "SSERuntime", targets: ["SSERuntime"]),
@@ -94,6 +95,11 @@ let package = Package(
             dependencies: ["channelgen"]
         ),
 
+        // The contract a wire adapter implements (`WebSocketTransport`, `EventStreamTransport`,
+        // `HTTPPostClient`, `TransportTasks`): for adapter authors, not apps, so it is a module of its
+        // own and ChannelRuntime's API is what an app reads. Foundation only.
+        .target(name: "ChannelTransports"),
+
         // What generated code targets: channel templates, validated parameters, the subscription
         // and event-source protocols; and the transport-neutral core every transport shares (the
         // connection state machine, the typed event hub, reconnect policy, metrics). Foundation,
@@ -101,7 +107,7 @@ let package = Package(
         .target(
             name: "ChannelRuntime",
             dependencies: [
-                "ChannelNaming",
+                "ChannelNaming", "ChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -114,15 +120,15 @@ let package = Package(
             dependencies: ["ChannelRuntime", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")]
         ),
         // The wire adapters: WebSocket, event stream and HTTP POST clients behind the protocols in
-        // ChannelRuntime (`WebSocketTransport`, `EventStreamTransport`, `HTTPPostClient`). The
+        // ChannelTransports (`WebSocketTransport`, `EventStreamTransport`, `HTTPPostClient`). The
         // URLSession ones need Foundation alone and are the default on Apple platforms; the SwiftNIO
         // ones (swift-websocket's WSClient, NIO SSL) are the default elsewhere and a product of their
         // own, so an Apple app builds NIO only if it asks for these.
-        .target(name: "URLSessionChannelTransports", dependencies: ["ChannelRuntime"]),
+        .target(name: "URLSessionChannelTransports", dependencies: ["ChannelRuntime", "ChannelTransports"]),
         .target(
             name: "NIOChannelTransports",
             dependencies: [
-                "ChannelRuntime",
+                "ChannelRuntime", "ChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -143,7 +149,7 @@ let package = Package(
         .target(
             name: "AppSyncRuntime",
             dependencies: [
-                "ChannelRuntime", "URLSessionChannelTransports",
+                "ChannelRuntime", "ChannelTransports", "URLSessionChannelTransports",
                 .target(name: "NIOChannelTransports", condition: .when(platforms: nioDefaultPlatforms)),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -155,7 +161,7 @@ let package = Package(
         .target(
             name: "SSERuntime",
             dependencies: [
-                "ChannelRuntime", "URLSessionChannelTransports",
+                "ChannelRuntime", "ChannelTransports", "URLSessionChannelTransports",
                 .target(name: "NIOChannelTransports", condition: .when(platforms: nioDefaultPlatforms)),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -163,7 +169,7 @@ let package = Package(
 
         // Test doubles for apps' own tests and this package's: a manual clock and an in-memory
         // WebSocket transport whose other end the test scripts.
-        .target(name: "ChannelRuntimeTesting", dependencies: ["ChannelRuntime"]),
+        .target(name: "ChannelRuntimeTesting", dependencies: ["ChannelRuntime", "ChannelTransports"]),
 
         // The Vortex client: a config file only; every type comes from the plugin.
         .target(
@@ -210,7 +216,7 @@ let package = Package(
         .executableTarget(
             name: "vortex-demo",
             dependencies: [
-                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "NIOChannelTransports", "URLSessionChannelTransports",
+                "VortexEvents", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelTransports", "NIOChannelTransports", "URLSessionChannelTransports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -220,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "job-demo",
             dependencies: [
-                "EnrichmentJobs", "SSERuntime", "AppSyncEmulator", "NIOChannelTransports",
+                "EnrichmentJobs", "SSERuntime", "AppSyncEmulator", "ChannelTransports", "NIOChannelTransports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -247,13 +253,13 @@ let package = Package(
                 "ChannelStreams",
                 "SeededRandom",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                "AppSyncRuntime", "SSERuntime", "NIOChannelTransports",
+                "AppSyncRuntime", "SSERuntime", "ChannelTransports", "NIOChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "NIOChannelTransports", "SeededRandom"]),
+        .testTarget(name: "SSERuntimeTests", dependencies: ["SSERuntime", "ChannelRuntime", "ChannelTransports", "NIOChannelTransports", "SeededRandom"]),
         .testTarget(
             name: "VortexEventsTests", dependencies: ["VortexEvents", "VortexEventsTesting", "ChannelRuntime", "AppSyncRuntime", "ChannelRuntimeTesting", "SeededRandom"]),
         .testTarget(
@@ -261,7 +267,7 @@ let package = Package(
             dependencies: [
                 "VortexEvents", "EnrichmentJobs", "AppSyncRuntime", "SSERuntime", "AppSyncEmulator", "ChannelRuntime", "ChannelRuntimeTesting",
                 "vortex-demo", "job-demo", "ChildProcessSupport",
-                "NIOChannelTransports", "URLSessionChannelTransports",
+                "ChannelTransports", "NIOChannelTransports", "URLSessionChannelTransports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

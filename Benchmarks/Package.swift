@@ -31,6 +31,7 @@ let package = Package(
                 .product(name: "AppSyncRuntime", package: root),
                 .product(name: "AppSyncEmulator", package: root),
                 .product(name: "SSERuntime", package: root),
+                .product(name: "ChannelTransports", package: root),
                 .product(name: "NIOChannelTransports", package: root),
                 .product(name: "URLSessionChannelTransports", package: root),
                 .product(name: "ChannelRuntimeTesting", package: root),

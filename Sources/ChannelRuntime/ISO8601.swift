@@ -27,10 +27,10 @@ public struct ISO8601<Value: ISO8601Coded>: Codable, Hashable, Sendable {
 }
 
 /// A model prints its wrapped dates as it would print the plain values (`_timestamp: 2025-01-26 12:00:00 +0000`,
-/// not `_timestamp: ISO8601<Date>(wrappedValue: …)`).
-extension ISO8601: CustomStringConvertible, CustomDebugStringConvertible {
+/// not `_timestamp: ISO8601<Date>(wrappedValue: …)`). `debugPrint` and `dump` use it too: a date
+/// and the collections of dates that can be wrapped print the same either way.
+extension ISO8601: CustomStringConvertible {
     public var description: String { String(describing: wrappedValue) }
-    public var debugDescription: String { String(reflecting: wrappedValue) }
 }
 
 /// A value `ISO8601` can code: `Date`, and optionals, arrays and string-keyed dictionaries of them.

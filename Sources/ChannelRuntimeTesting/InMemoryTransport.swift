@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelTransports
 import Foundation
 
 /// A WebSocket transport whose other end is the test: each connect hands the test a `FakeServer`

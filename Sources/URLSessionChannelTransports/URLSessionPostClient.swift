@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelTransports
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

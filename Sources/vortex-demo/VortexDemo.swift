@@ -1,6 +1,7 @@
 import AppSyncEmulator
 import AppSyncRuntime
 import ArgumentParser
+import ChannelTransports
 import Foundation
 import Logging
 import NIOChannelTransports

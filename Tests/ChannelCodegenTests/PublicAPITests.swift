@@ -10,7 +10,7 @@ import Testing
 /// Linux only: Foundation's API differs by platform, and so would the symbols that mention it.
 @Suite("Public API")
 struct PublicAPITests {
-    static let modules = ["ChannelRuntime", "AppSyncRuntime", "SSERuntime", "ChannelStreams", "ChannelRuntimeTesting", "NIOChannelTransports", "URLSessionChannelTransports"]
+    static let modules = ["ChannelRuntime", "ChannelTransports", "AppSyncRuntime", "SSERuntime", "ChannelStreams", "ChannelRuntimeTesting", "NIOChannelTransports", "URLSessionChannelTransports"]
     static let baselines = TestSupport.packageRoot.appendingPathComponent("Tests/APIBaseline")
 
     #if os(Linux)

@@ -65,12 +65,18 @@ struct ISO8601Tests {
     }
 
     /// Printed events showed every date as `ISO8601<Date>(wrappedValue: …)`.
+    /// `print` and `debugPrint` alike; `dump` heads each wrapped date with its plain value.
     @Test func aModelPrintsItsDatesAsPlainValues() {
-        let printed = String(describing: Stamp(id: "a", at: Self.noon, history: [Self.noon]))
-        #expect(printed.contains("_at: \(String(reflecting: Self.noon)),"), "\(printed)")
-        #expect(printed.contains("_seen: nil,"), "\(printed)")
-        #expect(printed.contains("_history: Optional([\(String(reflecting: Self.noon))]),"), "\(printed)")
-        #expect(!printed.contains("ISO8601<"), "\(printed)")
+        let stamp = Stamp(id: "a", at: Self.noon, history: [Self.noon])
+        var dumped = ""
+        dump(stamp, to: &dumped)
+        for printed in [String(describing: stamp), String(reflecting: stamp)] {
+            #expect(printed.contains("_at: \(String(reflecting: Self.noon)),"), "\(printed)")
+            #expect(printed.contains("_seen: nil,"), "\(printed)")
+            #expect(printed.contains("_history: Optional([\(String(reflecting: Self.noon))]),"), "\(printed)")
+            #expect(!printed.contains("ISO8601<"), "\(printed)")
+        }
+        #expect(dumped.contains("_at: \(String(reflecting: Self.noon))"), "\(dumped)")
     }
 
     /// Issue 60: encoding floored the fraction of the `Double` a date is, so `.002Z` decoded and

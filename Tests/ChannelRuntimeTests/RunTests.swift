@@ -1,6 +1,7 @@
 import AppSyncRuntime
 @_spi(Transport) import ChannelRuntime
 import ChannelRuntimeTesting
+import ChannelTransports
 import Foundation
 import Logging
 import SSERuntime

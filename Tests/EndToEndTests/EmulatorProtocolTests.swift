@@ -1,6 +1,7 @@
 import AppSyncEmulator
 import AppSyncRuntime
 import ChannelRuntimeTesting
+import ChannelTransports
 import Foundation
 import Logging
 import NIOChannelTransports

@@ -1,6 +1,7 @@
 import AppSyncEmulator
 import AppSyncRuntime
 import ChannelRuntime
+import ChannelTransports
 import Foundation
 import Logging
 import NIOChannelTransports

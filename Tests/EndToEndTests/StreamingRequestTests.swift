@@ -1,5 +1,6 @@
 import ChannelRuntime
 import ChannelRuntimeTesting
+import ChannelTransports
 import Foundation
 import Testing
 @testable import URLSessionChannelTransports

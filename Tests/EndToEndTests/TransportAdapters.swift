@@ -1,4 +1,5 @@
 import AppSyncRuntime
+import ChannelTransports
 import Logging
 import NIOChannelTransports
 import Testing

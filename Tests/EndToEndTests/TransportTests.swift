@@ -1,5 +1,6 @@
 import AppSyncRuntime
 import ChannelRuntime
+import ChannelTransports
 import Crypto
 import Foundation
 import Logging

@@ -1,6 +1,7 @@
 import AppSyncRuntime
 import ChannelRuntime
 import ChannelRuntimeTesting
+import ChannelTransports
 import Foundation
 import Testing
 @testable import URLSessionChannelTransports

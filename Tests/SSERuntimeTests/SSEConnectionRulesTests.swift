@@ -1,4 +1,5 @@
 @_spi(Generated) import ChannelRuntime
+import ChannelTransports
 import Foundation
 @testable import SSERuntime
 import Testing

@@ -1,5 +1,6 @@
 import AppSyncRuntime
 import ChannelRuntimeTesting
+import ChannelTransports
 import Foundation
 import Logging
 import NIOChannelTransports

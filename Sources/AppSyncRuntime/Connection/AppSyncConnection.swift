@@ -1,4 +1,5 @@
 @_spi(Generated) @_spi(Transport) import ChannelRuntime
+import ChannelTransports
 import Foundation
 import Logging
 

@@ -1,4 +1,5 @@
 @_spi(Generated) import ChannelRuntime
+import ChannelTransports
 import Foundation
 
 /// Publishes over HTTP: `POST <http endpoint>/event` with `{"channel": …, "events": [1–5 JSON texts]}`.

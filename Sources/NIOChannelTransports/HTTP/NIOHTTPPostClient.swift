@@ -1,3 +1,4 @@
+import ChannelTransports
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

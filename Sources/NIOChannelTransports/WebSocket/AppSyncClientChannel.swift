@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelTransports
 import Foundation
 import Logging
 import NIOCore

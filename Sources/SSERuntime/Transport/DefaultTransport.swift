@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelTransports
 #if os(Linux) || os(Android) || os(Windows) || os(OpenBSD)
 import NIOChannelTransports
 #else

@@ -1,5 +1,6 @@
 import ChannelRuntime
 import ChannelRuntimeTesting
+import ChannelTransports
 import Foundation
 
 /// An HTTP event-stream server in memory: each request is answered at once with a `200`

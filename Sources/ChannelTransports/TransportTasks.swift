@@ -10,16 +10,6 @@ public struct TransportTasks: Sendable {
 
     package init(start: @escaping Start) { self.start = start }
 
-    /// Children of a connection's root (`ConnectionTasks`), each stopped on its own by its handle.
-    package init(_ children: ConnectionTasks) {
-        self.init(start: { work in
-            let stop = ChildStop()
-            guard children.add(stoppedBy: stop, work) else { return nil }
-            let cancel: @Sendable () -> Void = { stop.stop() }
-            return cancel
-        })
-    }
-
     /// Runs `work` as a child of the connection's root until it returns or the returned handle's
     /// `cancel()` is called (the connection's end cancels it too). Throws `CancellationError`,
     /// and runs nothing, when the connection is ending.
