@@ -671,6 +671,45 @@ struct ConnectionStateMachineTests {
         #expect(machine.transportClosed(Self.session(2), .dropped).contains(.publishSubscriptionStatus(id: "a", .subscribing)))
     }
 
+    /// The quiet is bounded: a renewal whose new session is not accepted within
+    /// `quietRenewalLimit` (2 s) tells the app it waits (`.subscribing`, then `.connecting`) while
+    /// the attempt goes on; before, `.connected` and `.active` stayed up to the connect time-out (15 s).
+    @Test func aRenewalThatIsSlowTellsTheAppAfterItsQuietTime() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        let reopened = machine.renewSession(Self.session(1)) + machine.transportClosed(Self.session(1), .dropped)
+        #expect(reopened.contains(.startTimer(.quietRenewal, .seconds(2))), "\(reopened)")
+        _ = machine.transportOpened(Self.session(2))
+        #expect(machine.state == .connected && machine.isRenewing)
+        let overdue = machine.timerFired(.quietRenewal)
+        #expect(overdue.filter(Self.isPublication) == [.publishSubscriptionStatus(id: "a", .subscribing), .publishState(.connecting)], "\(overdue)")
+        #expect(machine.state == .connecting && !machine.isRenewing)
+        #expect(!overdue.contains(.closeTransport(Self.session(2))) && !overdue.contains(.cancelTimer(.connect)))  // the attempt goes on
+        // Accepted later: told as any reconnect's, the subscription asked for again.
+        let accepted = machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil)
+        #expect(accepted.contains(.publishState(.connected)) && accepted.contains(.sendSubscribe(id: "a", channel: "app/a")))
+        #expect(machine.subscribeSucceeded(Self.session(2), id: "a").contains(.publishSubscriptionStatus(id: "a", .active)))
+        #expect(machine.timerFired(.quietRenewal) == [])  // late: nothing
+    }
+
+    /// Accepted within its quiet time, a renewal stops the timer; a late one changes nothing. Ended
+    /// before it (refused, dropped), it stops the timer too and says so as before.
+    @Test func aRenewalDoneInTimeOrEndedStopsItsQuietTime() {
+        var machine = Self.connected(subscriptions: ["a": "app/a"])
+        _ = machine.subscribeSucceeded(Self.session(1), id: "a")
+        _ = machine.renewSession(Self.session(1)) + machine.transportClosed(Self.session(1), .dropped) + machine.transportOpened(Self.session(2))
+        #expect(machine.sessionAccepted(Self.session(2), keepAliveTimeout: nil).contains(.cancelTimer(.quietRenewal)))
+        #expect(machine.timerFired(.quietRenewal) == [])
+        #expect(machine.state == .connected)
+        _ = machine.subscribeSucceeded(Self.session(2), id: "a")
+        _ = machine.renewSession(Self.session(2)) + machine.transportClosed(Self.session(2), .dropped)
+        #expect(machine.transportFailed(Self.session(3), "refused").contains(.cancelTimer(.quietRenewal)))
+        #expect(machine.timerFired(.quietRenewal) == [])
+        // A connection that never renewed has no quiet time to stop.
+        var plain = Self.connected(subscriptions: ["a": "app/a"])
+        #expect(!plain.transportClosed(Self.session(1), .dropped).contains(.cancelTimer(.quietRenewal)))
+    }
+
     /// If the renewed session fails, the app is told the truth: its subscriptions wait, then the
     /// state says why.
     @Test(arguments: [false, true])

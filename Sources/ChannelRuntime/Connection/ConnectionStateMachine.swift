@@ -63,6 +63,10 @@ package struct ConnectionStateMachine: Sendable {
         package var idlePingInterval: Duration?
         /// How long the session has to answer that probe before it counts as dead and is replaced.
         package var idlePingTimeout: Duration = .seconds(15)
+        /// How long a renewal's new session (a changed channel set) may take to be accepted while
+        /// the app goes on seeing `.connected` and `.active`. Past it the app is told the truth,
+        /// `.connecting` and `.subscribing`, while the attempt goes on under `connectTimeout`.
+        package var quietRenewalLimit: Duration = .seconds(2)
 
         package init(
             reconnectPolicy: ReconnectPolicy = .fixed(.seconds(10)),
@@ -125,6 +129,8 @@ package struct ConnectionStateMachine: Sendable {
         /// A liveness probe after `Settings.idlePingInterval` of silence; when it fires the driver
         /// reports how long it has been silent.
         case idlePing
+        /// The end of a renewal's quiet time (`Settings.quietRenewalLimit`).
+        case quietRenewal
     }
 
     /// Counters the driver keeps for the machine. (An attempt to connect is counted by the driver
@@ -187,7 +193,8 @@ package struct ConnectionStateMachine: Sendable {
         /// At once (planned reconnect; credentials asked anew; resumed while closing).
         case reconnectNow
         /// At once and quietly: the channel set changed (`renewSession`). The app sees the state
-        /// and statuses it had, unless the new session fails.
+        /// and statuses it had, unless the new session fails or takes longer than
+        /// `Settings.quietRenewalLimit`.
         case renew
         case suspend
         case stop
@@ -260,8 +267,10 @@ package struct ConnectionStateMachine: Sendable {
     private var networkAvailable = true
     /// The liveness probe out for a session, if one is.
     private var probing: Probe?
-    /// The session whose wire said it cannot be probed: no idle pings on it.
-    private var unprobeable: SessionID?
+    /// The wire said it cannot be probed (a WebSocket adapter without pings): no idle pings from
+    /// then on. A connection's adapter is its own for its life, so its next sessions are not asked
+    /// again (and the log says so once).
+    private var cannotBePinged = false
     /// A path change already ended a reconnect wait early since the last full wait (or healthy
     /// session): the next one must run its course, so a flapping path cannot dial in a loop.
     private var pathShortcutTaken = false
@@ -272,7 +281,7 @@ package struct ConnectionStateMachine: Sendable {
     /// Why the last session ended, for a reconnect wait a path change restarts.
     private var lastEnd: ConnectionEnd = .dropped
     /// The session opened quietly to carry a changed channel set (`renewSession`), until the
-    /// service accepts it or it fails.
+    /// service accepts it, it fails, or its quiet time ends.
     private var renewal: SessionID?
     /// Subscriptions waiting for that session whose `.subscribing` was not published: they keep
     /// showing `.active`, and are told `.subscribing` only if the renewal fails.
@@ -555,7 +564,7 @@ package struct ConnectionStateMachine: Sendable {
         guard let probe = probing, probe.session == session, case .connected(session, _) = phase else { return [] }
         guard !probe.afterPathChange else { return replaceDeadSession(session) }
         probing = nil
-        unprobeable = session
+        cannotBePinged = true
         return [.cancelTimer(.probe)]
     }
 
@@ -567,7 +576,7 @@ package struct ConnectionStateMachine: Sendable {
 
     /// The idle ping's timer, for a session that can be pinged.
     private func startIdlePing(_ session: SessionID) -> [Action] {
-        guard let interval = settings.idlePingInterval, unprobeable != session else { return [] }
+        guard let interval = settings.idlePingInterval, !cannotBePinged else { return [] }
         return [.startTimer(.idlePing, interval)]
     }
 
@@ -638,6 +647,7 @@ package struct ConnectionStateMachine: Sendable {
             // A renewal's subscriptions went on showing `.active`: no `.subscribing` in between.
             actions += quietlyPending.contains(id) ? sending.filter { $0 != .publishSubscriptionStatus(id: id, .subscribing) } : sending
         }
+        if renewal != nil { actions.append(.cancelTimer(.quietRenewal)) }
         renewal = nil
         quietlyPending.removeAll()
         return actions
@@ -752,12 +762,17 @@ package struct ConnectionStateMachine: Sendable {
             // Silence and no pong: the keep-alive failed, found sooner than by the silence bound.
             return (probe.afterPathChange ? [] : [.count(.keepAliveTimeout)]) + replaceDeadSession(session)
         case (.idlePing, .connected(let session, _)):
-            guard let interval = settings.idlePingInterval, unprobeable != session, probing?.session != session else { return [] }
+            guard let interval = settings.idlePingInterval, !cannotBePinged, probing?.session != session else { return [] }
             guard silence >= interval else { return [.startTimer(.idlePing, interval - silence)] }
             return probe(afterPathChange: false)
         case (.settled, .connected):
             settle()
             return []
+        case (.quietRenewal, .opening(let session, _)), (.quietRenewal, .handshaking(let session, _)):
+            // The new session is slow: it is not there yet, and the app is told so. The attempt
+            // goes on; its acceptance is then published as any reconnect's.
+            guard renewal == session else { return [] }
+            return renewalFailed() + publish(.connecting)
         default:
             return []
         }
@@ -777,7 +792,8 @@ package struct ConnectionStateMachine: Sendable {
         let session = SessionID(value: nextSession)
         phase = .opening(session, attempts: attempts)
         renewal = quietly ? session : nil
-        return (quietly ? [] : publish(.connecting)) + [.openTransport(session), .startTimer(.connect, settings.connectTimeout)]
+        let quietTime: [Action] = quietly ? [.startTimer(.quietRenewal, settings.quietRenewalLimit)] : []
+        return (quietly ? [] : publish(.connecting)) + [.openTransport(session), .startTimer(.connect, settings.connectTimeout)] + quietTime
     }
 
     /// A renewal that did not get its session accepted: the subscriptions it kept quiet are told
@@ -820,7 +836,7 @@ package struct ConnectionStateMachine: Sendable {
         unsubscribeWhenAcknowledged.removeAll()
         probing = nil
         var actions: [Action] = [.sessionEnded(session)]
-        if renewal == session { actions += renewalFailed() }
+        if renewal == session { actions += [.cancelTimer(.quietRenewal)] + renewalFailed() }
         for id in subscriptions.keys.sorted() where subscriptions[id]?.phase != .pending {
             let wasActive = subscriptions[id]?.phase == .active
             subscriptions[id]?.phase = .pending
