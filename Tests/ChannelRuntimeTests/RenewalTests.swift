@@ -39,28 +39,6 @@ struct RenewalTests {
         func release() { opener.finish() }
     }
 
-    /// Every value of a stream, as it came (a test's reader: the stream is read as it would be by an app).
-    final class Recorded<Element: Sendable & Equatable>: Sendable {
-        private let values = Watched<[Element]>([])
-        private let reader: Task<Void, Never>
-
-        init(_ stream: AsyncStream<Element>) {
-            let values = self.values
-            reader = Task { for await value in stream { values.update { $0.append(value) } } }
-        }
-
-        deinit { reader.cancel() }
-
-        /// What came so far.
-        var all: [Element] { values.value }
-
-        /// The first `count` values, once they came; throws after `seconds` of real time.
-        func first(_ count: Int, within seconds: Double = 30) async throws -> [Element] {
-            try await values.wait("\(count) values", within: seconds) { $0.count >= count }
-            return Array(values.value.prefix(count))
-        }
-    }
-
     /// The new request hangs: for 2 s (`quietRenewalLimit`) the app sees `.connected` and
     /// `.active`; then `.connecting` and `.subscribing`, while the request goes on; when it is
     /// answered, `.connected` and `.active` again. Before, `.connected` stayed until the connect
@@ -77,8 +55,8 @@ struct RenewalTests {
         #expect(try await streams.hub.nextStream().topics == ["/app/a"])
         try await untilPublished(by: connection, "a active", within: 30) { await connection.status(ofSubscription: a.id) == .active }
         // What the app reads from here on, in order (each stream starts with the current value).
-        let states = Recorded(await connection.stateUpdates())
-        let statuses = Recorded(await connection.statusUpdates(ofSubscription: a.id))
+        let states = Collected { await connection.stateUpdates() }
+        let statuses = Collected { await connection.statusUpdates(ofSubscription: a.id) }
         #expect(try await states.first(1) == [.connected])
         #expect(try await statuses.first(1) == [.active])
 
@@ -87,7 +65,7 @@ struct RenewalTests {
         clock.advance(by: .milliseconds(20))
         try await streams.untilRequests(2)  // the new request, held
         try await clock.waitForSleeper(until: .milliseconds(15_020), within: 30)  // the new request's connect time-out
-        #expect(states.all == [.connected] && statuses.all == [.active], "quiet: \(states.all) \(statuses.all)")
+        #expect(states.elements == [.connected] && statuses.elements == [.active], "quiet: \(states.elements) \(statuses.elements)")
 
         clock.advance(by: .seconds(2))  // the quiet time's end (a timer started with the connect time-out)
         #expect(try await statuses.first(2) == [.active, .subscribing])
@@ -99,5 +77,7 @@ struct RenewalTests {
         #expect(try await statuses.first(3) == [.active, .subscribing, .active])
         withExtendedLifetime((a, b)) {}
         await connection.disconnect()
+        states.cancel()
+        statuses.cancel()
     }
 }

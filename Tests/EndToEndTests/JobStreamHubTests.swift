@@ -1,4 +1,5 @@
 import ChannelRuntime
+import ChannelRuntimeTesting
 import EnrichmentJobs
 import Foundation
 import NIOChannelTransports

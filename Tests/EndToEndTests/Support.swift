@@ -113,29 +113,6 @@ struct Stack {
     }
 }
 
-/// Collects a stream's elements in the background.
-final class Collected<Element: Sendable>: Sendable {
-    private let items = Watched<[Element]>([])
-    private let task: Task<Void, Never>
-
-    init(_ stream: @escaping @Sendable () async -> AsyncStream<Element>) {
-        let items = self.items
-        task = Task {
-            for await element in await stream() { items.update { $0.append(element) } }
-        }
-    }
-
-    var elements: [Element] { items.value }
-    var count: Int { items.value.count }
-    func cancel() { task.cancel() }
-
-    /// Returns once what was collected satisfies `condition`, checked at each element (an await,
-    /// not a poll); the bound turns a hang into a failure.
-    func wait(_ what: String, within seconds: Double = 120, until condition: @escaping @Sendable ([Element]) -> Bool) async throws {
-        try await items.wait(what, within: seconds, until: condition)
-    }
-}
-
 func json(_ value: some Encodable) throws -> String {
     String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
 }

@@ -284,7 +284,8 @@ package struct ConnectionStateMachine: Sendable {
     /// service accepts it, it fails, or its quiet time ends.
     private var renewal: SessionID?
     /// Subscriptions waiting for that session whose `.subscribing` was not published: they keep
-    /// showing `.active`, and are told `.subscribing` only if the renewal fails.
+    /// showing `.active`, and are told `.subscribing` only if the renewal fails or its quiet time
+    /// ends first.
     private var quietlyPending: Set<String> = []
 
     package init(settings: Settings) {
@@ -548,7 +549,7 @@ package struct ConnectionStateMachine: Sendable {
     package mutating func probeAnswered(_ session: SessionID) -> [Action] {
         guard probing?.session == session else { return [] }
         probing = nil
-        return [.cancelTimer(.probe)] + startIdlePing(session)
+        return [.cancelTimer(.probe)] + startIdlePing()
     }
 
     /// The probe could not be sent (the socket failed): the session is replaced at once.
@@ -575,7 +576,7 @@ package struct ConnectionStateMachine: Sendable {
     package var isProbingAfterPathChange: Bool { isProbing && probing?.afterPathChange == true }
 
     /// The idle ping's timer, for a session that can be pinged.
-    private func startIdlePing(_ session: SessionID) -> [Action] {
+    private func startIdlePing() -> [Action] {
         guard let interval = settings.idlePingInterval, !cannotBePinged else { return [] }
         return [.startTimer(.idlePing, interval)]
     }
@@ -640,7 +641,7 @@ package struct ConnectionStateMachine: Sendable {
             .startTimer(.keepAlive, keepAlive),
             .startTimer(.plannedReconnect, settings.plannedReconnectInterval),
             .startTimer(.settled, settings.settleTime),
-        ] + startIdlePing(session)
+        ] + startIdlePing()
         for id in subscriptions.keys.sorted() {
             subscriptions[id]?.rejections = 0
             let sending = [.cancelTimer(.resubscribe(id))] + send(id)
