@@ -158,7 +158,9 @@ struct RolloutMetricsTests {
         let endpoint = try ChannelEndpoint(http: try await emulator.start())
         let factory = TestMetrics()
         var configuration = AppSyncConfiguration(endpoint: endpoint, authorization: .apiKey("da2-key"))
-        configuration.connectTimeout = boundForLoadedMachines
+        // Not about time: a publish's answer (and the connect) may take longer than the production
+        // bounds while the machine is busy; a time-out there would be counted as a failure.
+        configuration.allowForLoadedMachines()
         let connection = AppSyncConnection(configuration: configuration, metrics: RuntimeMetrics(metricsFactory: factory), logger: Self.quiet)
         let subscription = try await connection.subscribe(to: "/default/rollout")
         let received = Collected { subscription.events }
