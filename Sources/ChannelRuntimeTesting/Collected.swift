@@ -21,9 +21,16 @@ package final class Collected<Element: Sendable>: Sendable {
     package func cancel() { reader.cancel() }
 
     /// Returns once what was collected satisfies `condition`, checked at each element (an await,
-    /// not a poll); throws `WaitTimedOut` after `seconds` of real time.
+    /// not a poll); throws `WaitTimedOut` after `seconds` of real time, naming the last elements
+    /// that came (what happened instead).
     package func wait(_ what: String, within seconds: Double = 120, until condition: @escaping @Sendable ([Element]) -> Bool) async throws {
-        try await items.wait(what, within: seconds, until: condition)
+        do {
+            try await items.wait(what, within: seconds, until: condition)
+        } catch let timedOut as WaitTimedOut {
+            let seen = elements
+            let shown = seen.suffix(8).map { "\($0)" }.joined(separator: ", ")
+            throw WaitTimedOut(description: "\(timedOut.description); \(seen.count) came\(seen.isEmpty ? "" : ", the last: \(shown)")")
+        }
     }
 
     /// The first `count` elements, once they came; throws `WaitTimedOut` after `seconds` of real time.

@@ -49,7 +49,7 @@ private final class RawSocket: Sendable {
     /// bound this end closes it, which ends the wait).
     func closed() async throws {
         let channel = self.channel
-        try await bounded("the connection to close") {
+        try await awaiting("the connection to close") {
             try await withTaskCancellationHandler {
                 try await channel.closeFuture.get()
             } onCancel: {

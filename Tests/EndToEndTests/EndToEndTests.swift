@@ -74,7 +74,7 @@ struct EndToEndTests {
         try await stack.emulator.untilActivity("the close") { $0.connections == 0 && $0.subscriptions == 0 && $0.connectionsAccepted == 1 }
         nine.cancel()
         await stack.emulator.stop()
-        let ended = try await bounded("the activity stream's end") {
+        let ended = try await awaiting("the activity stream's end") {
             for await _ in updates {}
             return true
         }
@@ -259,7 +259,7 @@ struct EndToEndTests {
         let statuses = [await hub.statusUpdates(for: DevicePresenceSubscription.self), await hub.statusUpdates(for: LicensePhaseSubscription.self)]
         await stack.connection.start()
         for updates in statuses {
-            let failure = try await bounded("the subscription's failure") { () -> [ServiceError]? in
+            let failure = try await awaiting("the subscription's failure") { () -> [ServiceError]? in
                 for await status in updates { if case .failed(let errors) = status { return errors } }
                 return nil
             }

@@ -77,7 +77,7 @@ struct HostileServerTests {
         let connection = try Self.connection(to: server)
         let states = await connection.stateUpdates()
         await connection.start()
-        let seen = try await bounded("the end of the first connection") {
+        let seen = try await awaiting("the end of the first connection") {
             var seen: [ConnectionState] = []
             for await state in states {
                 seen.append(state)
@@ -118,7 +118,7 @@ struct HostileServerTests {
         let connection = try Self.connection(to: server) { $0.closeGracePeriod = .milliseconds(100) }
         await connection.start()
         try await untilPublished(by: connection, "the connection") { await connection.state == .connected }
-        try await bounded("disconnect to return") { await connection.disconnect() }
+        try await awaiting("disconnect to return") { await connection.disconnect() }
         #expect(await connection.state == .disconnected)
         try await server.open.wait("the socket to be closed") { $0 == 0 }
         await server.stop()
@@ -166,7 +166,7 @@ extension HostileServerTests {
         let transport = WSClientTransport(logger: Self.quiet)
         let url = URL(string: "ws://127.0.0.1:\(server.port)/event/realtime")!
         await #expect(throws: (any Error).self) {
-            _ = try await bounded("the connect to end") { try await transport.connect(to: url, subprotocols: ["aws-appsync-event-ws"]) }
+            _ = try await awaiting("the connect to end") { try await transport.connect(to: url, subprotocols: ["aws-appsync-event-ws"]) }
         }
         try await server.open.wait("the socket closed") { $0 == 0 }
         await server.stop()

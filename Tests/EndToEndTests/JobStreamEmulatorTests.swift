@@ -1,5 +1,6 @@
 import AppSyncEmulator
 import ChannelRuntime
+import ChannelRuntimeTesting
 import ChildProcessSupport
 import EnrichmentJobs
 import Foundation
@@ -54,7 +55,7 @@ struct JobStreamEmulatorTests {
             }
             return received
         }
-        let received = try await bounded("the job to complete") { await collector.value }
+        let received = try await awaiting("the job to complete") { await collector.value }
         let processed = received.compactMap { if case .progress(let progress) = $0 { progress.processed } else { nil } }
         #expect(processed == Array(1...40))
         #expect(received.last == .completed(EnrichmentCompleted(jobId: job, resultsUrl: "/api/v2/enrichments/\(job)/results")))
@@ -74,7 +75,7 @@ struct JobStreamEmulatorTests {
         let own = try Self.connection(to: base, .queryToken { alice })
         let ownHub = ChannelEventHub(connection: own, logger: SSEConnectionTests.quiet)
         await own.start()
-        let received = try await bounded("alice's job") {
+        let received = try await awaiting("alice's job") {
             await ownHub.events(for: try EnrichmentSubscription(jobId: job)).reduce(into: [EnrichmentMessage]()) { $0.append($1) }
         }
         #expect(received.count == 3)
@@ -85,7 +86,7 @@ struct JobStreamEmulatorTests {
         await other.start()
         let bobsJob = try EnrichmentSubscription(jobId: job)
         // The failed job's loop ends, on `.failed` saying why.
-        let updates = try await bounded("bob's stream to fail") {
+        let updates = try await awaiting("bob's stream to fail") {
             await otherHub.updates(for: bobsJob).reduce(into: [ChannelUpdate<EnrichmentMessage>]()) { $0.append($1) }
         }
         guard case .status(.failed(let failure)) = updates.last else { Issue.record("ended on \(String(describing: updates.last))"); return }
@@ -106,7 +107,7 @@ struct JobStreamEmulatorTests {
         let connection = try Self.connection(to: base, .apiKey(Self.key))
         let hub = ChannelEventHub(connection: connection, logger: SSEConnectionTests.quiet)
         await connection.start()
-        let received = try await bounded("the job to complete") {
+        let received = try await awaiting("the job to complete") {
             await hub.events(for: try EnrichmentSubscription(jobId: job)).reduce(into: [EnrichmentMessage]()) { $0.append($1) }
         }
         #expect(received.first == .error(StreamError(code: "SERVICE_BUSY", message: "injected by the emulator")))

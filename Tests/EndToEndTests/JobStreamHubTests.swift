@@ -31,7 +31,7 @@ struct JobStreamHubTests {
         let (_, hub, connection) = try Self.notifier(for: server)
         await connection.start()
         let job = try EnrichmentSubscription(jobId: "j1")
-        let updates = try await bounded("the job's stream to end") {
+        let updates = try await awaiting("the job's stream to end") {
             var seen: [ChannelUpdate<EnrichmentMessage>] = []
             for await update in await hub.updates(for: job) { seen.append(update) }
             return seen
@@ -56,13 +56,13 @@ struct JobStreamHubTests {
         let updates = await hub.updates(for: job)
         let events = await hub.events(for: job)
         let statuses = await hub.statusUpdates(forInstance: job)
-        let received = try await bounded("the job's loop to end") {
+        let received = try await awaiting("the job's loop to end") {
             var received: [EnrichmentMessage] = []
             for await event in events { received.append(event) }
             return received
         }
         #expect(received == [.error(StreamError(code: "NOT_FOUND", message: "no such job"))])
-        let seen = try await bounded("the job's updates to end") {
+        let seen = try await awaiting("the job's updates to end") {
             var seen: [ChannelUpdate<EnrichmentMessage>] = []
             for await update in updates { seen.append(update) }
             return seen
@@ -71,7 +71,7 @@ struct JobStreamHubTests {
         guard case .status(.failed(let errors)) = last else { Issue.record("ended on \(last), not .failed"); return }
         #expect(errors.first?.code == "NOT_FOUND")
         // The job's own status stream says the same.
-        let failed = try await bounded("the job's status to fail") { () -> SubscriptionStatus? in
+        let failed = try await awaiting("the job's status to fail") { () -> SubscriptionStatus? in
             for await status in statuses { if case .failed = status { return status } }
             return nil
         }
@@ -94,7 +94,7 @@ struct JobStreamHubTests {
         await connection.start()
         let job = try EnrichmentSubscription(jobId: "j1")
         let events = await hub.events(for: job)
-        let received = try await bounded("the job's loop to end") {
+        let received = try await awaiting("the job's loop to end") {
             var received: [EnrichmentMessage] = []
             for await event in events { received.append(event) }
             return received
@@ -132,7 +132,7 @@ struct JobStreamHubTests {
         await connection.start()
         let job = try EnrichmentSubscription(jobId: "j1")
         // The loop ends by itself after `completed`.
-        let received = try await bounded("the job's stream to finish") {
+        let received = try await awaiting("the job's stream to finish") {
             var received: [EnrichmentMessage] = []
             for await event in await notifier.values(for: job) { received.append(event) }
             return received
@@ -183,7 +183,7 @@ struct JobStreamHubTests {
         let (notifier, _, connection) = try Self.notifier(for: server)
         await connection.start()
         let ids = ["a", "b", "c", "d"]
-        let results = try await bounded("every job to end") {
+        let results = try await awaiting("every job to end") {
             try await withThrowingTaskGroup(of: (String, [EnrichmentMessage]).self) { group in
                 for id in ids {
                     let job = try EnrichmentSubscription(jobId: id)
@@ -254,7 +254,7 @@ struct JobStreamHubTests {
         let job = try EnrichmentSubscription(jobId: "j")
         let updates = await hub.updates(for: job)
         // The policy gives up: the job failed, and its loop ends.
-        let seen = try await bounded("the policy to give up") {
+        let seen = try await awaiting("the policy to give up") {
             var seen: [ChannelUpdate<EnrichmentMessage>] = []
             for await update in updates { seen.append(update) }
             return seen

@@ -1,5 +1,6 @@
 import AppSyncEmulator
 import AppSyncRuntime
+import ChannelRuntimeTesting
 import Foundation
 import Logging
 import Testing
@@ -18,7 +19,7 @@ struct PublishCancellationTests {
         for round in 0..<300 {
             // Each round is bounded on its own, not the 300 together: how long they take depends on
             // how busy the machine is; whether each one ends does not.
-            let outcome = try await bounded("cancelled publish \(round) to end") {
+            let outcome = try await awaiting("cancelled publish \(round) to end") {
                 let task = Task { try await publisher.publish(["{\"n\":\(round)}"], to: "/app/a") }
                 // From before the request to after the answer: every moment of a publish gets a cancel.
                 if round % 3 != 0 { try await Task.sleep(for: .microseconds((round * 37) % 1500)) }

@@ -131,9 +131,9 @@ struct SSEHostileServerTests {
         let server = try await ScriptedServer.start(answeringEarly: true) { _, _ in Array(reply.utf8) }
         let url = URL(string: "http://127.0.0.1:\(server.port)/.well-known/mercure?topic=/app/a")!
         for attempt in 1...25 {
-            let response = try await bounded("the response") { try await adapter.make().open(url, headers: []) }
+            let response = try await awaiting("the response") { try await adapter.make().open(url, headers: []) }
             #expect(response.status == 200, "attempt \(attempt)")
-            let body = try await bounded("the body to end") { await response.body.reduce(into: []) { $0 += $1 } }
+            let body = try await awaiting("the body to end") { await response.body.reduce(into: []) { $0 += $1 } }
             #expect(String(decoding: body, as: UTF8.self) == "id: 9\nevent: /app/a\ndata: {}\n\n", "attempt \(attempt)")
         }
         await server.stop()

@@ -78,7 +78,7 @@ struct SSEOwnStreamTests {
         let connection = try Self.connection(to: server)
         let job = try await connection.subscribe(Self.job("a"))
         await connection.start()
-        let events = try await bounded("the stream to finish") { await job.events.reduce(into: []) { $0.append($1) } }
+        let events = try await awaiting("the stream to finish") { await job.events.reduce(into: []) { $0.append($1) } }
         #expect(events.map(\.eventName) == ["progress", "completed"])
         // The stream is gone from the connection: no status, and the connection carries on.
         try await untilPublished(by: connection, "the own stream to end") { await connection.status(ofSubscription: job.id) == nil }
@@ -199,7 +199,7 @@ struct SSEOwnStreamTests {
         }
         let job = try await connection.subscribe(ChannelRequest(channel: "/api/v2/enrichments/a?admin=1%x/stream", isOwnStream: true, finalEventNames: ["completed"]))
         await connection.start()
-        _ = try await bounded("the stream to finish") { await job.events.reduce(0) { n, _ in n + 1 } }
+        _ = try await awaiting("the stream to finish") { await job.events.reduce(0) { n, _ in n + 1 } }
         #expect(Self.target(of: requests.all[0]) == "/api/v2/enrichments/a%3Fadmin=1%25x/stream")
         await connection.disconnect()
         await server.stop()

@@ -34,7 +34,7 @@ struct ServerInputBoundsTests {
         let event = Array("event: /nobody/listens\ndata: {\"padding\":\"\(String(repeating: "x", count: 4000))\"}\n\n".utf8)
         let server = try await StreamingServer.start(head: Self.eventStreamHead, chunk: event, total: total)
         let url = URL(string: "http://127.0.0.1:\(server.port)/.well-known/mercure?topic=/a")!
-        let response = try await bounded("the response") { try await NIOEventStreamTransport(socketConnectTimeout: .seconds(120)).open(url, headers: []) }
+        let response = try await awaiting("the response") { try await NIOEventStreamTransport(socketConnectTimeout: .seconds(120)).open(url, headers: []) }
 
         let sentWhileStalled = try await server.bytesSentOnceStalled(total: total)
         // Before: all of it. After: about 6 MiB here, nearly all of it in the kernel's loopback
@@ -42,7 +42,7 @@ struct ServerInputBoundsTests {
         #expect(sentWhileStalled < 24 * Self.mebibyte, "\(sentWhileStalled) bytes sent to a client that reads nothing")
 
         // The bound only turns a hang into a failure: how fast the body is read is not the point.
-        let received = try await bounded("the whole body", within: 600) { await response.body.reduce(0) { $0 + $1.count } }
+        let received = try await awaiting("the whole body", within: 600) { await response.body.reduce(0) { $0 + $1.count } }
         #expect(received == total)
         response.close()
         await server.stop()
@@ -118,7 +118,7 @@ struct ServerInputBoundsTests {
             chunk: Array(repeating: UInt8(ascii: "x"), count: 64 * 1024), total: 2_000_000_000)
         let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter())
-        let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
+        let outcome = try await awaiting("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.service([ServiceError(errorType: nil, message: "HTTP 500", code: "500")])) { try outcome.get() }
         try await server.open.wait("the socket closed") { $0 == 0 }
         // FoundationNetworking (Linux) reads ahead of URLSession's delegate without a bound, and
@@ -137,7 +137,7 @@ struct ServerInputBoundsTests {
             chunk: Array(repeating: UInt8(ascii: " "), count: 10_000), total: Int.max)
         let client = adapter(maximumResponseBytes: 100_000)
         let url = URL(string: "http://127.0.0.1:\(server.port)/event")!
-        let answer = try await bounded("the answer") { try await client.post(url, headers: [:], body: Data("{}".utf8)) }
+        let answer = try await awaiting("the answer") { try await client.post(url, headers: [:], body: Data("{}".utf8)) }
         #expect(answer.status == 200)
         #expect(answer.body.count == 100_000)
         try await server.open.wait("the socket closed") { $0 == 0 }
@@ -155,7 +155,7 @@ struct ServerInputBoundsTests {
             head: "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n", chunk: [UInt8(ascii: " ")], total: length, every: .milliseconds(50))
         let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(server.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
-        let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
+        let outcome = try await awaiting("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
         try await server.open.wait("the socket closed") { $0 == 0 }
         await server.stop()
@@ -169,7 +169,7 @@ struct ServerInputBoundsTests {
         defer { listener.close() }
         let endpoint = try ChannelEndpoint(http: "http://127.0.0.1:\(listener.port)/event")
         let publisher = AppSyncHTTPPublisher(endpoint: endpoint, authorization: .apiKey("da2-key"), client: adapter(timeout: .milliseconds(500)))
-        let outcome = try await bounded("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
+        let outcome = try await awaiting("the publish") { await resultOf { try await publisher.publish(["{}"], to: "app/a") } }
         #expect(throws: AppSyncError.timedOut) { try outcome.get() }
     }
 
@@ -190,7 +190,7 @@ struct ServerInputBoundsTests {
         let subscription = try await sse.subscribe(to: "/app/a")
         await sse.start()
         try await untilPublished(by: sse, "connecting") { await sse.state == .connecting }
-        try await bounded("the event stream's disconnect") { await sse.disconnect() }
+        try await awaiting("the event stream's disconnect") { await sse.disconnect() }
         withExtendedLifetime(subscription) {}
 
         let webSocket = AppSyncConnection(
@@ -198,7 +198,7 @@ struct ServerInputBoundsTests {
             clock: ManualClock(), logger: quiet)
         await webSocket.start()
         try await untilPublished(by: webSocket, "connecting") { await webSocket.state == .connecting }
-        try await bounded("the WebSocket's disconnect", within: 8) { await webSocket.disconnect() }
+        try await awaiting("the WebSocket's disconnect", within: 8) { await webSocket.disconnect() }
     }
 
     /// A server that echoes the auth subprotocol in its 101 made the client log it (it carries the

@@ -45,32 +45,26 @@ func waitFor(_ what: String, within seconds: Double = 120, _ condition: @Sendabl
     throw WaitTimedOut(description: "gave up waiting for \(what)")
 }
 
-struct WaitTimedOut: Error, CustomStringConvertible { var description: String }
-
 extension AppSyncEmulator {
     /// Returns once the emulator's activity (its WebSocket counts) satisfies `condition`, read from
     /// its updates as they come: an await, not a poll. The bound turns a hang into a failure.
     func untilActivity(_ what: String, _ condition: @escaping @Sendable (EmulatorActivity) -> Bool) async throws {
         let updates = activityUpdates()
-        let held = try await awaiting(what) {
-            for await activity in updates where condition(activity) { return true }
-            return false
+        try await lastLook({ await self.latestActivity.map(condition) ?? false }) {
+            let held = try await awaiting(what) {
+                for await activity in updates where condition(activity) { return true }
+                return false
+            }
+            if !held { throw WaitTimedOut(description: "the emulator stopped before \(what)") }
         }
-        if !held { throw WaitTimedOut(description: "the emulator stopped before \(what)") }
     }
-}
 
-/// Runs `body`, failing with `WaitTimedOut` if it has not finished within `seconds`.
-func bounded<T: Sendable>(_ what: String, within seconds: Double = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+    /// The activity now (its updates start with the latest); nil once the emulator stopped.
+    private var latestActivity: EmulatorActivity? {
+        get async {
+            for await activity in activityUpdates() { return activity }
             return nil
         }
-        defer { group.cancelAll() }
-        guard let value = try await group.next() ?? nil else { throw WaitTimedOut(description: "gave up waiting for \(what)") }
-        return value
     }
 }
 

@@ -168,7 +168,7 @@ struct TransportTests {
 
     /// Whether connecting fails (rather than succeeds); fails the test if it does not end within 10 s.
     func connectFails(_ transport: any WebSocketTransport, to url: URL) async throws -> Bool {
-        try await bounded("the connect to end") {
+        try await awaiting("the connect to end") {
             do {
                 _ = try await transport.connect(to: url, subprotocols: [ChannelAuthorization.eventSubprotocol])
                 return false
@@ -328,7 +328,7 @@ struct TransportTests {
         }
         let secure = URL(string: "wss://localhost:\(server.port)/event/realtime")!
         let trusting = WSClientTransport(logger: quiet, tlsConfiguration: localhost.clientConfiguration)
-        let session = try await bounded("the TLS connect") { try await trusting.connect(to: secure, subprotocols: [ChannelAuthorization.eventSubprotocol]) }
+        let session = try await awaiting("the TLS connect") { try await trusting.connect(to: secure, subprotocols: [ChannelAuthorization.eventSubprotocol]) }
         #expect(try await drain(session) == [frame])
 
         // The default configuration trusts the system's roots only, so the self-signed server is refused.
@@ -393,7 +393,7 @@ struct HTTPPublishRedirectTests {
             Array("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"events\"\r\nContent-Length: 0\r\n\r\n".utf8)
         }
         let client = adapter.make(64 * 1024, .seconds(600))
-        let answer = try await bounded("the answer", within: 300) {
+        let answer = try await awaiting("the answer", within: 300) {
             try await client.post(URL(string: "http://127.0.0.1:\(server.port)/event")!, headers: ["x-api-key": "da2-k"], body: Data("{}".utf8))
         }
         #expect(answer.status == 401)
