@@ -169,8 +169,10 @@ public final class AppSyncEmulator: Sendable {
     /// Pings the clients sent.
     public var pingsReceived: Int { get async { await broker.pingsReceived } }
 
-    /// Closes every client WebSocket with a close frame of `code` (1000: a normal close) and `reason`.
-    public func closeConnections(code: Int = 1000, reason: String = "") async { await broker.closeConnections(code: code, reason: reason) }
+    /// Closes every client WebSocket with a close frame of `code` (1000: a normal close) and `reason`;
+    /// returns how many it closed (none when no client is connected at that moment).
+    @discardableResult
+    public func closeConnections(code: Int = 1000, reason: String = "") async -> Int { await broker.closeConnections(code: code, reason: reason) }
 
     /// Stops (or resumes) sending `ka` messages.
     public func setKeepAliveEnabled(_ enabled: Bool) async { await broker.setKeepAliveEnabled(enabled) }

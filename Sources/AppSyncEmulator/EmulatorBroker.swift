@@ -148,9 +148,10 @@ actor EmulatorBroker {
         for connection in connections.values { connection.freeze() }
     }
 
-    /// Closes every connection with a WebSocket close frame of `code` and `reason`.
-    func closeConnections(code: Int, reason: String) {
+    /// Closes every connection with a WebSocket close frame of `code` and `reason`; returns how many.
+    func closeConnections(code: Int, reason: String) -> Int {
         for connection in connections.values { connection.close(code, reason) }
+        return connections.count
     }
 
     /// Closes every connection's TCP socket with no WebSocket close frame.

@@ -23,12 +23,15 @@ extension AppSyncHTTPPublisher {
 }
 
 extension AppSyncConfiguration {
-    /// Connect, operation and idle-ping bounds all `boundForLoadedMachines`: a test not about
-    /// liveness keeps its connection while the machine stalls (scripted servers answer no ping).
+    /// Connect, operation, idle-ping and keep-alive bounds for a stalled machine: a test not about
+    /// liveness keeps its connection while the machine stalls (scripted servers answer no ping, and
+    /// the emulator, in the test's process, sends no `ka` while its tasks wait for a thread). The
+    /// keep-alive interval is the bound, so a session is taken for dead after twice that of silence.
     mutating func allowForLoadedMachines() {
         connectTimeout = boundForLoadedMachines
         operationTimeout = boundForLoadedMachines
         pingTimeout = boundForLoadedMachines
+        keepAliveInterval = boundForLoadedMachines
     }
 }
 
