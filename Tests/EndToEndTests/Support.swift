@@ -62,7 +62,8 @@ extension AppSyncEmulator {
         }
     }
 
-    /// The activity now (its updates start with the latest); nil once the emulator stopped.
+    /// The activity now: a new updates stream starts with the latest counts, even after `stop()`
+    /// (the `nil` is only for the compiler; the first element always comes).
     private var latestActivity: EmulatorActivity? {
         get async {
             for await activity in activityUpdates() { return activity }
