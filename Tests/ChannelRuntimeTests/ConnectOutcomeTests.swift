@@ -52,6 +52,16 @@ struct ConnectOutcomeTests {
         #expect(Self.outcomes(machine.sessionAccepted(Self.session(6), keepAliveTimeout: nil)) == [])
         #expect(Self.outcomes(machine.sessionRefused(Self.session(6), .retryable([]))) == [])
         #expect(Self.outcomes(machine.transportClosed(Self.session(6), .dropped)) == [])
+        // Session 7: the transport's own connect limit ran out before the connect timer.
+        _ = machine.timerFired(.reconnect)
+        let timedOut = machine.transportTimedOut(Self.session(7))
+        #expect(Self.outcomes(timedOut) == [.connectFailed(.timedOut)])
+        #expect(timedOut.contains(.cancelTimer(.connect)))
+        guard case .reconnecting(_, let reason) = machine.state else {
+            Issue.record("not reconnecting: \(machine.state)")
+            return
+        }
+        #expect(reason == .timedOut)
     }
 
     /// A wrong key: refused, tried once more with fresh credentials, refused again: two failures.

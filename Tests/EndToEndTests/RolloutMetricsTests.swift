@@ -127,14 +127,16 @@ struct RolloutMetricsTests {
         try Self.expectFailures(.network, attempts: 1, transport: "websocket", metrics: webSocket.metrics, factory: webSocketFactory)
     }
 
-    @Test func aListenerThatNeverAnswersIsATimeOutOnBothTransports() async throws {
-        let listener = try FrozenListener()
-        defer { listener.close() }
+    /// A server that accepts the TCP connection and never answers: only the connection's own
+    /// `connectTimeout` (on the test's clock) ends the attempt.
+    @Test func aServerThatNeverAnswersIsATimeOutOnBothTransports() async throws {
+        let server = try await ScriptedServer.start(closing: false) { _ in [] }
         let sseClock = ManualClock()
         let sseFactory = TestMetrics()
-        let sse = try Self.sseConnection(port: listener.port, factory: sseFactory, clock: sseClock)
+        let sse = try Self.sseConnection(port: server.port, factory: sseFactory, clock: sseClock)
         let subscription = try await sse.subscribe(to: "/app/a")
         async let sseEnd = Self.end(of: sse)
+        try await server.openedConnections.wait("the event stream's socket accepted") { $0 == 1 }
         try await sseClock.waitForSleeper(until: .seconds(15))  // the connect timeout
         sseClock.advance(by: .seconds(15))
         #expect(await sseEnd == .failed(.gaveUp))
@@ -143,11 +145,39 @@ struct RolloutMetricsTests {
 
         let webSocketClock = ManualClock()
         let webSocketFactory = TestMetrics()
-        let webSocket = try Self.appSyncConnection(port: listener.port, factory: webSocketFactory, clock: webSocketClock)
+        let webSocket = try Self.appSyncConnection(port: server.port, factory: webSocketFactory, clock: webSocketClock)
         async let webSocketEnd = Self.end(of: webSocket)
+        try await server.openedConnections.wait("the WebSocket's socket accepted") { $0 == 2 }
         try await webSocketClock.waitForSleeper(until: .seconds(15))
         webSocketClock.advance(by: .seconds(15))
         #expect(await webSocketEnd == .failed(.gaveUp))
+        try Self.expectFailures(.timedOut, attempts: 1, transport: "websocket", metrics: webSocket.metrics, factory: webSocketFactory)
+        await server.stop()
+    }
+
+    /// Regression: a host that never answers the TCP connect (a frozen server, a firewall that
+    /// drops packets) was counted as a `network` failure, because the transport's own connect
+    /// limit (the event stream's `socketConnectTimeout`; NIO's 10 s for the WebSocket, which
+    /// WSClient does not let a caller set) always comes before the connection's 15 s. The test's
+    /// clock never moves here, so only the transport's limit can end the attempt.
+    @Test func aTCPConnectNobodyAnswersIsATimeOutOnBothTransports() async throws {
+        let listener = try FrozenListener()
+        defer { listener.close() }
+        let sseFactory = TestMetrics()
+        var sseConfiguration = SSEConfiguration(
+            endpoint: try ChannelEndpoint(http: "http://127.0.0.1:\(listener.port)/event"), authorization: .apiKey("key"))
+        sseConfiguration.reconnectPolicy = .never
+        let sse = SSEConnection(
+            configuration: sseConfiguration, transport: NIOEventStreamTransport(socketConnectTimeout: .milliseconds(100)), clock: ManualClock(),
+            metrics: RuntimeMetrics(metricsFactory: sseFactory), logger: Self.quiet)
+        let subscription = try await sse.subscribe(to: "/app/a")
+        #expect(await Self.end(of: sse) == .failed(.gaveUp))
+        try Self.expectFailures(.timedOut, attempts: 1, transport: "sse", metrics: sse.metrics, factory: sseFactory)
+        withExtendedLifetime(subscription) {}
+
+        let webSocketFactory = TestMetrics()
+        let webSocket = try Self.appSyncConnection(port: listener.port, factory: webSocketFactory)
+        #expect(await Self.end(of: webSocket) == .failed(.gaveUp))
         try Self.expectFailures(.timedOut, attempts: 1, transport: "websocket", metrics: webSocket.metrics, factory: webSocketFactory)
     }
 

@@ -17,7 +17,8 @@ public enum ConnectFailureClass: String, Sendable, CaseIterable, CustomStringCon
     /// The transport could not be opened, or it ended before the service accepted the session
     /// (no route, connection refused, TLS, a failed WebSocket upgrade, a drop).
     case network
-    /// Opening plus the service's acceptance took longer than the connect timeout.
+    /// Opening plus the service's acceptance took longer than the connect timeout, or the
+    /// transport's own limit on the TCP connect ran out first (`TransportConnectTimedOut`).
     case timedOut = "timed_out"
 
     public var description: String { rawValue }

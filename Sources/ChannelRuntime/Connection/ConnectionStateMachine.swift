@@ -148,7 +148,7 @@ package struct ConnectionStateMachine: Sendable {
 
     package enum Action: Sendable, Equatable {
         /// Check sign-in, authorize and open the transport; then report `transportOpened`,
-        /// `transportFailed` or `signedOut` for this session.
+        /// `transportFailed`, `transportTimedOut` or `signedOut` for this session.
         case openTransport(SessionID)
         /// Send the protocol's session opening (AppSync: `connection_init`).
         case sendHandshake(SessionID)
@@ -471,6 +471,14 @@ package struct ConnectionStateMachine: Sendable {
         guard case .opening(session, let attempts) = phase else { return [] }
         return [.cancelTimer(.connect), .count(.connectFailed(.network))]
             + ended(session, then: .reconnect(because: .transportError(error)), wasConnected: false, attempts: attempts)
+    }
+
+    /// The transport's own limit on its TCP connect ran out (`TransportConnectTimedOut`): a time-out,
+    /// as when the connect timer fires, whichever limit came first.
+    package mutating func transportTimedOut(_ session: SessionID) -> [Action] {
+        guard case .opening(session, let attempts) = phase else { return [] }
+        return [.cancelTimer(.connect), .count(.connectFailed(.timedOut))]
+            + ended(session, then: .reconnect(because: .timedOut), wasConnected: false, attempts: attempts)
     }
 
     /// The transport ended (the peer closed, the network dropped, or the close asked for finished),

@@ -15,7 +15,8 @@ import NIOSSL
 public struct NIOEventStreamTransport: EventStreamTransport {
     /// TLS for `https` URLs; the default verifies the server against the system's trust roots.
     public var tlsConfiguration: TLSConfiguration
-    /// Upper bound for the TCP connect alone (the connection's `connectTimeout` bounds the whole open).
+    /// Upper bound for the TCP connect alone (the connection's `connectTimeout` bounds the whole open);
+    /// when it runs out the attempt counts as timed out, as the connection's own limit does.
     public var socketConnectTimeout: Duration
     /// Body bytes read from the socket and not yet taken by the body's reader, at most (256 KiB).
     public var maximumBufferedBodyBytes: Int
@@ -32,7 +33,12 @@ public struct NIOEventStreamTransport: EventStreamTransport {
 
     public func open(_ url: URL, headers: [(name: String, value: String)], tasks: TransportTasks) async throws -> EventStreamResponse {
         guard let target = HTTPClientTarget(url) else { throw EventStreamTransportError.invalidURL(url.absoluteString) }
-        let channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: socketConnectTimeout)
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            channel = try await target.connect(tlsConfiguration: tlsConfiguration, connectTimeout: socketConnectTimeout)
+        } catch ChannelError.connectTimeout {
+            throw TransportConnectTimedOut(limit: socketConnectTimeout)
+        }
         // A connect the caller gave up on while it ran (its timeout fired) leaves no socket behind.
         if Task.isCancelled {
             try? await channel.channel.close()

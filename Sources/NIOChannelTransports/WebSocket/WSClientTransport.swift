@@ -74,7 +74,12 @@ public struct WSClientTransport: WebSocketTransport {
         }
         session.setTask(task)
         try await withTaskCancellationHandler {
-            try await opened.wait()
+            do {
+                try await opened.wait()
+            } catch ChannelError.connectTimeout(let limit) {
+                // NIO's own limit on the TCP connect (10 s; WSClient does not let a caller set it).
+                throw TransportConnectTimedOut(limit: .nanoseconds(limit.nanoseconds))
+            }
         } onCancel: {
             opened.resolve(CancellationError())
             // Closing the channel ends a TCP connect in flight, which cancelling the task does not.

@@ -1,4 +1,5 @@
 import ChannelNaming
+import ChannelTransports
 import Foundation
 import Logging
 
@@ -319,7 +320,7 @@ package actor ConnectionDriver {
             // Cancelled: the machine gave the open up, or the root ends; it knows already.
             guard !(error is CancellationError || Task.isCancelled) else { return }
             diagnostics.error("connect failed", metadata: ["error": "\(error)"])
-            run(machine.transportFailed(id, "\(error)"))
+            run(error is TransportConnectTimedOut ? machine.transportTimedOut(id) : machine.transportFailed(id, "\(error)"))
             return
         }
         if opening?.id == id { opening = nil }
