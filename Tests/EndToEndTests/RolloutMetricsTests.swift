@@ -12,7 +12,8 @@ import Testing
 /// What a rollout's dashboard reads (connect attempts, successes, failures by class, time to
 /// connect and to the first event), through swift-metrics' test backend, against servers on
 /// 127.0.0.1 that fail in one way each: the hub answering 401, 403, 404, 429, 5xx or 400, AppSync's
-/// `connection_error`, a port nobody listens on, a listener that never answers.
+/// `connection_error`, a port nobody listens on, a server that never answers, a TCP connect nobody
+/// answers.
 @Suite("Rollout metrics per failure class")
 struct RolloutMetricsTests {
     static let quiet = Logger(label: "rollout") { _ in SwiftLogNoOpLogHandler() }
