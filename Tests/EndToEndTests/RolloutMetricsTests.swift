@@ -28,12 +28,13 @@ struct RolloutMetricsTests {
         }
     }
 
-    static func sseConnection(port: Int, factory: TestMetrics, clock: ManualClock = ManualClock()) throws -> SSEConnection {
+    static func sseConnection(
+        port: Int, factory: TestMetrics, clock: ManualClock = ManualClock(), transport: NIOEventStreamTransport = NIOEventStreamTransport()
+    ) throws -> SSEConnection {
         var configuration = SSEConfiguration(endpoint: try ChannelEndpoint(http: "http://127.0.0.1:\(port)/event"), authorization: .apiKey("key"))
         configuration.reconnectPolicy = .never  // each test is about one attempt (and the authorization retry)
         return SSEConnection(
-            configuration: configuration, transport: NIOEventStreamTransport(), clock: clock, metrics: RuntimeMetrics(metricsFactory: factory),
-            logger: quiet)
+            configuration: configuration, transport: transport, clock: clock, metrics: RuntimeMetrics(metricsFactory: factory), logger: quiet)
     }
 
     static func appSyncConnection(port: Int, factory: TestMetrics, clock: ManualClock = ManualClock()) throws -> AppSyncConnection {
@@ -165,12 +166,8 @@ struct RolloutMetricsTests {
         let listener = try FrozenListener()
         defer { listener.close() }
         let sseFactory = TestMetrics()
-        var sseConfiguration = SSEConfiguration(
-            endpoint: try ChannelEndpoint(http: "http://127.0.0.1:\(listener.port)/event"), authorization: .apiKey("key"))
-        sseConfiguration.reconnectPolicy = .never
-        let sse = SSEConnection(
-            configuration: sseConfiguration, transport: NIOEventStreamTransport(socketConnectTimeout: .milliseconds(100)), clock: ManualClock(),
-            metrics: RuntimeMetrics(metricsFactory: sseFactory), logger: Self.quiet)
+        let sse = try Self.sseConnection(
+            port: listener.port, factory: sseFactory, transport: NIOEventStreamTransport(socketConnectTimeout: .milliseconds(100)))
         let subscription = try await sse.subscribe(to: "/app/a")
         #expect(await Self.end(of: sse) == .failed(.gaveUp))
         try Self.expectFailures(.timedOut, attempts: 1, transport: "sse", metrics: sse.metrics, factory: sseFactory)
